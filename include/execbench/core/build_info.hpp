@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace execbench {
+
+/// The execbench version, e.g. "0.1.0".
+std::string_view version() noexcept;
+/// The git revision the binary was built from ("unknown" outside a checkout).
+std::string_view git_revision() noexcept;
+/// CMake build type, e.g. "Release".
+std::string_view build_type() noexcept;
+/// Compiler id and version, e.g. "GNU 12.2.0".
+std::string_view compiler() noexcept;
+/// Sanitizers compiled in ("none", "address,undefined" or "thread").
+std::string_view sanitizers() noexcept;
+
+}  // namespace execbench

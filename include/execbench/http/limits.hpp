@@ -1,0 +1,29 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace execbench::http {
+
+/// Protocol limits shared by every model; one place so the models cannot drift apart.
+struct limits {
+    /// Request line plus headers; beyond it the answer is 431.
+    static constexpr std::size_t max_header_bytes = 8 * 1024;
+    /// Request body; beyond it the answer is 413.
+    static constexpr std::size_t max_body_bytes = 1024 * 1024;
+    /// A client must deliver a complete request head within this time once it started one.
+    static constexpr std::chrono::seconds header_timeout{10};
+    /// An idle keep-alive connection is closed after this time.
+    static constexpr std::chrono::seconds idle_timeout{60};
+    /// Time allowed for the rest of a body once the head has arrived.
+    static constexpr std::chrono::seconds body_timeout{30};
+    /// Time allowed for one write to make progress (a client not reading is dropped after it).
+    static constexpr std::chrono::seconds write_timeout{60};
+    /// Downstream connect and response timeouts.
+    static constexpr std::chrono::seconds downstream_connect_timeout{20};
+    static constexpr std::chrono::seconds downstream_response_timeout{60};
+    /// Largest downstream response body accepted.
+    static constexpr std::size_t max_downstream_body_bytes = 1024 * 1024;
+};
+
+}  // namespace execbench::http

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "execbench/http/request.hpp"
+
+#include <boost/beast/http/basic_parser.hpp>
+
+namespace execbench::http {
+
+/// An HTTP/1 request parser that writes into connection-owned `request_storage` instead of allocating a message.
+///
+/// Beast's `basic_parser` does the framing (Content-Length, chunked, limits, smuggling checks); this class keeps
+/// only what endpoints need. A new parser is made per request (it is small and lives on the stack or in the
+/// connection); the storage it fills is what is reused.
+class request_parser final : public boost::beast::http::basic_parser<true> {
+public:
+    /// Starts parsing into `storage`, which is cleared.
+    explicit request_parser(request_storage& storage);
+
+private:
+    void on_request_impl(boost::beast::http::verb method, boost::beast::string_view method_str,
+                         boost::beast::string_view target, int version, boost::beast::error_code& ec) override;
+    void on_response_impl(int, boost::beast::string_view, int, boost::beast::error_code& ec) override;
+    void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string,
+                       boost::beast::string_view value, boost::beast::error_code& ec) override;
+    void on_header_impl(boost::beast::error_code& ec) override;
+    void on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
+                           boost::beast::error_code& ec) override;
+    std::size_t on_body_impl(boost::beast::string_view body, boost::beast::error_code& ec) override;
+    void on_chunk_header_impl(std::uint64_t size, boost::beast::string_view extensions,
+                              boost::beast::error_code& ec) override;
+    std::size_t on_chunk_body_impl(std::uint64_t remain, boost::beast::string_view body,
+                                   boost::beast::error_code& ec) override;
+    void on_finish_impl(boost::beast::error_code& ec) override;
+
+    request_storage& storage_;
+    int version_ = 11;
+    bool connection_close_ = false;
+    bool connection_keep_alive_ = false;
+};
+
+}  // namespace execbench::http

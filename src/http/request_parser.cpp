@@ -1,0 +1,124 @@
+#include "execbench/http/request_parser.hpp"
+
+#include "execbench/http/limits.hpp"
+
+#include <boost/beast/http/error.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+namespace execbench::http {
+
+namespace be = boost::beast::http;
+
+namespace {
+
+verb to_verb(be::verb v) noexcept
+{
+    switch (v) {
+    case be::verb::get: return verb::get;
+    case be::verb::head: return verb::head;
+    case be::verb::post: return verb::post;
+    case be::verb::put: return verb::put;
+    case be::verb::delete_: return verb::del;
+    default: return verb::other;
+    }
+}
+
+bool has_token(std::string_view list, std::string_view token) noexcept
+{
+    // Connection is a comma-separated list of case-insensitive tokens.
+    std::size_t pos = 0;
+    while (pos <= list.size()) {
+        auto end = list.find(',', pos);
+        if (end == std::string_view::npos)
+            end = list.size();
+        auto item = list.substr(pos, end - pos);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
+            item.remove_suffix(1);
+        if (item.size() == token.size() &&
+            std::equal(item.begin(), item.end(), token.begin(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+            }))
+            return true;
+        pos = end + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+request_parser::request_parser(request_storage& storage) : storage_(storage)
+{
+    storage_.clear();
+    header_limit(static_cast<std::uint32_t>(limits::max_header_bytes));
+    body_limit(limits::max_body_bytes);
+}
+
+void request_parser::on_request_impl(be::verb method, boost::beast::string_view method_str,
+                                     boost::beast::string_view target, int version, boost::beast::error_code& ec)
+{
+    if (version != 10 && version != 11) {
+        ec = be::error::bad_version;
+        return;
+    }
+    version_ = version;
+    storage_.method = to_verb(method);
+    storage_.method_name.assign(method_str.data(), method_str.size());
+    storage_.target.assign(target.data(), target.size());
+}
+
+void request_parser::on_response_impl(int, boost::beast::string_view, int, boost::beast::error_code& ec)
+{
+    ec = be::error::bad_method;  // a request parser never sees a status line
+}
+
+void request_parser::on_field_impl(be::field name, boost::beast::string_view, boost::beast::string_view value,
+                                   boost::beast::error_code&)
+{
+    std::string_view v{value.data(), value.size()};
+    if (name == be::field::content_type) {
+        storage_.content_type.assign(v);
+    } else if (name == be::field::connection) {
+        connection_close_ = connection_close_ || has_token(v, "close");
+        connection_keep_alive_ = connection_keep_alive_ || has_token(v, "keep-alive");
+    }
+}
+
+void request_parser::on_header_impl(boost::beast::error_code&)
+{
+    storage_.keep_alive = version_ == 11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
+}
+
+void request_parser::on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
+                                       boost::beast::error_code&)
+{
+    if (content_length)
+        storage_.body.reserve(static_cast<std::size_t>(*content_length));
+}
+
+std::size_t request_parser::on_body_impl(boost::beast::string_view body, boost::beast::error_code&)
+{
+    storage_.body.append(body.data(), body.size());
+    return body.size();
+}
+
+void request_parser::on_chunk_header_impl(std::uint64_t, boost::beast::string_view, boost::beast::error_code&) {}
+
+std::size_t request_parser::on_chunk_body_impl(std::uint64_t, boost::beast::string_view body,
+                                               boost::beast::error_code& ec)
+{
+    // basic_parser enforces body_limit on chunked bodies too, but only for the declared sizes it has seen.
+    if (storage_.body.size() + body.size() > limits::max_body_bytes) {
+        ec = be::error::body_limit;
+        return 0;
+    }
+    storage_.body.append(body.data(), body.size());
+    return body.size();
+}
+
+void request_parser::on_finish_impl(boost::beast::error_code&) {}
+
+}  // namespace execbench::http

@@ -1,0 +1,126 @@
+#include "execbench/http/response.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <ctime>
+
+namespace execbench::http {
+
+std::string_view reason(status s) noexcept
+{
+    switch (s) {
+    case status::ok: return "OK";
+    case status::created: return "Created";
+    case status::bad_request: return "Bad Request";
+    case status::not_found: return "Not Found";
+    case status::method_not_allowed: return "Method Not Allowed";
+    case status::request_timeout: return "Request Timeout";
+    case status::payload_too_large: return "Payload Too Large";
+    case status::unsupported_media_type: return "Unsupported Media Type";
+    case status::request_header_fields_too_large: return "Request Header Fields Too Large";
+    case status::internal_server_error: return "Internal Server Error";
+    case status::not_implemented: return "Not Implemented";
+    case status::bad_gateway: return "Bad Gateway";
+    case status::service_unavailable: return "Service Unavailable";
+    case status::gateway_timeout: return "Gateway Timeout";
+    case status::http_version_not_supported: return "HTTP Version Not Supported";
+    }
+    return "Unknown";
+}
+
+void response::clear() noexcept
+{
+    code = status::ok;
+    content_type = "application/json";
+    body.clear();
+    allow = {};
+    retry_after_seconds = 0;
+    close = false;
+}
+
+namespace {
+
+void append_number(std::uint64_t n, std::string& out)
+{
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    (void)ec;
+    out.append(digits, end);
+}
+
+void append_common_head(status code, bool keep_alive, std::string& out)
+{
+    out.append("HTTP/1.1 ");
+    append_number(static_cast<unsigned>(code), out);
+    out.push_back(' ');
+    out.append(reason(code));
+    out.append("\r\nServer: execbench\r\nDate: ");
+    out.append(date_header());
+    // HTTP/1.1 keeps connections open by default; only the closing case needs saying.
+    if (!keep_alive)
+        out.append("\r\nConnection: close");
+    out.append("\r\n");
+}
+
+}  // namespace
+
+void serialize(const response& r, bool keep_alive, std::string& out)
+{
+    append_common_head(r.code, keep_alive && !r.close, out);
+    out.append("Content-Type: ");
+    out.append(r.content_type);
+    out.append("\r\nContent-Length: ");
+    append_number(r.body.size(), out);
+    out.append("\r\n");
+    if (!r.allow.empty()) {
+        out.append("Allow: ");
+        out.append(r.allow);
+        out.append("\r\n");
+    }
+    if (r.retry_after_seconds != 0) {
+        out.append("Retry-After: ");
+        append_number(r.retry_after_seconds, out);
+        out.append("\r\n");
+    }
+    out.append("\r\n");
+    out.append(r.body);
+}
+
+void serialize_event_stream_head(bool keep_alive, std::string& out)
+{
+    append_common_head(status::ok, keep_alive, out);
+    out.append("Content-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
+}
+
+void append_chunk(std::string_view data, std::string& out)
+{
+    if (data.empty())
+        return;  // an empty chunk would end the body
+    char digits[20];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, data.size(), 16);
+    (void)ec;
+    out.append(digits, end);
+    out.append("\r\n");
+    out.append(data);
+    out.append("\r\n");
+}
+
+void append_last_chunk(std::string& out) { out.append("0\r\n\r\n"); }
+
+std::string_view date_header() noexcept
+{
+    // One formatted value per thread, refreshed when the second changes: no locks, no allocation.
+    thread_local std::time_t cached_second = 0;
+    thread_local char buffer[32] = {};
+    thread_local std::size_t length = 0;
+    std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    if (now != cached_second) {
+        std::tm tm{};
+        gmtime_r(&now, &tm);
+        length = std::strftime(buffer, sizeof buffer, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        cached_second = now;
+    }
+    return {buffer, length};
+}
+
+}  // namespace execbench::http
