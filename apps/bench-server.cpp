@@ -1,0 +1,64 @@
+// bench-server: serves the execbench endpoints under one execution model. Parses options and calls the library.
+#include "execbench/core/build_info.hpp"
+#include "execbench/server/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <map>
+#include <string>
+
+int main(int argc, char** argv)
+{
+    using namespace execbench;
+    server::options opts;
+    std::string model_name = "loop";
+    double shutdown_seconds = 10;
+
+    CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
+    cli.set_version_flag("--version", std::string(execbench::version()) + " (" +
+                                          std::string(execbench::git_revision()) + ")");
+    cli.add_option("--model", model_name, "Execution model: pool (thread per request), fiber, loop")
+        ->check(CLI::IsMember({"pool", "fiber", "loop"}))
+        ->capture_default_str();
+    cli.add_option("--host", opts.host, "Address to listen on")->capture_default_str();
+    cli.add_option("--port", opts.port, "Port to listen on; 0 picks a free one")->capture_default_str();
+    cli.add_option("--threads", opts.threads,
+                   "Workers (pool, default 200), carriers (fiber) or event loops (loop); default per model")
+        ->check(CLI::Range(1u, 10000u));
+    cli.add_option("--cpu-threads", opts.cpu_threads, "Compute pool size for /cpu-offloaded (default: cores)")
+        ->check(CLI::Range(1u, 1024u));
+    cli.add_option("--queue", opts.queue, "pool: connections waiting for a worker before 503")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+        ->capture_default_str();
+    cli.add_option("--fiber-stack-kb", opts.fiber_stack_kb, "fiber: stack size per fiber in KiB")
+        ->check(CLI::Range(16u, 65536u))
+        ->capture_default_str();
+    cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
+    cli.add_option("--movies-db", opts.movies_db, "SQLite file for movies (default: in memory)");
+    cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
+    cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
+        ->check(CLI::Range(0.0, 3600.0))
+        ->capture_default_str();
+
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "bench-server: " << e.what() << "\nRun with --help for the options.\n";
+        return 2;
+    }
+    opts.model = *models::parse_model(model_name);
+    opts.shutdown_timeout = std::chrono::milliseconds(static_cast<long long>(shutdown_seconds * 1000));
+
+    try {
+        return server::run(opts);
+    } catch (const std::exception& e) {
+        std::cerr << "bench-server: " << e.what() << "\n";
+        return 2;
+    }
+}

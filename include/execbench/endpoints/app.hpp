@@ -1,0 +1,95 @@
+#pragma once
+
+#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/movie_store.hpp"
+#include "execbench/endpoints/sha256_chain.hpp"
+#include "execbench/endpoints/sse.hpp"
+#include "execbench/http/failure.hpp"
+#include "execbench/http/request.hpp"
+#include "execbench/http/response.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace execbench::endpoints {
+
+/// What a model must do between planning a request and writing its response.
+enum class work : std::uint8_t {
+    respond,           ///< nothing more: build the response
+    compute,           ///< run the SHA-256 chain on the thread that handles the request
+    compute_offloaded, ///< run the SHA-256 chain on the compute pool and wait for it
+    stream,            ///< send `plan::stream.count` Server-Sent Events, demand-driven
+};
+
+/// A request turned into the three stages every endpoint runs: downstream call or delay, then the work.
+///
+/// Filled by `app::plan`; owned by the connection and reused, so strings keep their capacity.
+struct plan {
+    endpoint route = endpoint::other;
+    work what = work::respond;
+    int call_depth = 0;              ///< > 0: call downstream with depth - 1 instead of waiting
+    int delay_millis = 0;            ///< the wait (here, or at the innermost downstream call)
+    std::uint32_t iterations = 0;    ///< SHA-256 chain length for the cpu endpoints
+    stream_params stream;            ///< for `work::stream`
+    bool post = false;               ///< POST /movies rather than GET
+    std::string director;            ///< GET /movies?directorLastName=
+    nlohmann::json movies;           ///< POST /movies, validated
+
+    /// True when stage 1 is a downstream call rather than a local wait.
+    [[nodiscard]] bool calls_downstream() const noexcept { return call_depth > 0; }
+};
+
+/// What /health reports about the running server.
+struct server_info {
+    std::string model;
+    unsigned threads = 0;
+    unsigned cpu_threads = 0;
+    std::size_t queue = 0;
+    unsigned fiber_stack_kb = 0;
+    std::string downstream;
+    std::string address;
+    std::string movies_db;
+    bool movies_read_only = false;
+};
+
+/// The endpoint logic, written once and shared by every model. Pure: no sockets, threads or waits.
+///
+/// A model calls `plan`, then performs the stages the plan names (downstream call or delay, compute or stream),
+/// then calls `respond` or the stream functions to build what it writes. Thread-safe.
+class app {
+public:
+    app(server_info info, movie_store& movies, metrics& counters);
+
+    /// Routes and validates `req`. Returns false with `out` holding the error response (400/404/405/415).
+    bool plan(const http::request& req, struct plan& p, http::response& out);
+
+    /// The target of the stage-1 downstream call: `/epoch-millis?delayCallDepth=d-1&delayInMillis=X`.
+    void downstream_target(const struct plan& p, std::string& out) const;
+
+    /// Builds the response for a completed `work::respond` plan.
+    void respond(const struct plan& p, http::response& out);
+    /// Builds the response for a completed compute plan from its digest.
+    void respond(const struct plan& p, const digest& d, http::response& out) const;
+    /// Builds the error response for a failed downstream call.
+    void respond_downstream_failure(http::failure f, std::string_view detail, http::response& out) const;
+
+    /// Appends event `index` of a stream, framed as one HTTP chunk (plus the last chunk after the final event),
+    /// and counts it.
+    void stream_event(const struct plan& p, std::uint32_t index, std::string& out);
+
+    /// The counters this app reports on /metrics.
+    [[nodiscard]] metrics& counters() noexcept { return metrics_; }
+    /// What /health says about the server.
+    [[nodiscard]] const server_info& info() const noexcept { return info_; }
+    /// Names the downstream server in /health and error messages; call before serving.
+    void set_downstream(std::string description) { info_.downstream = std::move(description); }
+
+private:
+    server_info info_;
+    movie_store& movies_;
+    metrics& metrics_;
+};
+
+}  // namespace execbench::endpoints

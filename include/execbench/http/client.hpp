@@ -1,0 +1,45 @@
+#pragma once
+
+#include "execbench/http/failure.hpp"
+#include "execbench/http/url.hpp"
+
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace execbench::http {
+
+/// The pieces of a downstream HTTP/1.1 call every model's client shares; only how it waits differs per model.
+
+/// Appends a keep-alive GET request for `target` on `server` to `out`.
+void write_get_request(const url& server, std::string_view target, std::string& out);
+
+/// A parser for a downstream response; the body is kept (bounded by limits::max_downstream_body_bytes).
+using downstream_parser = boost::beast::http::response_parser<boost::beast::http::string_body>;
+
+/// Prepares a fresh parser with execbench's limits.
+void configure(downstream_parser& parser);
+
+/// How a downstream call ended: nothing on success, otherwise the failure and a detail for the error body.
+struct call_outcome {
+    std::optional<failure> failed;
+    std::string detail;
+
+    /// A successful outcome.
+    static call_outcome success() { return {}; }
+    /// A failed outcome from an I/O or parse error.
+    static call_outcome from_error(const boost::system::error_code& ec);
+};
+
+/// Judges a complete downstream response: a 2xx succeeds; anything else is a bad answer naming the status.
+call_outcome judge_response(const downstream_parser& parser);
+
+/// True when a failure on a reused keep-alive connection should be retried once on a fresh one: the server
+/// closed the idle connection before our request reached it.
+bool is_stale_connection_error(const boost::system::error_code& ec) noexcept;
+
+}  // namespace execbench::http

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "execbench/endpoints/metrics.hpp"
+#include "execbench/http/response.hpp"
+#include "execbench/http/url.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace execbench::models {
+
+/// Plumbing every model shares: binding, resolving, reading errors, draining. How a model waits is not here.
+
+/// Opens, binds and listens on host:port with SO_REUSEADDR and a large backlog; throws std::system_error.
+void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
+
+/// Resolves the downstream server once at start-up; throws std::system_error when it cannot be resolved.
+boost::asio::ip::tcp::resolver::results_type resolve_downstream(const http::url& downstream);
+
+/// True for request read errors the client should hear about (a malformed request); false for those that
+/// leave nobody to answer (the peer left, a timeout closed the stream).
+bool is_answerable_read_error(const boost::system::error_code& ec) noexcept;
+
+/// Fills `out` with the 4xx answer for a request that could not be read.
+void reject(const boost::system::error_code& ec, http::response& out);
+
+/// How long to wait before accepting again after `ec` (long when out of descriptors, so accept does not spin).
+std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) noexcept;
+
+/// Waits until no request is in flight or `deadline` passes; true when drained.
+bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline);
+
+}  // namespace execbench::models

@@ -1,0 +1,279 @@
+#include "execbench/endpoints/app.hpp"
+
+#include "execbench/core/build_info.hpp"
+#include "execbench/endpoints/movies.hpp"
+#include "execbench/endpoints/params.hpp"
+#include "execbench/stats/process.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+
+namespace execbench::endpoints {
+
+namespace {
+
+// Ceilings on what a request may ask for, so no single request can amplify into unbounded work.
+constexpr std::int64_t max_call_depth = 10;
+constexpr std::int64_t max_delay_millis = 60'000;
+constexpr std::int64_t default_iterations = 20'000;
+constexpr std::int64_t max_iterations = 1'000'000;
+constexpr std::int64_t max_stream_events = 1'000'000;
+constexpr std::int64_t max_event_bytes = 65'536;
+
+struct route_entry {
+    std::string_view path;
+    endpoint route;
+    work what;
+    int default_delay_millis;
+    std::string_view allow;
+};
+
+constexpr route_entry routes[] = {
+    {"/io", endpoint::io, work::respond, 300, "GET"},
+    {"/cpu", endpoint::cpu, work::compute, 0, "GET"},
+    {"/cpu-offloaded", endpoint::cpu_offloaded, work::compute_offloaded, 0, "GET"},
+    {"/stream", endpoint::stream, work::stream, 0, "GET"},
+    {"/epoch-millis", endpoint::epoch_millis, work::respond, 100, "GET"},
+    {"/movies", endpoint::movies, work::respond, 100, "GET, POST"},
+    {"/health", endpoint::health, work::respond, 0, "GET"},
+    {"/metrics", endpoint::metrics, work::respond, 0, "GET"},
+};
+
+template <class Number>
+void append_number(Number n, std::string& out)
+{
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    (void)ec;
+    out.append(digits, end);
+}
+
+bool is_json_content_type(std::string_view type) noexcept
+{
+    auto semicolon = type.find(';');
+    auto media = type.substr(0, semicolon);
+    while (!media.empty() && (media.back() == ' ' || media.back() == '\t'))
+        media.remove_suffix(1);
+    constexpr std::string_view json = "application/json";
+    if (media.size() != json.size())
+        return false;
+    for (std::size_t i = 0; i < json.size(); ++i)
+        if (static_cast<char>(std::tolower(static_cast<unsigned char>(media[i]))) != json[i])
+            return false;
+    return true;
+}
+
+bool fail_with(http::failure f, std::string_view message, http::response& out)
+{
+    http::make_error(f, message, out);
+    return false;
+}
+
+}  // namespace
+
+app::app(server_info info, movie_store& movies, metrics& counters)
+    : info_(std::move(info)), movies_(movies), metrics_(counters)
+{
+}
+
+bool app::plan(const http::request& req, struct plan& p, http::response& out)
+{
+    p.route = endpoint::other;
+    p.what = work::respond;
+    p.call_depth = 0;
+    p.delay_millis = 0;
+    p.iterations = 0;
+    p.stream = {};
+    p.post = false;
+    p.director.clear();
+    p.movies = nullptr;
+
+    const route_entry* entry = nullptr;
+    for (const auto& r : routes)
+        if (r.path == req.path)
+            entry = &r;
+    if (entry == nullptr)
+        return fail_with(http::failure::not_found, "no such path; try /io, /cpu, /cpu-offloaded, /stream, "
+                                                   "/epoch-millis, /movies, /health or /metrics",
+                         out);
+    p.route = entry->route;
+    p.what = entry->what;
+
+    const bool post_allowed = entry->route == endpoint::movies;
+    if (req.method != http::verb::get && !(post_allowed && req.method == http::verb::post)) {
+        http::make_error(http::failure::method_not_allowed,
+                         std::string(req.method_name) + " is not allowed on " + std::string(req.path), out);
+        out.allow = entry->allow;
+        return false;
+    }
+    p.post = req.method == http::verb::post;
+
+    auto params = query_params::parse(req.query);
+    if (!params)
+        return fail_with(http::failure::bad_parameter, params.err().message, out);
+
+    if (entry->route == endpoint::health || entry->route == endpoint::metrics)
+        return true;
+
+    auto depth = int_param(*params, "delayCallDepth", 0, 0, max_call_depth);
+    if (!depth)
+        return fail_with(http::failure::bad_parameter, depth.err().message, out);
+    auto delay = int_param(*params, "delayInMillis", entry->default_delay_millis, 0, max_delay_millis);
+    if (!delay)
+        return fail_with(http::failure::bad_parameter, delay.err().message, out);
+    p.call_depth = static_cast<int>(*depth);
+    p.delay_millis = static_cast<int>(*delay);
+
+    switch (entry->route) {
+    case endpoint::cpu:
+    case endpoint::cpu_offloaded: {
+        auto n = int_param(*params, "iterations", default_iterations, 1, max_iterations);
+        if (!n)
+            return fail_with(http::failure::bad_parameter, n.err().message, out);
+        p.iterations = static_cast<std::uint32_t>(*n);
+        break;
+    }
+    case endpoint::stream: {
+        auto count = int_param(*params, "count", 50, 1, max_stream_events);
+        if (!count)
+            return fail_with(http::failure::bad_parameter, count.err().message, out);
+        auto interval = int_param(*params, "intervalMillis", 0, 0, max_delay_millis);
+        if (!interval)
+            return fail_with(http::failure::bad_parameter, interval.err().message, out);
+        auto bytes = int_param(*params, "eventBytes", 0, 0, max_event_bytes);
+        if (!bytes)
+            return fail_with(http::failure::bad_parameter, bytes.err().message, out);
+        p.stream = {static_cast<std::uint32_t>(*count), static_cast<std::uint32_t>(*interval),
+                    static_cast<std::uint32_t>(*bytes)};
+        break;
+    }
+    case endpoint::movies:
+        if (p.post) {
+            if (!is_json_content_type(req.content_type))
+                return fail_with(http::failure::unsupported_media_type,
+                                 "POST /movies needs Content-Type: application/json", out);
+            auto batch = parse_movies(req.body);
+            if (!batch)
+                return fail_with(http::failure::bad_body, batch.err().message, out);
+            p.movies = std::move(*batch);
+        } else {
+            auto director = string_param(*params, "directorLastName");
+            if (!director)
+                return fail_with(http::failure::bad_parameter, director.err().message, out);
+            p.director.assign(*director);
+        }
+        break;
+    default: break;
+    }
+    return true;
+}
+
+void app::downstream_target(const struct plan& p, std::string& out) const
+{
+    out.assign("/epoch-millis?delayCallDepth=");
+    append_number(p.call_depth - 1, out);
+    out.append("&delayInMillis=");
+    append_number(p.delay_millis, out);
+}
+
+void app::respond(const struct plan& p, http::response& out)
+{
+    out.clear();
+    switch (p.route) {
+    case endpoint::io:
+        out.body.append("{\"waitedMillis\":");
+        append_number(p.delay_millis, out.body);
+        out.body.push_back('}');
+        break;
+    case endpoint::epoch_millis:
+        append_number(std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count(),
+                      out.body);
+        break;
+    case endpoint::movies:
+        if (p.post) {
+            auto stored = movies_.add(p.movies);
+            if (!stored) {
+                http::make_error(http::failure::internal, stored.err().message, out);
+                return;
+            }
+            out.code = http::status::created;
+            out.body = std::move(*stored);
+        } else {
+            auto found = movies_.by_director(p.director);
+            if (!found) {
+                http::make_error(http::failure::internal, found.err().message, out);
+                return;
+            }
+            out.body.assign(**found);
+        }
+        break;
+    case endpoint::health: {
+        nlohmann::json health{
+            {"status", "up"},
+            {"model", info_.model},
+            {"threads", info_.threads},
+            {"cpuThreads", info_.cpu_threads},
+            {"queue", info_.queue},
+            {"fiberStackKb", info_.fiber_stack_kb},
+            {"downstream", info_.downstream},
+            {"address", info_.address},
+            {"moviesDb", info_.movies_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(info_.movies_db)},
+            {"moviesReadOnly", info_.movies_read_only},
+            {"inFlight", metrics_.in_flight()},
+            {"version", std::string(execbench::version())},
+        };
+        out.body = health.dump();
+        break;
+    }
+    case endpoint::metrics: {
+        out.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        auto process = stats::sample_process();
+        metrics_.render(process ? *process : stats::process_sample{}, out.body);
+        break;
+    }
+    default: http::make_error(http::failure::internal, "endpoint has no plain response", out); break;
+    }
+}
+
+void app::respond(const struct plan& p, const digest& d, http::response& out) const
+{
+    out.clear();
+    out.body.append("{\"iterations\":");
+    append_number(p.iterations, out.body);
+    out.body.append(",\"sha256\":\"");
+    append_hex(d, out.body);
+    out.body.append("\"}");
+}
+
+void app::respond_downstream_failure(http::failure f, std::string_view detail, http::response& out) const
+{
+    std::string message = "downstream call to " + info_.downstream + " failed: ";
+    message.append(detail);
+    http::make_error(f, message, out);
+}
+
+void app::stream_event(const struct plan& p, std::uint32_t index, std::string& out)
+{
+    // The chunk header needs the event size before the event is written: compute it the way sse.cpp pads.
+    constexpr std::size_t framing = sizeof("data: event-") - 1 + 2;
+    std::size_t digits = 1;
+    for (auto n = index; n >= 10; n /= 10)
+        ++digits;
+    std::size_t size = std::max<std::size_t>(framing + digits, p.stream.event_bytes);
+    char hex[16];
+    auto [end, ec] = std::to_chars(hex, hex + sizeof hex, size, 16);
+    (void)ec;
+    out.append(hex, end);
+    out.append("\r\n");
+    append_sse_event(index, p.stream.event_bytes, out);
+    out.append("\r\n");
+    if (index + 1 == p.stream.count)
+        http::append_last_chunk(out);
+    metrics_.event_produced();
+}
+
+}  // namespace execbench::endpoints

@@ -1,0 +1,47 @@
+#include "execbench/models/server.hpp"
+
+#include "execbench/models/fiber.hpp"
+#include "execbench/models/loop.hpp"
+#include "execbench/models/pool.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace execbench::models {
+
+std::string_view to_string(model m) noexcept
+{
+    switch (m) {
+    case model::pool: return "pool";
+    case model::fiber: return "fiber";
+    case model::loop: return "loop";
+    }
+    return "unknown";
+}
+
+std::optional<model> parse_model(std::string_view name) noexcept
+{
+    for (auto m : all_models)
+        if (to_string(m) == name)
+            return m;
+    return std::nullopt;
+}
+
+unsigned default_threads(model m) noexcept
+{
+    if (m == model::pool)
+        return 200;
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::unique_ptr<server> make_server(model m, const server_context& context)
+{
+    switch (m) {
+    case model::pool: return make_pool_server(context);
+    case model::fiber: return make_fiber_server(context);
+    case model::loop: return make_loop_server(context);
+    }
+    return nullptr;
+}
+
+}  // namespace execbench::models

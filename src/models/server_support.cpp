@@ -1,0 +1,78 @@
+#include "execbench/models/server_support.hpp"
+
+#include "execbench/http/failure.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <system_error>
+#include <thread>
+
+namespace execbench::models {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+void open_acceptor(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port)
+{
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(host, ec);
+    if (ec)
+        throw std::system_error(ec, "--host '" + host + "' is not an IP address");
+    tcp::endpoint endpoint{address, port};
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    acceptor.bind(endpoint, ec);
+    if (ec)
+        throw std::system_error(ec, "cannot bind " + host + ":" + std::to_string(port));
+    // Bursts of thousands of simultaneous connects are the point of some scenarios; the kernel caps this at
+    // net.core.somaxconn anyway.
+    acceptor.listen(65535);
+}
+
+tcp::resolver::results_type resolve_downstream(const http::url& downstream)
+{
+    asio::io_context io;
+    tcp::resolver resolver(io);
+    boost::system::error_code ec;
+    auto results = resolver.resolve(downstream.host, std::to_string(downstream.port), ec);
+    if (ec)
+        throw std::system_error(ec, "cannot resolve downstream host '" + downstream.host + "'");
+    return results;
+}
+
+bool is_answerable_read_error(const boost::system::error_code& ec) noexcept
+{
+    namespace be = boost::beast::http;
+    if (ec == be::error::end_of_stream || ec == be::error::partial_message)
+        return false;
+    return ec.category() == be::make_error_code(be::error::bad_method).category();
+}
+
+void reject(const boost::system::error_code& ec, http::response& out)
+{
+    std::string_view message;
+    auto f = http::classify_parse_error(ec, message);
+    http::make_error(f, message, out);
+}
+
+std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) noexcept
+{
+    if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory ||
+        ec.value() == ENFILE)
+        return std::chrono::milliseconds(100);
+    return std::chrono::milliseconds(5);
+}
+
+bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline)
+{
+    while (counters.in_flight() > 0) {
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+}  // namespace execbench::models

@@ -1,0 +1,110 @@
+#include "execbench/server/options.hpp"
+
+#include "execbench/endpoints/movie_store.hpp"
+#include "execbench/models/offload_pool.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+#include <thread>
+
+#include <pthread.h>
+#include <unistd.h>
+
+namespace execbench::server {
+
+namespace {
+
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+/// Blocks SIGINT and SIGTERM in every thread (call before any thread starts) and returns the set.
+sigset_t block_stop_signals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    return set;
+}
+
+}  // namespace
+
+int run(const options& opts)
+{
+    // Signals are taken synchronously by this thread; the model's threads never see them.
+    auto stop_signals = block_stop_signals();
+    std::signal(SIGPIPE, SIG_IGN);
+
+    if (opts.host == "0.0.0.0" || opts.host == "::")
+        std::cerr << "bench-server: warning: listening on all interfaces (" << opts.host
+                  << "); execbench is meant for loopback benchmarks\n";
+
+    const unsigned threads = opts.threads != 0 ? opts.threads : models::default_threads(opts.model);
+    const unsigned cpu_threads = opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads();
+
+    endpoints::movie_store movies({opts.movies_db, opts.movies_read_only});
+    endpoints::metrics counters;
+    models::offload_pool offload(cpu_threads);
+
+    std::string downstream_text = opts.downstream;
+    endpoints::server_info info{std::string(models::to_string(opts.model)),
+                                threads,
+                                cpu_threads,
+                                opts.queue,
+                                opts.fiber_stack_kb,
+                                {},
+                                opts.host,
+                                opts.movies_db,
+                                opts.movies_read_only};
+    endpoints::app app(info, movies, counters);
+
+    models::server_context context{app, offload, {}, opts.host, opts.port, threads, opts.queue, opts.fiber_stack_kb};
+    auto server = models::make_server(opts.model, context);
+
+    if (!opts.downstream.empty()) {
+        auto parsed = http::parse_url(opts.downstream);
+        if (!parsed)
+            throw std::invalid_argument("--downstream: " + parsed.err().message);
+        context.downstream = *parsed;
+    }
+    server->listen();
+    if (opts.downstream.empty()) {
+        // The downstream defaults to the server itself, whose port is known only now.
+        context.downstream.host = opts.host == "0.0.0.0" ? "127.0.0.1" : opts.host == "::" ? "::1" : opts.host;
+        context.downstream.port = server->port();
+        downstream_text = "http://" + context.downstream.authority();
+    }
+    app.set_downstream(downstream_text);
+    server->start();
+
+    std::cout << "bench-server model=" << models::to_string(opts.model) << " threads=" << threads
+              << " cpu_threads=" << cpu_threads << " address=" << opts.host << " port=" << server->port()
+              << " downstream=" << downstream_text << " pid=" << ::getpid() << std::endl;
+
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    std::cerr << "bench-server: " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM")
+              << ": draining in-flight requests (a second signal exits at once)\n";
+
+    // A second signal while draining ends the process at once, as users expect from Ctrl-C twice.
+    std::thread second_signal([stop_signals]() mutable {
+        int again = 0;
+        if (sigwait(&stop_signals, &again) == 0)
+            std::_Exit(130);
+    });
+    second_signal.detach();
+
+    bool drained = server->shutdown(std::chrono::steady_clock::now() + opts.shutdown_timeout);
+    offload.stop();
+    if (!drained) {
+        std::cerr << "bench-server: shutdown timeout reached with requests still in flight\n";
+        return 1;
+    }
+    std::cerr << "bench-server: stopped\n";
+    return 0;
+}
+
+}  // namespace execbench::server
