@@ -2,6 +2,7 @@
 
 #include "execbench/core/result.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,8 @@ namespace execbench::stats {
 /// `significant_digits` decimal digits of precision in fixed memory, and histograms with the same configuration
 /// merge exactly. Values are integers in the caller's unit (execbench records microseconds).
 /// Not thread-safe: one per thread, merged after the run.
+/// As in HdrHistogram, `lowest` is also the smallest step told apart (rounded down to a power of two), so the stated
+/// precision holds from `lowest * 10^significant_digits` up; with the default `lowest` of 1 that is every value.
 class histogram {
 public:
     /// 1 µs .. 1 h at 3 significant digits unless told otherwise; throws std::invalid_argument on a bad config.
@@ -48,6 +51,11 @@ public:
     friend bool operator==(const histogram& a, const histogram& b) noexcept;
 
 private:
+    // Index arithmetic, as in HdrHistogram: a value's bucket comes from its highest set bit.
+    [[nodiscard]] std::size_t counts_index(std::int64_t value) const noexcept;
+    [[nodiscard]] std::int64_t lowest_equivalent_at(std::size_t index) const noexcept;
+    [[nodiscard]] std::int64_t highest_equivalent_at(std::size_t index) const noexcept;
+
     std::int64_t lowest_;
     std::int64_t highest_;
     int digits_;
@@ -63,6 +71,7 @@ private:
     std::uint64_t clamped_ = 0;
     std::int64_t min_ = 0;
     std::int64_t max_ = 0;
+    // Sum of recorded values; x86 long double holds integers exactly up to 2^64, so merges stay exact in practice.
     long double sum_ = 0;
 };
 
