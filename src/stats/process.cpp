@@ -1,0 +1,409 @@
+#include "execbench/stats/process.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace execbench::stats {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+/// Closes a directory stream on every path out of a scope.
+class directory {
+public:
+    explicit directory(const std::string& path) : dir_(::opendir(path.c_str())) {}
+    ~directory()
+    {
+        if (dir_ != nullptr)
+            ::closedir(dir_);
+    }
+    directory(const directory&) = delete;
+    directory& operator=(const directory&) = delete;
+
+    [[nodiscard]] bool is_open() const noexcept { return dir_ != nullptr; }
+    [[nodiscard]] int fd() const noexcept { return ::dirfd(dir_); }
+    /// The next entry's name, or empty at the end; "." and ".." are skipped.
+    std::string_view next() noexcept
+    {
+        while (dirent* entry = ::readdir(dir_)) {
+            std::string_view name = entry->d_name;
+            if (name != "." && name != "..")
+                return name;
+        }
+        return {};
+    }
+
+private:
+    DIR* dir_;
+};
+
+std::string errno_text()
+{
+    return std::system_category().message(errno);
+}
+
+/// Reads a whole file; /proc files report size 0, so this reads until end of file.
+bool read_file(const std::string& path, std::string& out)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    out.clear();
+    char buffer[4096];
+    for (;;) {
+        auto n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int saved = errno;
+            ::close(fd);
+            errno = saved;
+            return n == 0;
+        }
+        out.append(buffer, static_cast<std::size_t>(n));
+    }
+}
+
+template <class Integer>
+bool parse_number(std::string_view text, Integer& value, int base = 10)
+{
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+    return ec == std::errc{} && end == text.data() + text.size();
+}
+
+std::string_view trim(std::string_view text)
+{
+    auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos)
+        return {};
+    auto last = text.find_last_not_of(" \t");
+    return text.substr(first, last - first + 1);
+}
+
+/// The number after `key:` on its own line in a /proc status file, with an optional unit; false when absent.
+bool status_field(std::string_view status, std::string_view key, std::uint64_t& value)
+{
+    std::size_t at = 0;
+    while (at < status.size()) {
+        auto end = status.find('\n', at);
+        auto line = status.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+        if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':') {
+            auto number = trim(line.substr(key.size() + 1));
+            number = number.substr(0, number.find(' '));
+            return parse_number(number, value);
+        }
+        if (end == std::string_view::npos)
+            break;
+        at = end + 1;
+    }
+    return false;
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view text)
+{
+    std::vector<std::string_view> words;
+    std::size_t at = 0;
+    while (true) {
+        at = text.find_first_not_of(" \t\n", at);
+        if (at == std::string_view::npos)
+            return words;
+        auto end = text.find_first_of(" \t\n", at);
+        words.push_back(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+        if (end == std::string_view::npos)
+            return words;
+        at = end;
+    }
+}
+
+bool is_number(std::string_view name)
+{
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// The target of the fd link `name` inside the open fd directory, or empty when it vanished.
+std::string_view fd_target(const directory& fds, std::string_view name, char (&buffer)[128])
+{
+    auto n = ::readlinkat(fds.fd(), std::string(name).c_str(), buffer, sizeof buffer);
+    return n < 0 ? std::string_view{} : std::string_view(buffer, static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+result<process_sample> sample_process(pid_t pid)
+{
+    bool self = pid == 0 || pid == ::getpid();
+    std::string base = "/proc/" + std::to_string(self ? ::getpid() : pid);
+    process_sample s;
+    std::string text;
+
+    auto status_path = base + "/status";
+    if (!read_file(status_path, text))
+        return fail("cannot read " + status_path + ": " + errno_text());
+    std::uint64_t value = 0;
+    // Zombies and kernel threads have no VmRSS line: they hold no user memory.
+    if (status_field(text, "VmRSS", value))
+        s.resident_bytes = value * 1024;
+    if (!status_field(text, "Threads", value))
+        return fail(status_path + ": no Threads line");
+    s.threads = static_cast<std::uint32_t>(value);
+
+    auto stat_path = base + "/stat";
+    if (!read_file(stat_path, text))
+        return fail("cannot read " + stat_path + ": " + errno_text());
+    // The command name may hold spaces and parentheses; the fields resume after the last ')'.
+    auto close = text.rfind(')');
+    if (close == std::string::npos)
+        return fail(stat_path + ": no ')' after the command name");
+    auto words = split_whitespace(std::string_view(text).substr(close + 1));
+    // Fields 14 and 15 of stat(5), utime and stime, are words 11 and 12 after the name (field 3 is word 0).
+    std::uint64_t utime = 0;
+    std::uint64_t stime = 0;
+    if (words.size() < 13 || !parse_number(words[11], utime) || !parse_number(words[12], stime))
+        return fail(stat_path + ": cannot read utime and stime");
+    s.cpu_seconds = static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+
+    // The status file counts switches of the main thread only; the process total is the sum over its tasks.
+    // Threads that already exited are not counted, so the sum can drop when threads end.
+    auto task_path = base + "/task";
+    directory tasks(task_path);
+    if (!tasks.is_open())
+        return fail("cannot read " + task_path + ": " + errno_text());
+    for (auto tid = tasks.next(); !tid.empty(); tid = tasks.next()) {
+        // A thread may end between the listing and the read; it is simply skipped.
+        if (!read_file(task_path + "/" + std::string(tid) + "/status", text))
+            continue;
+        if (status_field(text, "voluntary_ctxt_switches", value))
+            s.voluntary_switches += value;
+        if (status_field(text, "nonvoluntary_ctxt_switches", value))
+            s.involuntary_switches += value;
+    }
+
+    auto fd_path = base + "/fd";
+    directory fds(fd_path);
+    if (!fds.is_open())
+        return fail("cannot read " + fd_path + ": " + errno_text());
+    // Reading our own fd directory opens one more fd; it is the reader's, not the process's, so it is left out.
+    auto own_listing = self ? std::to_string(fds.fd()) : std::string();
+    char link[128];
+    for (auto name = fds.next(); !name.empty(); name = fds.next()) {
+        if (name == own_listing)
+            continue;
+        ++s.open_fds;
+        if (fd_target(fds, name, link).starts_with("socket:["))
+            ++s.open_sockets;
+    }
+    return s;
+}
+
+std::optional<pid_t> find_listening_pid(std::uint16_t port)
+{
+    std::vector<std::string> wanted;
+    std::string text;
+    for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+        if (!read_file(table, text))
+            continue;
+        std::string_view rest = text;
+        // The first line is the column header.
+        rest.remove_prefix(std::min(rest.size(), rest.find('\n')));
+        while (!rest.empty()) {
+            auto end = rest.find('\n');
+            auto line = rest.substr(0, end);
+            rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+            auto words = split_whitespace(line);
+            if (words.size() < 10 || words[3] != "0A")
+                continue;
+            auto colon = words[1].rfind(':');
+            unsigned local_port = 0;
+            if (colon == std::string_view::npos || !parse_number(words[1].substr(colon + 1), local_port, 16) ||
+                local_port != port || words[9] == "0")
+                continue;
+            wanted.push_back("socket:[" + std::string(words[9]) + "]");
+        }
+    }
+    if (wanted.empty())
+        return std::nullopt;
+
+    directory processes("/proc");
+    if (!processes.is_open())
+        return std::nullopt;
+    char link[128];
+    for (auto name = processes.next(); !name.empty(); name = processes.next()) {
+        if (!is_number(name))
+            continue;
+        // Other users' fd directories are unreadable without privilege; those processes are skipped.
+        directory fds("/proc/" + std::string(name) + "/fd");
+        if (!fds.is_open())
+            continue;
+        for (auto fd = fds.next(); !fd.empty(); fd = fds.next()) {
+            auto target = fd_target(fds, fd, link);
+            if (std::find(wanted.begin(), wanted.end(), target) != wanted.end()) {
+                pid_t pid = 0;
+                if (parse_number(name, pid))
+                    return pid;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+struct process_sampler::impl {
+    struct reading {
+        process_sample sample;
+        clock::time_point at;
+    };
+
+    pid_t pid;
+    clock::duration period;
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool stopping = false;
+    // Guarded by mutex while the thread runs.
+    bool started = false;
+    reading first{};
+    reading last{};
+    std::uint32_t samples = 0;
+    double resident_sum = 0;
+    std::uint64_t resident_max = 0;
+    double cpu_percent_max = 0;
+    std::uint32_t threads_max = 0;
+    std::uint32_t sockets_max = 0;
+
+    void add(const process_sample& s, clock::time_point at)
+    {
+        if (samples == 0) {
+            first = {s, at};
+        } else {
+            auto wall = std::chrono::duration<double>(at - last.at).count();
+            // cpu_seconds moves in clock ticks (10 ms at 100 Hz): an interval much shorter than the period, such
+            // as the last one cut by stop(), would turn one tick into a wild percentage, so it is kept out of the
+            // maximum. The average over the whole window still counts it.
+            if (at - last.at >= period / 2 && wall > 0)
+                cpu_percent_max = std::max(cpu_percent_max, (s.cpu_seconds - last.sample.cpu_seconds) / wall * 100);
+        }
+        last = {s, at};
+        ++samples;
+        resident_sum += static_cast<double>(s.resident_bytes);
+        resident_max = std::max(resident_max, s.resident_bytes);
+        threads_max = std::max(threads_max, s.threads);
+        sockets_max = std::max(sockets_max, s.open_sockets);
+    }
+
+    void run()
+    {
+        auto next = clock::now() + period;
+        std::unique_lock lock(mutex);
+        for (;;) {
+            if (wake.wait_until(lock, next, [this] { return stopping; }))
+                return;
+            lock.unlock();
+            auto s = sample_process(pid);
+            auto at = clock::now();
+            lock.lock();
+            // The process is gone: later samples would fail too.
+            if (!s)
+                return;
+            add(*s, at);
+            // A fixed rate, not a fixed pause; ticks missed while the machine was busy are skipped, not bunched.
+            next += period;
+            if (next <= at)
+                next = at + period;
+        }
+    }
+
+    void halt()
+    {
+        {
+            std::lock_guard lock(mutex);
+            stopping = true;
+        }
+        wake.notify_all();
+        if (thread.joinable())
+            thread.join();
+    }
+
+    process_summary summarize() const
+    {
+        process_summary out;
+        if (samples == 0)
+            return out;
+        constexpr double mib = 1024.0 * 1024.0;
+        out.samples = samples;
+        out.resident_mb_avg = resident_sum / samples / mib;
+        out.resident_mb_max = static_cast<double>(resident_max) / mib;
+        out.cpu_seconds = std::max(0.0, last.sample.cpu_seconds - first.sample.cpu_seconds);
+        auto wall = std::chrono::duration<double>(last.at - first.at).count();
+        out.cpu_percent_avg = wall > 0 ? out.cpu_seconds / wall * 100 : 0;
+        // With only short intervals no maximum was taken; the average is then the best estimate.
+        out.cpu_percent_max = std::max(cpu_percent_max, out.cpu_percent_avg);
+        out.threads_max = threads_max;
+        out.sockets_max = sockets_max;
+        // Per-thread counters of exited threads vanish from the sum, so a delta may be negative; report 0 then.
+        auto delta = [](std::uint64_t from, std::uint64_t to) { return to > from ? to - from : 0; };
+        out.voluntary_switches = delta(first.sample.voluntary_switches, last.sample.voluntary_switches);
+        out.involuntary_switches = delta(first.sample.involuntary_switches, last.sample.involuntary_switches);
+        return out;
+    }
+};
+
+process_sampler::process_sampler(pid_t pid, std::chrono::milliseconds period)
+    : impl_(std::make_unique<impl>())
+{
+    impl_->pid = pid;
+    // A zero or negative period would spin; one millisecond is already far finer than /proc's tick resolution.
+    impl_->period = std::max(period, std::chrono::milliseconds{1});
+}
+
+process_sampler::~process_sampler()
+{
+    impl_->halt();
+}
+
+void process_sampler::start()
+{
+    impl_->halt();
+    auto& m = *impl_;
+    m.stopping = false;
+    m.samples = 0;
+    m.resident_sum = 0;
+    m.resident_max = 0;
+    m.cpu_percent_max = 0;
+    m.threads_max = 0;
+    m.sockets_max = 0;
+    m.started = true;
+    auto s = sample_process(m.pid);
+    if (!s)
+        return;
+    m.add(*s, clock::now());
+    m.thread = std::thread([&m] { m.run(); });
+}
+
+process_summary process_sampler::stop()
+{
+    auto& m = *impl_;
+    if (!m.started)
+        return {};
+    m.halt();
+    m.started = false;
+    if (m.samples > 0) {
+        if (auto s = sample_process(m.pid))
+            m.add(*s, clock::now());
+    }
+    return m.summarize();
+}
+
+}  // namespace execbench::stats
