@@ -32,6 +32,50 @@ sigset_t block_stop_signals()
 
 }  // namespace
 
+instance::instance(const options& opts)
+    : movies_({opts.movies_db, opts.movies_read_only}),
+      offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
+      app_(endpoints::server_info{std::string(models::to_string(opts.model)),
+                                  opts.threads != 0 ? opts.threads : models::default_threads(opts.model),
+                                  offload_.threads(),
+                                  opts.queue,
+                                  opts.fiber_stack_kb,
+                                  {},
+                                  opts.host,
+                                  opts.movies_db,
+                                  opts.movies_read_only},
+           movies_, counters_),
+      context_{app_, offload_, {}, opts.host, opts.port, app_.info().threads, opts.queue, opts.fiber_stack_kb}
+{
+    std::string downstream_text = opts.downstream;
+    if (!opts.downstream.empty()) {
+        auto parsed = http::parse_url(opts.downstream);
+        if (!parsed)
+            throw std::invalid_argument("--downstream: " + parsed.err().message);
+        context_.downstream = *parsed;
+    }
+    server_ = models::make_server(opts.model, context_);
+    server_->listen();
+    if (opts.downstream.empty()) {
+        // The downstream defaults to the server itself, whose port is known only now.
+        context_.downstream.host = opts.host == "0.0.0.0" ? "127.0.0.1" : opts.host == "::" ? "::1" : opts.host;
+        context_.downstream.port = server_->port();
+        downstream_text = "http://" + context_.downstream.authority();
+    }
+    app_.set_downstream(downstream_text);
+}
+
+instance::~instance() { stop(std::chrono::steady_clock::now()); }
+
+void instance::start() { server_->start(); }
+
+bool instance::stop(std::chrono::steady_clock::time_point deadline)
+{
+    bool drained = server_->shutdown(deadline);
+    offload_.stop();
+    return drained;
+}
+
 int run(const options& opts)
 {
     // Signals are taken synchronously by this thread; the model's threads never see them.
@@ -42,47 +86,12 @@ int run(const options& opts)
         std::cerr << "bench-server: warning: listening on all interfaces (" << opts.host
                   << "); execbench is meant for loopback benchmarks\n";
 
-    const unsigned threads = opts.threads != 0 ? opts.threads : models::default_threads(opts.model);
-    const unsigned cpu_threads = opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads();
+    instance server(opts);
+    server.start();
 
-    endpoints::movie_store movies({opts.movies_db, opts.movies_read_only});
-    endpoints::metrics counters;
-    models::offload_pool offload(cpu_threads);
-
-    std::string downstream_text = opts.downstream;
-    endpoints::server_info info{std::string(models::to_string(opts.model)),
-                                threads,
-                                cpu_threads,
-                                opts.queue,
-                                opts.fiber_stack_kb,
-                                {},
-                                opts.host,
-                                opts.movies_db,
-                                opts.movies_read_only};
-    endpoints::app app(info, movies, counters);
-
-    models::server_context context{app, offload, {}, opts.host, opts.port, threads, opts.queue, opts.fiber_stack_kb};
-    auto server = models::make_server(opts.model, context);
-
-    if (!opts.downstream.empty()) {
-        auto parsed = http::parse_url(opts.downstream);
-        if (!parsed)
-            throw std::invalid_argument("--downstream: " + parsed.err().message);
-        context.downstream = *parsed;
-    }
-    server->listen();
-    if (opts.downstream.empty()) {
-        // The downstream defaults to the server itself, whose port is known only now.
-        context.downstream.host = opts.host == "0.0.0.0" ? "127.0.0.1" : opts.host == "::" ? "::1" : opts.host;
-        context.downstream.port = server->port();
-        downstream_text = "http://" + context.downstream.authority();
-    }
-    app.set_downstream(downstream_text);
-    server->start();
-
-    std::cout << "bench-server model=" << models::to_string(opts.model) << " threads=" << threads
-              << " cpu_threads=" << cpu_threads << " address=" << opts.host << " port=" << server->port()
-              << " downstream=" << downstream_text << " pid=" << ::getpid() << std::endl;
+    std::cout << "bench-server model=" << models::to_string(opts.model) << " threads=" << server.threads()
+              << " cpu_threads=" << server.cpu_threads() << " address=" << opts.host << " port=" << server.port()
+              << " downstream=" << server.downstream() << " pid=" << ::getpid() << std::endl;
 
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
@@ -97,8 +106,7 @@ int run(const options& opts)
     });
     second_signal.detach();
 
-    bool drained = server->shutdown(std::chrono::steady_clock::now() + opts.shutdown_timeout);
-    offload.stop();
+    bool drained = server.stop(std::chrono::steady_clock::now() + opts.shutdown_timeout);
     if (!drained) {
         std::cerr << "bench-server: shutdown timeout reached with requests still in flight\n";
         return 1;
