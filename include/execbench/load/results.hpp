@@ -1,0 +1,58 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+#include "execbench/load/runner.hpp"
+#include "execbench/stats/histogram.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::load {
+
+/// The files of one results set, all derived from the summary CSV path given with --out:
+/// `x.csv`, `x-trials.csv`, `x-histograms.txt`, `x-timeline.csv`, `x-context.jsonl`.
+struct output_paths {
+    std::filesystem::path summary;
+    std::filesystem::path trials;
+    std::filesystem::path histograms;
+    std::filesystem::path timeline;
+    std::filesystem::path context;
+};
+output_paths output_paths_for(const std::filesystem::path& summary_csv);
+
+/// Column names of the summary CSV (one row per run: medians, then spreads, then context).
+std::vector<std::string> summary_columns();
+/// Column names of the per-trial CSV.
+std::vector<std::string> trial_columns();
+
+/// Appends the run to every results file (creating them with a header when new). Fails, writing nothing more,
+/// when an existing file has different columns.
+result<bool> write_results(const run_result& r, const output_paths& paths);
+
+/// The context of a run as one JSON object (machine, build, scenario, load settings, server).
+std::string context_json(const run_result& r);
+
+/// One line of a histograms file, read back.
+struct histogram_record {
+    std::string run_id;
+    std::string scenario;
+    std::string model;
+    unsigned trial = 0;
+    std::string series;   ///< "latency", "service" or "background_latency"
+    stats::histogram histogram;
+};
+/// Reads a histograms file; lines starting with '#' are comments. The error names the line.
+result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file);
+
+/// A parsed CSV file (RFC 4180 quoting), for tests and reports.
+struct csv_table {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+    /// Index of a column, or -1.
+    [[nodiscard]] int column(std::string_view name) const;
+};
+result<csv_table> read_csv(const std::filesystem::path& file);
+
+}  // namespace execbench::load

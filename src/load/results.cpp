@@ -1,0 +1,440 @@
+#include "execbench/load/results.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace execbench::load {
+
+namespace {
+
+/// Spread columns are written for these metrics (min and max across trials beside the median).
+const std::vector<std::string>& spread_metrics()
+{
+    static const std::vector<std::string> names{"wall_millis",        "requests_per_second",   "latency_millis_p50",
+                                                "latency_millis_p99", "server_rss_mb_max",     "server_cpu_percent_avg",
+                                                "requests_error"};
+    return names;
+}
+
+const std::vector<std::string>& context_columns()
+{
+    static const std::vector<std::string> names{
+        "run_id",       "started_at",     "url",         "loadgen_threads", "shape",      "connections",
+        "requests",     "rate",           "duration",    "think",           "warmup",     "timeout",
+        "server_sampling", "server_health", "execbench_version", "git_revision", "build_type", "compiler",
+        "cpu_model",    "cpu_count",      "kernel"};
+    return names;
+}
+
+std::string number(double v)
+{
+    if (v == static_cast<double>(static_cast<long long>(v)) && std::abs(v) < 1e15)
+        return std::to_string(static_cast<long long>(v));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    std::string s = buf;
+    while (!s.empty() && s.back() == '0')
+        s.pop_back();
+    if (!s.empty() && s.back() == '.')
+        s.pop_back();
+    return s;
+}
+
+std::string quote(std::string_view field)
+{
+    if (field.find_first_of(",\"\r\n") == std::string_view::npos)
+        return std::string(field);
+    std::string out = "\"";
+    for (char c : field) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string join_row(const std::vector<std::string>& fields)
+{
+    std::string out;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (i)
+            out += ',';
+        out += quote(fields[i]);
+    }
+    return out + "\n";
+}
+
+std::vector<std::string> context_values(const run_result& r)
+{
+    const auto& s = r.scenario_used;
+    const auto& l = s.load;
+    std::string think = l.think_max.count() > 0
+                            ? (l.think_min == l.think_max ? format_duration(l.think_min)
+                                                          : format_duration(l.think_min) + ".." +
+                                                                format_duration(l.think_max))
+                            : "0s";
+    std::string health = r.server.health_json;
+    health.erase(std::remove(health.begin(), health.end(), '\n'), health.end());
+    return {r.run_id,
+            r.started_at,
+            r.url,
+            std::to_string(r.threads),
+            std::string(to_string(l.kind)),
+            std::to_string(l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections),
+            std::to_string(l.requests),
+            number(l.rate),
+            l.kind == shape::burst ? "" : format_duration(l.length),
+            think,
+            format_duration(s.warmup),
+            format_duration(s.timeout),
+            r.server.sampling,
+            health,
+            r.context.execbench_version,
+            r.context.git_revision,
+            r.context.build_type,
+            r.context.compiler,
+            r.context.cpu_model,
+            std::to_string(r.context.cpu_count),
+            r.context.kernel};
+}
+
+/// Opens `file` for appending; writes `header` when the file is new or empty, fails when its header differs.
+result<bool> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
+{
+    std::error_code ec;
+    if (file.has_parent_path())
+        std::filesystem::create_directories(file.parent_path(), ec);
+    bool fresh = !std::filesystem::exists(file, ec) || std::filesystem::file_size(file, ec) == 0;
+    if (!fresh) {
+        std::ifstream in(file);
+        std::string first;
+        std::getline(in, first);
+        if (first + "\n" != header)
+            return fail(file.string() + " exists with different columns; write to another --out file");
+    }
+    out.open(file, std::ios::app | std::ios::binary);
+    if (!out)
+        return fail(file.string() + ": cannot be opened for writing");
+    if (fresh)
+        out << header;
+    return true;
+}
+
+}  // namespace
+
+output_paths output_paths_for(const std::filesystem::path& summary_csv)
+{
+    auto stem = summary_csv;
+    if (stem.extension() == ".csv")
+        stem.replace_extension();
+    auto with = [&](const std::string& suffix) { return std::filesystem::path(stem.string() + suffix); };
+    return {summary_csv, with("-trials.csv"), with("-histograms.txt"), with("-timeline.csv"),
+            with("-context.jsonl")};
+}
+
+std::vector<std::string> summary_columns()
+{
+    std::vector<std::string> cols{"scenario", "model", "trials"};
+    for (const auto& [name, v] : trial_metrics(trial_result{}))
+        cols.push_back(name);
+    for (const auto& name : spread_metrics()) {
+        cols.push_back(name + "_trial_min");
+        cols.push_back(name + "_trial_max");
+    }
+    cols.insert(cols.end(), {"noisy", "noisy_metrics", "partial"});
+    for (const auto& c : context_columns())
+        cols.push_back(c);
+    return cols;
+}
+
+std::vector<std::string> trial_columns()
+{
+    std::vector<std::string> cols{"run_id", "scenario", "model", "trial", "stopped"};
+    for (const auto& [name, v] : trial_metrics(trial_result{}))
+        cols.push_back(name);
+    cols.insert(cols.end(), {"git_revision", "started_at"});
+    return cols;
+}
+
+std::string context_json(const run_result& r)
+{
+    nlohmann::json j;
+    const auto& s = r.scenario_used;
+    j["run_id"] = r.run_id;
+    j["started_at"] = r.started_at;
+    j["execbench"] = {{"version", r.context.execbench_version},
+                      {"git_revision", r.context.git_revision},
+                      {"build_type", r.context.build_type},
+                      {"compiler", r.context.compiler}};
+    j["machine"] = {{"cpu_model", r.context.cpu_model},
+                    {"cpu_count", r.context.cpu_count},
+                    {"kernel", r.context.kernel},
+                    {"hostname", r.context.hostname}};
+    nlohmann::json mix = nlohmann::json::array();
+    for (const auto& m : s.mix)
+        mix.push_back({{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}});
+    auto load_json = [](const load_spec& l) {
+        nlohmann::json o{{"shape", to_string(l.kind)},
+                         {"connections", l.connections},
+                         {"requests", l.requests},
+                         {"rate", l.rate},
+                         {"duration", format_duration(l.length)},
+                         {"think_min", format_duration(l.think_min)},
+                         {"think_max", format_duration(l.think_max)}};
+        if (l.kind == shape::ramp) {
+            o["profile"] = to_string(l.profile);
+            o["users"] = l.users;
+            nlohmann::json st = nlohmann::json::array();
+            for (const auto& x : l.stages)
+                st.push_back({{"duration", format_duration(x.length)}, {"target", x.target}});
+            o["stages"] = st;
+        }
+        return o;
+    };
+    j["scenario"] = {{"name", s.name},
+                     {"file", s.file.string()},
+                     {"description", s.description},
+                     {"suites", s.suites},
+                     {"requests", mix},
+                     {"load", load_json(s.load)},
+                     {"warmup", format_duration(s.warmup)},
+                     {"trials", s.trials},
+                     {"pause", format_duration(s.pause)},
+                     {"timeout", format_duration(s.timeout)},
+                     {"connect_timeout", format_duration(s.connect_timeout)},
+                     {"server", {{"downstream", s.server.downstream},
+                                 {"downstream_model", s.server.downstream_model},
+                                 {"options", s.server.options}}}};
+    if (s.background)
+        j["scenario"]["background"] = {{"load", load_json(s.background->load)},
+                                       {"delay", format_duration(s.background->delay)}};
+    j["load_settings"] = {{"url", r.url}, {"threads", r.threads}};
+    auto health = nlohmann::json::parse(r.server.health_json, nullptr, false);
+    j["server"] = {{"model", r.server.model},
+                   {"health", health.is_discarded() ? nlohmann::json(nullptr) : health},
+                   {"local", r.server.local},
+                   {"pid", r.server.pid ? nlohmann::json(*r.server.pid) : nlohmann::json(nullptr)},
+                   {"sampling", r.server.sampling}};
+    j["trials_completed"] = r.trials.size();
+    j["partial"] = r.partial;
+    j["noisy"] = r.noisy();
+    return j.dump();
+}
+
+result<bool> write_results(const run_result& r, const output_paths& paths)
+{
+    const auto& s = r.scenario_used;
+    // Summary row.
+    {
+        std::ofstream out;
+        if (auto ok = open_append(paths.summary, join_row(summary_columns()), out); !ok)
+            return ok;
+        std::vector<std::string> row{s.name, r.server.model, std::to_string(r.trials.size())};
+        if (r.summary.empty()) {
+            for (std::size_t i = 0; i < trial_metrics(trial_result{}).size(); ++i)
+                row.emplace_back("");
+        }
+        for (const auto& m : r.summary)
+            row.push_back(number(m.spread.median));
+        for (const auto& name : spread_metrics()) {
+            auto it = std::find_if(r.summary.begin(), r.summary.end(), [&](const auto& m) { return m.name == name; });
+            row.push_back(it == r.summary.end() ? "" : number(it->spread.min));
+            row.push_back(it == r.summary.end() ? "" : number(it->spread.max));
+        }
+        std::string noisy_names;
+        for (const auto& m : r.summary)
+            if (m.noisy)
+                noisy_names += (noisy_names.empty() ? "" : ";") + m.name;
+        row.push_back(r.noisy() ? "1" : "0");
+        row.push_back(noisy_names);
+        row.push_back(r.partial ? "1" : "0");
+        for (auto& v : context_values(r))
+            row.push_back(std::move(v));
+        out << join_row(row);
+        if (!out)
+            return fail(paths.summary.string() + ": write failed");
+    }
+    // Per-trial rows.
+    {
+        std::ofstream out;
+        if (auto ok = open_append(paths.trials, join_row(trial_columns()), out); !ok)
+            return ok;
+        for (const auto& t : r.trials) {
+            std::vector<std::string> row{r.run_id, s.name, r.server.model, std::to_string(t.index),
+                                         t.measured.stopped ? "1" : "0"};
+            for (const auto& [name, v] : trial_metrics(t))
+                row.push_back(number(v));
+            row.push_back(r.context.git_revision);
+            row.push_back(r.started_at);
+            out << join_row(row);
+        }
+        if (!out)
+            return fail(paths.trials.string() + ": write failed");
+    }
+    // Histograms: a context comment, then one line per trial and series.
+    {
+        std::error_code ec;
+        bool fresh = !std::filesystem::exists(paths.histograms, ec);
+        std::ofstream out(paths.histograms, std::ios::app | std::ios::binary);
+        if (!out)
+            return fail(paths.histograms.string() + ": cannot be opened for writing");
+        if (fresh)
+            out << "# execbench histograms v1: run_id<TAB>scenario<TAB>model<TAB>trial<TAB>series<TAB>histogram "
+                   "(microseconds; stats::histogram::serialize)\n";
+        out << "# context " << context_json(r) << "\n";
+        for (const auto& t : r.trials) {
+            auto line = [&](const char* series, const stats::histogram& h) {
+                out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << t.index << '\t' << series
+                    << '\t' << h.serialize() << '\n';
+            };
+            line("latency", t.measured.foreground.latency);
+            line("service", t.measured.foreground.service);
+            if (t.measured.background)
+                line("background_latency", t.measured.background->latency);
+        }
+        if (!out)
+            return fail(paths.histograms.string() + ": write failed");
+    }
+    // Timeline.
+    {
+        std::ofstream out;
+        std::string header = join_row({"run_id", "scenario", "model", "trial", "second", "requests_ok",
+                                       "requests_error", "latency_millis_p50", "latency_millis_p90",
+                                       "latency_millis_p99"});
+        if (auto ok = open_append(paths.timeline, header, out); !ok)
+            return ok;
+        for (const auto& t : r.trials) {
+            const auto& tl = t.measured.foreground.timeline;
+            for (std::size_t sec = 0; sec < tl.size(); ++sec) {
+                const auto& b = tl[sec];
+                out << join_row({r.run_id, s.name, r.server.model, std::to_string(t.index), std::to_string(sec),
+                                 std::to_string(b.ok), std::to_string(b.errors),
+                                 number(double(b.latency.value_at_percentile(50)) / 1000.0),
+                                 number(double(b.latency.value_at_percentile(90)) / 1000.0),
+                                 number(double(b.latency.value_at_percentile(99)) / 1000.0)});
+            }
+        }
+        if (!out)
+            return fail(paths.timeline.string() + ": write failed");
+    }
+    // Context, one JSON object per run.
+    {
+        std::error_code ec;
+        if (paths.context.has_parent_path())
+            std::filesystem::create_directories(paths.context.parent_path(), ec);
+        std::ofstream out(paths.context, std::ios::app | std::ios::binary);
+        out << context_json(r) << '\n';
+        if (!out)
+            return fail(paths.context.string() + ": write failed");
+    }
+    return true;
+}
+
+result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        return fail(file.string() + ": cannot be read");
+    std::vector<histogram_record> out;
+    std::string line;
+    std::size_t number_of_line = 0;
+    while (std::getline(in, line)) {
+        ++number_of_line;
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::vector<std::string> f;
+        std::size_t start = 0;
+        for (int i = 0; i < 5; ++i) {
+            auto tab = line.find('\t', start);
+            if (tab == std::string::npos)
+                return fail(file.string() + ":" + std::to_string(number_of_line) +
+                            ": expected 6 tab-separated fields");
+            f.push_back(line.substr(start, tab - start));
+            start = tab + 1;
+        }
+        auto h = stats::histogram::parse(std::string_view(line).substr(start));
+        if (!h)
+            return fail(file.string() + ":" + std::to_string(number_of_line) + ": " + h.err().message);
+        histogram_record rec{f[0], f[1], f[2], 0, f[4], std::move(h.value())};
+        try {
+            rec.trial = static_cast<unsigned>(std::stoul(f[3]));
+        } catch (...) {
+            return fail(file.string() + ":" + std::to_string(number_of_line) + ": trial is not a number");
+        }
+        out.push_back(std::move(rec));
+    }
+    return out;
+}
+
+int csv_table::column(std::string_view name) const
+{
+    for (std::size_t i = 0; i < header.size(); ++i)
+        if (header[i] == name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+result<csv_table> read_csv(const std::filesystem::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        return fail(file.string() + ": cannot be read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto text = ss.str();
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false, any = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+            continue;
+        }
+        if (c == '"') {
+            quoted = true;
+            any = true;
+        } else if (c == ',') {
+            row.push_back(std::move(field));
+            field.clear();
+        } else if (c == '\n') {
+            row.push_back(std::move(field));
+            field.clear();
+            rows.push_back(std::move(row));
+            row.clear();
+            any = false;
+        } else if (c != '\r') {
+            field += c;
+            any = true;
+        }
+    }
+    if (any || !row.empty()) {
+        row.push_back(std::move(field));
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty())
+        return fail(file.string() + ": empty");
+    csv_table t;
+    t.header = std::move(rows.front());
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        if (rows[i].size() != t.header.size())
+            return fail(file.string() + ": row " + std::to_string(i + 1) + " has " + std::to_string(rows[i].size()) +
+                        " fields, expected " + std::to_string(t.header.size()));
+        t.rows.push_back(std::move(rows[i]));
+    }
+    return t;
+}
+
+}  // namespace execbench::load

@@ -1,0 +1,579 @@
+#include "execbench/load/runner.hpp"
+
+#include "execbench/core/build_info.hpp"
+#include "execbench/load/limits.hpp"
+#include "execbench/load/target.hpp"
+
+#include "http_get.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace execbench::load {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double ms(std::int64_t micros) { return double(micros) / 1000.0; }
+
+std::string iso_now()
+{
+    auto t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+/// Samples a remote server through its Prometheus /metrics (process_* figures) while a trial runs.
+class metrics_scraper {
+public:
+    metrics_scraper(boost::asio::ip::tcp::endpoint ep, std::string host, std::chrono::milliseconds period)
+        : ep_(ep), host_(std::move(host)), period_(period)
+    {
+    }
+    ~metrics_scraper() { stop(); }
+
+    void start()
+    {
+        done_ = false;
+        thread_ = std::thread([this] {
+            std::unique_lock lock(mutex_);
+            while (!done_) {
+                lock.unlock();
+                sample();
+                lock.lock();
+                cv_.wait_for(lock, period_, [this] { return done_; });
+            }
+        });
+    }
+
+    stats::process_summary stop()
+    {
+        {
+            std::lock_guard lock(mutex_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable())
+            thread_.join();
+        sample();
+        return summary();
+    }
+
+private:
+    struct reading {
+        clock::time_point at;
+        double rss = -1, cpu = -1, threads = -1, fds = -1;
+    };
+
+    void sample()
+    {
+        auto r = detail::http_get(ep_, host_, "/metrics", std::chrono::milliseconds{1000});
+        if (!r || r->status != 200)
+            return;
+        reading rd{clock::now()};
+        std::istringstream in(r->body);
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#')
+                continue;
+            auto space = line.rfind(' ');
+            if (space == std::string::npos)
+                continue;
+            auto name = line.substr(0, line.find_first_of("{ "));
+            double v = std::strtod(line.c_str() + space + 1, nullptr);
+            if (name == "process_resident_memory_bytes")
+                rd.rss = v;
+            else if (name == "process_cpu_seconds_total")
+                rd.cpu = v;
+            else if (name == "process_threads")
+                rd.threads = v;
+            else if (name == "process_open_fds")
+                rd.fds = v;
+        }
+        std::lock_guard lock(mutex_);
+        readings_.push_back(rd);
+    }
+
+    stats::process_summary summary()
+    {
+        std::lock_guard lock(mutex_);
+        stats::process_summary s;
+        s.samples = static_cast<std::uint32_t>(readings_.size());
+        if (readings_.empty())
+            return s;
+        double rss_sum = 0;
+        for (std::size_t i = 0; i < readings_.size(); ++i) {
+            const auto& r = readings_[i];
+            rss_sum += std::max(0.0, r.rss) / 1048576.0;
+            s.resident_mb_max = std::max(s.resident_mb_max, r.rss / 1048576.0);
+            s.threads_max = std::max<std::uint32_t>(s.threads_max, static_cast<std::uint32_t>(std::max(0.0, r.threads)));
+            s.sockets_max = std::max<std::uint32_t>(s.sockets_max, static_cast<std::uint32_t>(std::max(0.0, r.fds)));
+            if (i > 0 && r.cpu >= 0 && readings_[i - 1].cpu >= 0) {
+                auto dt = std::chrono::duration<double>(r.at - readings_[i - 1].at).count();
+                if (dt > 0)
+                    s.cpu_percent_max = std::max(s.cpu_percent_max, 100.0 * (r.cpu - readings_[i - 1].cpu) / dt);
+            }
+        }
+        s.resident_mb_avg = rss_sum / double(readings_.size());
+        const auto& first = readings_.front();
+        const auto& last = readings_.back();
+        auto dt = std::chrono::duration<double>(last.at - first.at).count();
+        if (first.cpu >= 0 && last.cpu >= 0) {
+            s.cpu_seconds = last.cpu - first.cpu;
+            if (dt > 0)
+                s.cpu_percent_avg = 100.0 * s.cpu_seconds / dt;
+        }
+        return s;
+    }
+
+    boost::asio::ip::tcp::endpoint ep_;
+    std::string host_;
+    std::chrono::milliseconds period_;
+    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::vector<reading> readings_;
+};
+
+/// The warm-up load: the scenario's own shape for the warm-up duration; a burst warms up in closed loop on as
+/// many connections.
+load_spec warmup_load(const load_spec& l, duration warmup)
+{
+    load_spec w = l;
+    if (l.kind == shape::burst) {
+        w.kind = shape::closed;
+        w.connections = static_cast<std::uint32_t>(l.connections ? l.connections : l.requests);
+        w.think_min = w.think_max = duration{};
+    }
+    w.length = warmup;
+    if (w.kind == shape::ramp) {
+        if (w.profile == ramp_profile::stages) {
+            // Squeeze the stages into the warm-up time.
+            double f = double(warmup.count()) / double(std::max<std::int64_t>(1, l.length.count()));
+            for (auto& st : w.stages)
+                st.length = duration{static_cast<std::int64_t>(double(st.length.count()) * f)};
+        } else {
+            w.stages = ramp_stages(w.profile, w.users, warmup, w.spikes);
+        }
+    }
+    return w;
+}
+
+std::uint64_t percentile_of(std::vector<std::uint64_t> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * double(v.size())));
+    return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
+std::string format_ms(double millis)
+{
+    char buf[32];
+    if (millis < 10)
+        std::snprintf(buf, sizeof buf, "%.2fms", millis);
+    else
+        std::snprintf(buf, sizeof buf, "%.0fms", millis);
+    return buf;
+}
+
+}  // namespace
+
+run_context collect_context()
+{
+    run_context c;
+    c.execbench_version = std::string(version());
+    c.git_revision = std::string(git_revision());
+    c.build_type = std::string(build_type());
+    c.compiler = std::string(compiler());
+    c.cpu_count = std::thread::hardware_concurrency();
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            auto colon = line.find(':');
+            if (colon != std::string::npos)
+                c.cpu_model = line.substr(line.find_first_not_of(' ', colon + 1));
+            break;
+        }
+    }
+    utsname u{};
+    if (uname(&u) == 0) {
+        c.kernel = std::string(u.sysname) + " " + u.release;
+        c.hostname = u.nodename;
+    }
+    return c;
+}
+
+bool run_result::noisy() const noexcept
+{
+    return std::any_of(summary.begin(), summary.end(), [](const auto& m) { return m.noisy; });
+}
+
+bool run_result::had_errors() const noexcept
+{
+    return std::any_of(trials.begin(), trials.end(),
+                       [](const auto& t) { return t.measured.foreground.count.error_total() > 0; });
+}
+
+std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
+{
+    const auto& fg = t.measured.foreground;
+    std::vector<std::pair<std::string, double>> m;
+    auto wall_s = std::chrono::duration<double>(fg.wall).count();
+    m.emplace_back("requests_total", double(fg.count.total()));
+    m.emplace_back("requests_ok", double(fg.count.ok));
+    m.emplace_back("requests_error", double(fg.count.error_total()));
+    m.emplace_back("wall_millis", wall_s * 1000.0);
+    m.emplace_back("requests_per_second", wall_s > 0 ? double(fg.count.ok) / wall_s : 0.0);
+    m.emplace_back("latency_millis_min", ms(fg.latency.min()));
+    m.emplace_back("latency_millis_p50", ms(fg.latency.value_at_percentile(50)));
+    m.emplace_back("latency_millis_p90", ms(fg.latency.value_at_percentile(90)));
+    m.emplace_back("latency_millis_p99", ms(fg.latency.value_at_percentile(99)));
+    m.emplace_back("latency_millis_p999", ms(fg.latency.value_at_percentile(99.9)));
+    m.emplace_back("latency_millis_max", ms(fg.latency.max()));
+    for (std::size_t i = 0; i < error_class_count; ++i)
+        m.emplace_back("errors_" + std::string(to_string(static_cast<error_class>(i))), double(fg.count.errors[i]));
+    m.emplace_back("requests_unsent", double(fg.count.unsent));
+    m.emplace_back("service_millis_p50", ms(fg.service.value_at_percentile(50)));
+    m.emplace_back("service_millis_p99", ms(fg.service.value_at_percentile(99)));
+    // Per-second throughput over whole seconds only (the last, partial second would drag the figures down).
+    std::vector<std::uint64_t> per_second;
+    auto whole = static_cast<std::size_t>(wall_s);
+    for (std::size_t i = 0; i < fg.timeline.size() && i < std::max<std::size_t>(whole, 1); ++i)
+        per_second.push_back(fg.timeline[i].ok);
+    m.emplace_back("per_second_requests_p50", double(percentile_of(per_second, 50)));
+    m.emplace_back("per_second_requests_p90", double(percentile_of(per_second, 90)));
+    m.emplace_back("per_second_requests_max",
+                   per_second.empty() ? 0.0 : double(*std::max_element(per_second.begin(), per_second.end())));
+    stats::process_summary s = t.server.value_or(stats::process_summary{});
+    m.emplace_back("server_rss_mb_avg", s.resident_mb_avg);
+    m.emplace_back("server_rss_mb_max", s.resident_mb_max);
+    m.emplace_back("server_cpu_percent_avg", s.cpu_percent_avg);
+    m.emplace_back("server_cpu_percent_max", s.cpu_percent_max);
+    m.emplace_back("server_threads_max", double(s.threads_max));
+    m.emplace_back("server_voluntary_switches", double(s.voluntary_switches));
+    m.emplace_back("server_involuntary_switches", double(s.involuntary_switches));
+    m.emplace_back("server_sockets_max", double(s.sockets_max));
+    auto elapsed_s = std::chrono::duration<double>(t.measured.elapsed).count();
+    m.emplace_back("loadgen_cpu_seconds", t.measured.loadgen_cpu_seconds);
+    m.emplace_back("loadgen_cpu_percent", elapsed_s > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed_s : 0.0);
+    const auto* bg = t.measured.background ? &*t.measured.background : nullptr;
+    m.emplace_back("background_requests_ok", bg ? double(bg->count.ok) : 0.0);
+    m.emplace_back("background_requests_error", bg ? double(bg->count.error_total()) : 0.0);
+    m.emplace_back("background_latency_millis_p50", bg ? ms(bg->latency.value_at_percentile(50)) : 0.0);
+    return m;
+}
+
+const std::vector<std::string>& noise_metrics()
+{
+    static const std::vector<std::string> names{"wall_millis", "requests_per_second", "latency_millis_p50",
+                                                "latency_millis_p99"};
+    return names;
+}
+
+trial_plan make_plan(const scenario& s, const target& t, const run_options& options)
+{
+    trial_plan p;
+    p.endpoints = t.endpoints;
+    for (const auto& r : s.mix)
+        p.foreground.mix.push_back(prepare_request(r, t));
+    p.foreground.load = s.load;
+    if (s.background) {
+        group_plan bg;
+        for (const auto& r : s.background->mix)
+            bg.mix.push_back(prepare_request(r, t));
+        bg.load = s.background->load;
+        p.background = std::move(bg);
+        p.background_delay = s.background->delay;
+    }
+    p.timeout = s.timeout;
+    p.connect_timeout = s.connect_timeout;
+    p.threads = std::max(1u, options.threads);
+    p.seed = options.seed;
+    p.stop = options.stop;
+    return p;
+}
+
+namespace {
+
+bool stopping(const run_options& o) { return o.stop && o.stop->load(); }
+
+/// Sleeps up to `d`, waking early when the run is stopped.
+void pause_for(duration d, const run_options& o)
+{
+    auto until = clock::now() + d;
+    while (!stopping(o) && clock::now() < until)
+        std::this_thread::sleep_for(std::min<duration>(std::chrono::milliseconds{20}, until - clock::now()));
+}
+
+duration expected_trial_length(const scenario& s)
+{
+    return s.load.kind == shape::burst ? duration{} : s.load.length;
+}
+
+}  // namespace
+
+result<run_result> run(const scenario& s, const run_options& options)
+{
+    if (auto v = validate(s, s.file.empty() ? "scenario" : s.file.string()); !v)
+        return v.err();
+    auto limit = ensure_open_files(connections_needed(s));
+    if (!limit)
+        return fail("scenario " + s.name + ": " + limit.err().message);
+    auto tgt = resolve_target(options.url, options.allow_remote);
+    if (!tgt)
+        return tgt.err();
+
+    run_result out;
+    out.scenario_used = s;
+    out.url = options.url;
+    out.threads = std::max(1u, options.threads);
+    out.context = collect_context();
+    out.started_at = iso_now();
+    {
+        std::random_device rd;
+        char id[64];
+        std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
+        out.run_id = id;
+    }
+    out.server.local = tgt->local;
+    if (auto h = detail::http_get(tgt->endpoints.front(), tgt->host_header, tgt->base_path + "/health",
+                                  std::chrono::milliseconds{2000});
+        h && h->status == 200) {
+        out.server.health_json = h->body;
+        auto j = nlohmann::json::parse(h->body, nullptr, false);
+        if (j.is_object() && j.contains("model") && j["model"].is_string())
+            out.server.model = j["model"].get<std::string>();
+    }
+    if (options.server_pid)
+        out.server.pid = options.server_pid;
+    else if (tgt->local)
+        out.server.pid = stats::find_listening_pid(tgt->port);
+    if (out.server.pid)
+        out.server.sampling = "proc";
+    else if (!tgt->local)
+        out.server.sampling = "metrics";
+
+    auto plan = make_plan(s, *tgt, options);
+    auto run_start = clock::now();
+    auto emit = [&](progress_event ev) {
+        if (!options.on_progress)
+            return;
+        ev.scenario = s.name;
+        ev.model = out.server.model;
+        ev.trials = s.trials;
+        ev.elapsed = clock::now() - run_start;
+        ev.run = &out;
+        options.on_progress(ev);
+    };
+
+    // Runs the engine on its own thread and reports live progress from this one.
+    duration observed_trial{};
+    auto run_engine = [&](const trial_plan& tp, progress_event::phase ph, unsigned index) {
+        live_counters live;
+        trial_plan p = tp;
+        p.live = &live;
+        auto fut = std::async(std::launch::async, [&p] { return run_trial(p); });
+        auto last_ok = std::uint64_t{0};
+        auto last_at = clock::now();
+        auto trial_start = last_at;
+        while (fut.wait_for(std::chrono::milliseconds{250}) != std::future_status::ready) {
+            auto now = clock::now();
+            auto ok = live.ok.load();
+            progress_event ev;
+            ev.what = ph;
+            ev.trial = index;
+            ev.ok = ok;
+            ev.errors = live.errors.load();
+            ev.live_rps = double(ok - last_ok) / std::chrono::duration<double>(now - last_at).count();
+            auto per_trial = ph == progress_event::phase::warmup ? s.warmup
+                             : expected_trial_length(s).count() > 0 ? expected_trial_length(s)
+                                                                    : observed_trial;
+            auto in_this = now - trial_start;
+            auto left_here = per_trial > in_this ? per_trial - in_this : duration{};
+            auto trials_after = ph == progress_event::phase::warmup ? s.trials : s.trials - index;
+            ev.remaining = left_here + trials_after * (std::max(per_trial, observed_trial) + s.pause);
+            emit(ev);
+            last_ok = ok;
+            last_at = now;
+        }
+        return fut.get();
+    };
+
+    if (s.warmup.count() > 0 && !stopping(options)) {
+        trial_plan w = plan;
+        w.foreground.load = warmup_load(s.load, s.warmup);
+        if (w.background)
+            w.background->load = warmup_load(w.background->load, s.warmup);
+        (void)run_engine(w, progress_event::phase::warmup, 0);
+        if (!stopping(options)) {
+            progress_event ev;
+            ev.what = progress_event::phase::pause;
+            emit(ev);
+            pause_for(s.pause, options);
+        }
+    }
+
+    for (unsigned i = 1; i <= s.trials && !stopping(options); ++i) {
+        if (i > 1) {
+            progress_event ev;
+            ev.what = progress_event::phase::pause;
+            ev.trial = i - 1;
+            emit(ev);
+            pause_for(s.pause, options);
+            if (stopping(options))
+                break;
+        }
+        std::unique_ptr<stats::process_sampler> sampler;
+        std::unique_ptr<metrics_scraper> scraper;
+        if (out.server.pid) {
+            sampler = std::make_unique<stats::process_sampler>(*out.server.pid, options.sample_period);
+            sampler->start();
+        } else if (!tgt->local) {
+            scraper = std::make_unique<metrics_scraper>(tgt->endpoints.front(), tgt->host_header,
+                                                        std::max(options.sample_period, std::chrono::milliseconds{200}));
+            scraper->start();
+        }
+        trial_result tr;
+        tr.index = i;
+        tr.measured = run_engine(plan, progress_event::phase::trial, i);
+        observed_trial = tr.measured.elapsed;
+        if (sampler) {
+            auto sum = sampler->stop();
+            if (sum.samples > 0)
+                tr.server = sum;
+        } else if (scraper) {
+            auto sum = scraper->stop();
+            if (sum.samples > 0)
+                tr.server = sum;
+        }
+        bool stopped = tr.measured.stopped;
+        out.trials.push_back(std::move(tr));
+        progress_event ev;
+        ev.what = progress_event::phase::trial_done;
+        ev.trial = i;
+        ev.finished = &out.trials.back();
+        ev.ok = out.trials.back().measured.foreground.count.ok;
+        ev.errors = out.trials.back().measured.foreground.count.error_total();
+        emit(ev);
+        if (stopped)
+            break;
+    }
+    out.partial = stopping(options) || out.trials.size() < s.trials;
+
+    // Median, min and max of each metric across trials.
+    if (!out.trials.empty()) {
+        auto first = trial_metrics(out.trials.front());
+        std::vector<std::vector<double>> columns(first.size());
+        for (const auto& t : out.trials) {
+            auto m = trial_metrics(t);
+            for (std::size_t k = 0; k < m.size(); ++k)
+                columns[k].push_back(m[k].second);
+        }
+        const auto& noisy_names = noise_metrics();
+        for (std::size_t k = 0; k < first.size(); ++k) {
+            metric_spread ms_;
+            ms_.name = first[k].first;
+            ms_.spread = stats::summarize(columns[k]);
+            ms_.noisy = out.trials.size() > 1 &&
+                        std::find(noisy_names.begin(), noisy_names.end(), ms_.name) != noisy_names.end() &&
+                        stats::is_noisy(ms_.spread);
+            out.summary.push_back(std::move(ms_));
+        }
+    }
+    progress_event done;
+    done.what = progress_event::phase::done;
+    done.trial = static_cast<unsigned>(out.trials.size());
+    emit(done);
+    return out;
+}
+
+namespace {
+
+double metric(const std::vector<std::pair<std::string, double>>& m, std::string_view name)
+{
+    for (const auto& [k, v] : m)
+        if (k == name)
+            return v;
+    return 0;
+}
+
+std::string line_of(const std::vector<std::pair<std::string, double>>& m, bool server_sampled)
+{
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "total=%.0f ok=%.0f errors=%.0f wall=%s rps=%.0f p50=%s p99=%s",
+                  metric(m, "requests_total"), metric(m, "requests_ok"), metric(m, "requests_error"),
+                  format_ms(metric(m, "wall_millis")).c_str(), metric(m, "requests_per_second"),
+                  format_ms(metric(m, "latency_millis_p50")).c_str(),
+                  format_ms(metric(m, "latency_millis_p99")).c_str());
+    std::string out = buf;
+    if (server_sampled) {
+        std::snprintf(buf, sizeof buf, " rss_max=%.0fMB cpu=%.0f%%", metric(m, "server_rss_mb_max"),
+                      metric(m, "server_cpu_percent_avg"));
+        out += buf;
+    }
+    std::snprintf(buf, sizeof buf, " load_cpu=%.0f%%", metric(m, "loadgen_cpu_percent"));
+    out += buf;
+    if (metric(m, "requests_unsent") > 0) {
+        std::snprintf(buf, sizeof buf, " unsent=%.0f", metric(m, "requests_unsent"));
+        out += buf;
+    }
+    if (metric(m, "background_requests_ok") + metric(m, "background_requests_error") > 0) {
+        std::snprintf(buf, sizeof buf, " background_ok=%.0f background_errors=%.0f", metric(m, "background_requests_ok"),
+                      metric(m, "background_requests_error"));
+        out += buf;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string format_trial_line(const run_result& r, const trial_result& t)
+{
+    return r.server.model + " " + r.scenario_used.name + " trial " + std::to_string(t.index) + "/" +
+           std::to_string(r.scenario_used.trials) + ": " + line_of(trial_metrics(t), t.server.has_value()) +
+           (t.measured.stopped ? " (stopped)" : "");
+}
+
+std::string format_summary_line(const run_result& r)
+{
+    std::vector<std::pair<std::string, double>> medians;
+    for (const auto& m : r.summary)
+        medians.emplace_back(m.name, m.spread.median);
+    bool sampled = std::any_of(r.trials.begin(), r.trials.end(), [](const auto& t) { return t.server.has_value(); });
+    std::string out = r.server.model + " " + r.scenario_used.name + " median of " + std::to_string(r.trials.size()) +
+                      ": " + line_of(medians, sampled);
+    if (r.noisy()) {
+        std::string which;
+        for (const auto& m : r.summary)
+            if (m.noisy)
+                which += (which.empty() ? "" : ",") + m.name;
+        out += " NOISY(" + which + ")";
+    }
+    if (r.partial)
+        out += " PARTIAL";
+    return out;
+}
+
+}  // namespace execbench::load
