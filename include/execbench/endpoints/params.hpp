@@ -20,7 +20,16 @@ public:
     static constexpr std::size_t max_parameters = 32;
 
     /// Parses `a=1&b=two`; fails on bad percent-encoding, an empty name, or too many parameters.
+    /// Empty segments (`a=1&&b=2`, a trailing '&') are skipped; `flag` without '=' has an empty value.
     static result<query_params> parse(std::string_view query);
+
+    query_params() = default;
+    /// Copies and moves re-point views into `decoded_`: a short decoded_ lives in the string object itself (SSO).
+    query_params(const query_params& other);
+    query_params(query_params&& other) noexcept;
+    query_params& operator=(const query_params& other);
+    query_params& operator=(query_params&& other) noexcept;
+    ~query_params() = default;
 
     /// The number of parameters.
     [[nodiscard]] std::size_t size() const noexcept { return count_; }
@@ -37,6 +46,9 @@ private:
     std::array<pair, max_parameters> pairs_{};
     std::size_t count_ = 0;
     std::string decoded_;  // backing store for decoded names and values, reserved once so views stay valid
+
+    // After decoded_ changed its buffer, moves every view that pointed into [old_base, old_base + old_size).
+    void rebase(const char* old_base, std::size_t old_size) noexcept;
 };
 
 /// An integer parameter in [min, max], `fallback` when absent. The error names the parameter and the range,
