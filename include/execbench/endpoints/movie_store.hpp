@@ -28,11 +28,13 @@ public:
     movie_store(const movie_store&) = delete;
     movie_store& operator=(const movie_store&) = delete;
 
-    /// The JSON array (text) of the movies with a director of that last name (case-insensitive); "[]" if none.
+    /// The JSON array (text) of the movies with a director of that last name (case-insensitive for ASCII
+    /// letters); "[]" if none. Answers are cached, at most 10,000 names.
     result<std::shared_ptr<const std::string>> by_director(std::string_view last_name);
 
     /// Stores a batch from `parse_movies` atomically and returns it as JSON text with the assigned ids.
-    /// In read-only mode nothing is stored and ids come from an in-memory counter.
+    /// Each movie is `{"id":N,...}` with the id first. In read-only mode nothing is stored and ids come from an
+    /// in-memory counter that starts after the highest stored id.
     result<std::string> add(const nlohmann::json& movies);
 
     /// Number of stored movies.
