@@ -1,10 +1,15 @@
 #pragma once
 
+#include "execbench/endpoints/app.hpp"
+#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/movie_store.hpp"
+#include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace execbench::server {
@@ -22,6 +27,45 @@ struct options {
     std::string movies_db;         ///< empty: in memory
     bool movies_read_only = false;
     std::chrono::milliseconds shutdown_timeout{10'000};
+};
+
+/// A listening server with everything it serves from: movies, counters, compute pool, endpoint app and model.
+///
+/// What `run` starts, as a piece a test can start in-process. Construction builds everything and binds the port
+/// (the downstream defaults to that port); `start` serves. Not copyable or movable: the model keeps references.
+class instance {
+public:
+    /// Builds and listens; throws on start-up failures (bad address, bad --downstream, unusable database).
+    explicit instance(const options& opts);
+    /// Stops at once if still running (see `stop`).
+    ~instance();
+    instance(const instance&) = delete;
+    instance& operator=(const instance&) = delete;
+
+    /// Starts the model's threads; the server answers from now on.
+    void start();
+    /// Stops accepting, drains in-flight requests until `deadline`, joins every thread (model and compute pool).
+    /// Returns true when every in-flight request finished in time.
+    bool stop(std::chrono::steady_clock::time_point deadline);
+
+    /// The port actually bound.
+    [[nodiscard]] std::uint16_t port() const noexcept { return server_->port(); }
+    /// Workers, carriers or loops after defaults.
+    [[nodiscard]] unsigned threads() const noexcept { return context_.threads; }
+    /// Compute pool threads after defaults.
+    [[nodiscard]] unsigned cpu_threads() const noexcept { return offload_.threads(); }
+    /// The downstream base URL, e.g. "http://127.0.0.1:8080".
+    [[nodiscard]] const std::string& downstream() const noexcept { return app_.info().downstream; }
+    /// The endpoint logic and its counters.
+    [[nodiscard]] endpoints::app& app() noexcept { return app_; }
+
+private:
+    endpoints::movie_store movies_;
+    endpoints::metrics counters_;
+    models::offload_pool offload_;
+    endpoints::app app_;
+    models::server_context context_;
+    std::unique_ptr<models::server> server_;
 };
 
 /// Runs a server until SIGINT or SIGTERM; prints the start line to stdout. Returns the process exit code.
