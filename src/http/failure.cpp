@@ -79,7 +79,7 @@ failure classify_parse_error(const boost::system::error_code& ec, std::string_vi
         message = "malformed header field";
         return failure::malformed_request;
     }
-    if (ec == be::error::bad_content_length) {
+    if (ec == be::error::bad_content_length || ec == be::error::multiple_content_length) {
         message = "invalid or conflicting Content-Length";
         return failure::malformed_request;
     }
