@@ -1,0 +1,47 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace execbench::test_support {
+
+/// A tiny scriptable HTTP/1.1 server on 127.0.0.1 (port 0) for load-generator tests, running on its own thread.
+/// It answers every complete request head (a body is skipped by Content-Length) according to its behaviour,
+/// and can stall, die or misbehave on cue.
+class misbehaving_server {
+public:
+    enum class behaviour {
+        answer,            ///< 200 "ok", keep-alive
+        status,            ///< answer with `status_code()` (e.g. 404, 503), keep-alive
+        never_answer,      ///< read requests and say nothing
+        garbage,           ///< reply with bytes that are not HTTP
+        close_after_one,   ///< answer the first request on a connection, then close it without saying so
+    };
+
+    explicit misbehaving_server(behaviour b = behaviour::answer, int status_code = 200);
+    ~misbehaving_server();
+    misbehaving_server(const misbehaving_server&) = delete;
+    misbehaving_server& operator=(const misbehaving_server&) = delete;
+
+    [[nodiscard]] std::uint16_t port() const noexcept;
+    [[nodiscard]] std::string url() const;
+
+    /// Holds every answer that would be sent before `until` until then (a stalled server).
+    void stall_until(std::chrono::steady_clock::time_point until);
+    /// Closes the listener and every connection: later connects are refused.
+    void die();
+    /// Requests answered so far.
+    [[nodiscard]] std::uint64_t answered() const noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// A loopback port with nothing listening on it (bound, then released), for connection-refused tests.
+std::uint16_t unused_port();
+
+}  // namespace execbench::test_support
