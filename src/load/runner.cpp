@@ -482,31 +482,36 @@ result<run_result> run(const scenario& s, const run_options& options)
     }
     out.partial = stopping(options) || out.trials.size() < s.trials;
 
-    // Median, min and max of each metric across trials.
-    if (!out.trials.empty()) {
-        auto first = trial_metrics(out.trials.front());
-        std::vector<std::vector<double>> columns(first.size());
-        for (const auto& t : out.trials) {
-            auto m = trial_metrics(t);
-            for (std::size_t k = 0; k < m.size(); ++k)
-                columns[k].push_back(m[k].second);
-        }
-        const auto& noisy_names = noise_metrics();
-        for (std::size_t k = 0; k < first.size(); ++k) {
-            metric_spread ms_;
-            ms_.name = first[k].first;
-            ms_.spread = stats::summarize(columns[k]);
-            ms_.noisy = out.trials.size() > 1 &&
-                        std::find(noisy_names.begin(), noisy_names.end(), ms_.name) != noisy_names.end() &&
-                        stats::is_noisy(ms_.spread);
-            out.summary.push_back(std::move(ms_));
-        }
-    }
+    summarize_trials(out);
     progress_event done;
     done.what = progress_event::phase::done;
     done.trial = static_cast<unsigned>(out.trials.size());
     emit(done);
     return out;
+}
+
+void summarize_trials(run_result& out)
+{
+    out.summary.clear();
+    if (out.trials.empty())
+        return;
+    auto first = trial_metrics(out.trials.front());
+    std::vector<std::vector<double>> columns(first.size());
+    for (const auto& t : out.trials) {
+        auto m = trial_metrics(t);
+        for (std::size_t k = 0; k < m.size(); ++k)
+            columns[k].push_back(m[k].second);
+    }
+    const auto& noisy_names = noise_metrics();
+    for (std::size_t k = 0; k < first.size(); ++k) {
+        metric_spread m;
+        m.name = first[k].first;
+        m.spread = stats::summarize(columns[k]);
+        m.noisy = out.trials.size() > 1 &&
+                  std::find(noisy_names.begin(), noisy_names.end(), m.name) != noisy_names.end() &&
+                  stats::is_noisy(m.spread);
+        out.summary.push_back(std::move(m));
+    }
 }
 
 namespace {

@@ -353,26 +353,25 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     if (!sh)
         return rd.err(path + ".shape", "expected one of burst, closed, open, ramp");
     l.kind = *sh;
-    auto allowed_for = [&](std::string_view field, std::initializer_list<shape> shapes) -> std::optional<error> {
-        if (!v.contains(std::string(field)))
-            return std::nullopt;
-        if (std::find(shapes.begin(), shapes.end(), l.kind) != shapes.end())
-            return std::nullopt;
-        return rd.err(path + "." + std::string(field),
-                      "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
+    // Which fields each shape uses; a field another shape uses is a mistake worth naming.
+    struct field_rule {
+        const char* field;
+        std::vector<shape> shapes;
     };
-    for (auto&& [f, shapes] : std::initializer_list<std::pair<std::string_view, std::initializer_list<shape>>>{
-             {"requests", {shape::burst}},
-             {"rate", {shape::open}},
-             {"duration", {shape::closed, shape::open, shape::ramp}},
-             {"think", {shape::closed, shape::ramp}},
-             {"profile", {shape::ramp}},
-             {"users", {shape::ramp}},
-             {"spikes", {shape::ramp}},
-             {"stages", {shape::ramp}},
-             {"connections", {shape::burst, shape::closed, shape::open}}}) {
-        if (auto e = allowed_for(f, shapes))
-            return *e;
+    const std::vector<field_rule> rules{
+        {"requests", {shape::burst}},
+        {"rate", {shape::open}},
+        {"duration", {shape::closed, shape::open, shape::ramp}},
+        {"think", {shape::closed, shape::ramp}},
+        {"profile", {shape::ramp}},
+        {"users", {shape::ramp}},
+        {"spikes", {shape::ramp}},
+        {"stages", {shape::ramp}},
+        {"connections", {shape::burst, shape::closed, shape::open}}};
+    for (const auto& rule : rules) {
+        if (v.contains(rule.field) && std::find(rule.shapes.begin(), rule.shapes.end(), l.kind) == rule.shapes.end())
+            return rd.err(path + "." + rule.field,
+                          "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
     }
     if (v.contains("connections")) {
         EXECBENCH_TRY(c, rd.get_uint(v["connections"], path + ".connections", 1, 1'000'000));

@@ -112,6 +112,10 @@ struct progress_event {
 /// is sent when the target or limits are unusable; a run whose requests fail still returns a result.
 result<run_result> run(const scenario& s, const run_options& options);
 
+/// Fills `r.summary` from `r.trials`: median, min and max of every metric, noisy when the range of a
+/// noise metric exceeds 20 % of its median (only with two or more trials).
+void summarize_trials(run_result& r);
+
 /// The engine plan for a scenario's load group with `requests` prepared.
 trial_plan make_plan(const scenario& s, const target& t, const run_options& options);
 

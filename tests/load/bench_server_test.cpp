@@ -1,0 +1,198 @@
+// Integration: bench-load's library against the real bench-server binary, every shape under every model.
+#include "execbench/load/runner.hpp"
+
+#include <catch2/catch.hpp>
+
+#ifdef EXECBENCH_BENCH_SERVER_PATH
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace execbench::load;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A bench-server child process on a free port; stopped with SIGTERM (then SIGKILL) when destroyed.
+class server_process {
+public:
+    explicit server_process(const std::string& model)
+    {
+        int out[2];
+        if (pipe(out) != 0)
+            throw std::runtime_error("pipe failed");
+        pid_ = fork();
+        if (pid_ == 0) {
+            dup2(out[1], STDOUT_FILENO);
+            int null = open("/dev/null", O_WRONLY);  // its shutdown notes would clutter the test output
+            if (null >= 0)
+                dup2(null, STDERR_FILENO);
+            close(out[0]);
+            close(out[1]);
+            std::string model_arg = "--model=" + model;
+            execl(EXECBENCH_BENCH_SERVER_PATH, EXECBENCH_BENCH_SERVER_PATH, model_arg.c_str(), "--port", "0",
+                  "--threads", model == "pool" ? "16" : "2", static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        close(out[1]);
+        // The first stdout line announces the port: "... port=NNNN ...".
+        std::string line;
+        auto deadline = std::chrono::steady_clock::now() + 10s;
+        while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+            pollfd p{out[0], POLLIN, 0};
+            if (poll(&p, 1, 100) <= 0)
+                continue;
+            char buf[256];
+            auto n = read(out[0], buf, sizeof buf);
+            if (n <= 0)
+                break;
+            line.append(buf, static_cast<std::size_t>(n));
+        }
+        close(out[0]);
+        auto at = line.find("port=");
+        if (at == std::string::npos)
+            throw std::runtime_error("bench-server did not announce its port: '" + line + "'");
+        port_ = static_cast<std::uint16_t>(std::stoul(line.substr(at + 5)));
+    }
+
+    ~server_process()
+    {
+        kill(pid_, SIGTERM);
+        for (int i = 0; i < 100; ++i) {
+            if (waitpid(pid_, nullptr, WNOHANG) == pid_)
+                return;
+            std::this_thread::sleep_for(50ms);
+        }
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+    }
+
+    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+
+private:
+    pid_t pid_ = -1;
+    std::uint16_t port_ = 0;
+};
+
+scenario base(const std::string& path)
+{
+    scenario s;
+    s.name = "integration";
+    s.description = "integration";
+    request_spec r;
+    r.path = path;
+    s.mix.push_back(r);
+    s.trials = 1;
+    s.pause = 0s;
+    s.timeout = 10s;
+    return s;
+}
+
+trial_result check_clean_run(const scenario& s, const server_process& server, const std::string& model)
+{
+    run_options o;
+    o.url = server.url();
+    auto r = run(s, o);
+    INFO((r.ok() ? std::string() : r.err().message));
+    REQUIRE(r.ok());
+    REQUIRE(r->trials.size() == 1);
+    auto kept = r->trials.front();
+    const auto& fg = kept.measured.foreground;
+    INFO(format_trial_line(*r, kept));
+    CHECK(r->server.model == model);
+    CHECK(r->server.sampling == "proc");
+    CHECK(r->server.pid == server.pid());
+    REQUIRE(kept.server.has_value());
+    CHECK(kept.server->resident_mb_max > 0);
+    CHECK(fg.count.ok > 0);
+    CHECK(fg.count.error_total() == 0);
+    return kept;
+}
+
+}  // namespace
+
+TEST_CASE("every load shape runs cleanly against bench-server under every model", "[load][integration]")
+{
+    auto model = GENERATE(as<std::string>{}, "pool", "fiber", "loop");
+    server_process server(model);
+
+    DYNAMIC_SECTION(model << ": burst")
+    {
+        auto s = base("/io?delayInMillis=100");
+        s.load.kind = shape::burst;
+        s.load.requests = 40;
+        s.load.connections = 20;  // two requests per connection, in sequence
+        auto t = check_clean_run(s, server, model);
+        const auto& fg = t.measured.foreground;
+        CHECK(fg.count.ok == 40);
+        CHECK(fg.latency.min() >= 100'000);  // the delay is a lower bound
+        CHECK(fg.wall >= 200ms);
+    }
+    DYNAMIC_SECTION(model << ": closed")
+    {
+        auto s = base("/epoch-millis?delayInMillis=0");
+        s.load.kind = shape::closed;
+        s.load.connections = 4;
+        s.load.length = 400ms;
+        auto t = check_clean_run(s, server, model);
+        const auto& fg = t.measured.foreground;
+        CHECK(fg.count.ok > 50);
+    }
+    DYNAMIC_SECTION(model << ": open")
+    {
+        auto s = base("/epoch-millis?delayInMillis=10");
+        s.load.kind = shape::open;
+        s.load.rate = 200;
+        s.load.connections = 20;
+        s.load.length = 600ms;
+        auto t = check_clean_run(s, server, model);
+        const auto& fg = t.measured.foreground;
+        CHECK(fg.count.ok + fg.count.unsent == 120);
+        CHECK(fg.latency.min() >= 10'000);
+    }
+    DYNAMIC_SECTION(model << ": ramp")
+    {
+        auto s = base("/movies?directorLastName=Kubrick");
+        s.load.kind = shape::ramp;
+        s.load.profile = ramp_profile::stages;
+        s.load.stages = {{600ms, 10}, {400ms, 10}};
+        s.load.think_min = 20ms;
+        s.load.think_max = 60ms;
+        prepare_ramp(s.load);
+        auto t = check_clean_run(s, server, model);
+        const auto& fg = t.measured.foreground;
+        CHECK(fg.count.ok > 20);
+        CHECK(fg.count.body_bytes_received > 0);
+    }
+    DYNAMIC_SECTION(model << ": background and foreground")
+    {
+        auto s = base("/io?delayInMillis=50");
+        s.load.kind = shape::burst;
+        s.load.requests = 5;
+        background_spec bg;
+        request_spec cpu;
+        cpu.path = "/cpu?iterations=2000";
+        bg.mix.push_back(cpu);
+        bg.load.kind = shape::burst;
+        bg.load.requests = 10;
+        s.background = bg;
+        auto t = check_clean_run(s, server, model);
+        const auto& fg = t.measured.foreground;
+        CHECK(fg.count.ok == 5);
+        REQUIRE(t.measured.background.has_value());
+        CHECK(t.measured.background->count.ok == 10);
+        CHECK(t.measured.background->count.error_total() == 0);
+    }
+}
+
+#endif

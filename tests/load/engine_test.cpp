@@ -1,0 +1,338 @@
+#include "execbench/load/runner.hpp"
+
+#include "execbench/load/limits.hpp"
+#include "execbench/load/response_parser.hpp"
+#include "execbench/load/results.hpp"
+#include "execbench/load/target.hpp"
+#include "support/misbehaving_server.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/buffer.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace execbench::load;
+using execbench::test_support::misbehaving_server;
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+scenario make(shape kind, const std::string& path = "/")
+{
+    scenario s;
+    s.name = "test";
+    s.description = "test";
+    request_spec r;
+    r.path = path;
+    s.mix.push_back(r);
+    s.load.kind = kind;
+    s.trials = 1;
+    s.pause = 0s;
+    s.timeout = 5s;
+    s.connect_timeout = 2s;
+    return s;
+}
+
+scenario burst(std::uint64_t requests, std::uint32_t connections)
+{
+    auto s = make(shape::burst);
+    s.load.requests = requests;
+    s.load.connections = connections;
+    return s;
+}
+
+scenario closed(std::uint32_t connections, duration length)
+{
+    auto s = make(shape::closed);
+    s.load.connections = connections;
+    s.load.length = length;
+    return s;
+}
+
+run_result run_ok(const scenario& s, const std::string& url, const std::atomic<bool>* stop = nullptr)
+{
+    run_options o;
+    o.url = url;
+    o.stop = stop;
+    auto r = run(s, o);
+    INFO((r.ok() ? std::string() : r.err().message));
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->trials.empty());
+    return std::move(r.value());
+}
+
+const group_measurement& fg(const run_result& r) { return r.trials.front().measured.foreground; }
+
+std::uint64_t errors_of(const run_result& r, error_class c) { return fg(r).count.errors[static_cast<std::size_t>(c)]; }
+
+double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+}  // namespace
+
+TEST_CASE("the response parser counts bodies of every framing without storing them", "[load]")
+{
+    auto feed = [](response_parser& p, std::string_view text) {
+        boost::system::error_code ec;
+        auto used = p.put(boost::asio::buffer(text.data(), text.size()), ec);
+        return std::make_pair(used, ec);
+    };
+    SECTION("content-length, split across reads")
+    {
+        response_parser p;
+        std::string head = "HTTP/1.1 200 OK\r\nContent-Len";
+        auto [used, ec] = feed(p, head);
+        CHECK(ec == boost::beast::http::error::need_more);
+        CHECK(used < head.size());  // the parser keeps what it has not consumed for the next call
+        std::string rest = (head + "gth: 5\r\n\r\nhello").substr(used);
+        auto [used2, ec2] = feed(p, rest);
+        CHECK_FALSE(ec2);
+        CHECK(used2 == rest.size());
+        CHECK(p.is_done());
+        CHECK(p.status() == 200);
+        CHECK(p.body_bytes() == 5);
+        CHECK(p.keep_alive());
+    }
+    SECTION("chunked")
+    {
+        response_parser p;
+        auto [used, ec] = feed(p, "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n");
+        CHECK_FALSE(ec);
+        CHECK(p.is_done());
+        CHECK(p.status() == 201);
+        CHECK(p.body_bytes() == 7);
+    }
+    SECTION("connection close")
+    {
+        response_parser p;
+        (void)feed(p, "HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+        CHECK(p.is_done());
+        CHECK(p.status() == 503);
+        CHECK_FALSE(p.keep_alive());
+    }
+    SECTION("garbage")
+    {
+        response_parser p;
+        auto [used, ec] = feed(p, "this is not HTTP\r\n\r\n");
+        CHECK(ec);
+        CHECK(ec != boost::beast::http::error::need_more);
+    }
+}
+
+TEST_CASE("request bytes are prepared once with host, length and headers", "[load]")
+{
+    auto t = resolve_target("http://127.0.0.1:8080/base", false);
+    REQUIRE(t.ok());
+    request_spec spec;
+    spec.method = "POST";
+    spec.path = "/movies";
+    spec.body = "[]";
+    spec.headers = {{"Content-Type", "application/json"}, {"Content-Length", "999"}};
+    auto p = prepare_request(spec, *t);
+    CHECK(p.bytes == "POST /base/movies HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/json\r\n"
+                     "User-Agent: execbench-load\r\nContent-Length: 2\r\n\r\n[]");
+}
+
+TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]")
+{
+    auto refused = resolve_target("http://192.0.2.7:80", false);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.err().message, Catch::Contains("not loopback") && Catch::Contains("--allow-remote"));
+    auto allowed = resolve_target("http://192.0.2.7:80", true);
+    REQUIRE(allowed.ok());
+    CHECK_FALSE(allowed->local);
+    auto local = resolve_target("http://localhost:1", false);
+    REQUIRE(local.ok());
+    CHECK(local->local);
+    CHECK_FALSE(resolve_target("https://127.0.0.1", false).ok());
+
+    run_options o;
+    o.url = "http://192.0.2.7:80";
+    auto r = run(burst(1, 1), o);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.err().message, Catch::Contains("--allow-remote"));
+}
+
+TEST_CASE("the open-file limit is checked before connections are opened", "[load]")
+{
+    CHECK(ensure_open_files(10).ok());
+    auto too_many = ensure_open_files(1'000'000'000);
+    REQUIRE_FALSE(too_many.ok());
+    CHECK_THAT(too_many.err().message, Catch::Contains("RLIMIT_NOFILE") && Catch::Contains("Remedy"));
+}
+
+TEST_CASE("a burst sends exactly its requests and a closed loop counts every answer", "[load]")
+{
+    misbehaving_server server;
+    auto b = run_ok(burst(50, 10), server.url());
+    CHECK(fg(b).count.ok == 50);
+    CHECK(fg(b).count.error_total() == 0);
+    CHECK(fg(b).latency.count() == 50);
+    CHECK(b.server.model == "unknown");  // the test server has no /health JSON
+    auto before = server.answered();
+    auto c = run_ok(closed(4, 500ms), server.url());
+    CHECK(fg(c).count.ok > 100);
+    CHECK(fg(c).count.ok == server.answered() - before - 1);  // one more: the /health probe
+    CHECK(fg(c).wall >= 450ms);
+    CHECK_FALSE(fg(c).timeline.empty());
+}
+
+TEST_CASE("open-loop latency counts from the intended send time, so a stall shows", "[load]")
+{
+    misbehaving_server server;
+    auto s = make(shape::open);
+    s.load.rate = 200;
+    s.load.connections = 40;
+    s.load.length = 3s;
+    // The server holds every answer for one second, starting shortly after the trial begins.
+    auto start = clock_type::now();
+    server.stall_until(start);  // nothing yet
+    std::thread staller([&] {
+        std::this_thread::sleep_for(700ms);
+        server.stall_until(clock_type::now() + 1s);
+    });
+    auto r = run_ok(s, server.url());
+    staller.join();
+    const auto& m = fg(r);
+    INFO("latency p50 " << m.latency.value_at_percentile(50) << " p99 " << m.latency.value_at_percentile(99)
+                        << " service p50 " << m.service.value_at_percentile(50) << " unsent " << m.count.unsent);
+    CHECK(m.count.error_total() == 0);
+    // About rate × duration requests, none lost.
+    CHECK(m.count.ok + m.count.unsent >= 560);
+    CHECK(m.count.ok + m.count.unsent <= 610);
+    // Requests due during the stall waited for it: the tail shows the second...
+    CHECK(m.latency.value_at_percentile(99) >= 800'000);
+    CHECK(m.latency.max() >= 900'000);
+    // ...while most requests were quick, and the queued ones were served quickly once sent.
+    CHECK(m.latency.value_at_percentile(50) < 100'000);
+    CHECK(m.service.value_at_percentile(90) < m.latency.value_at_percentile(90));
+}
+
+TEST_CASE("errors are classified and the run still ends by itself", "[load]")
+{
+    SECTION("connection refused")
+    {
+        auto url = "http://127.0.0.1:" + std::to_string(execbench::test_support::unused_port());
+        auto t0 = clock_type::now();
+        auto r = run_ok(burst(5, 5), url);
+        CHECK(errors_of(r, error_class::connect_refused) == 5);
+        CHECK(fg(r).count.ok == 0);
+        CHECK(r.had_errors());
+        CHECK(seconds_since(t0) < 5);
+    }
+    SECTION("a server that never answers times out")
+    {
+        misbehaving_server server(misbehaving_server::behaviour::never_answer);
+        auto s = burst(3, 3);
+        s.timeout = 300ms;
+        auto t0 = clock_type::now();
+        auto r = run_ok(s, server.url());
+        CHECK(errors_of(r, error_class::request_timeout) == 3);
+        CHECK(seconds_since(t0) < 5);  // the /health probe waits up to 2 s, the requests 0.3 s
+    }
+    SECTION("garbage is a bad response")
+    {
+        misbehaving_server server(misbehaving_server::behaviour::garbage);
+        auto r = run_ok(burst(4, 2), server.url());
+        CHECK(errors_of(r, error_class::bad_response) == 4);
+    }
+    SECTION("a server that closes after one response: reset, then the connection is reopened")
+    {
+        misbehaving_server server(misbehaving_server::behaviour::close_after_one);
+        auto r = run_ok(closed(2, 500ms), server.url());
+        CHECK(fg(r).count.ok > 10);
+        CHECK(errors_of(r, error_class::reset) > 10);
+        CHECK(fg(r).count.error_total() == errors_of(r, error_class::reset));
+    }
+    SECTION("HTTP 4xx and 5xx")
+    {
+        misbehaving_server not_found(misbehaving_server::behaviour::status, 404);
+        CHECK(errors_of(run_ok(burst(6, 2), not_found.url()), error_class::http_4xx) == 6);
+        misbehaving_server unavailable(misbehaving_server::behaviour::status, 503);
+        auto r = run_ok(burst(6, 2), unavailable.url());
+        CHECK(errors_of(r, error_class::http_5xx) == 6);
+        CHECK(fg(r).latency.count() == 0);  // failures stay out of the latency figures
+    }
+}
+
+TEST_CASE("a server that dies mid-run: errors counted, results written, bounded, non-zero exit", "[load]")
+{
+    auto dir = std::filesystem::temp_directory_path() / ("execbench-dies-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    SECTION("through the library")
+    {
+        misbehaving_server server;
+        auto s = closed(4, 1500ms);
+        auto t0 = clock_type::now();
+        auto killer = std::async(std::launch::async, [&] {
+            std::this_thread::sleep_for(400ms);
+            server.die();
+        });
+        auto r = run_ok(s, server.url());
+        killer.get();
+        CHECK(seconds_since(t0) < 1.5 + 5 + 3);  // duration + timeout + slack
+        CHECK(fg(r).count.ok > 0);
+        CHECK(errors_of(r, error_class::connect_refused) + errors_of(r, error_class::reset) > 0);
+        CHECK(r.had_errors());
+        auto paths = output_paths_for(dir / "dies.csv");
+        REQUIRE(write_results(r, paths).ok());
+        auto table = read_csv(paths.summary);
+        REQUIRE(table.ok());
+        REQUIRE(table->rows.size() == 1);
+        CHECK(table->rows[0][table->column("requests_error")] != "0");
+        CHECK(std::filesystem::exists(paths.trials));
+        CHECK(std::filesystem::exists(paths.histograms));
+        CHECK(std::filesystem::exists(paths.timeline));
+        CHECK(std::filesystem::exists(paths.context));
+    }
+#ifdef EXECBENCH_BENCH_LOAD_PATH
+    SECTION("through bench-load")
+    {
+        misbehaving_server server;
+        auto out = dir / "cli.csv";
+        std::string cmd = std::string(EXECBENCH_BENCH_LOAD_PATH) + " --quiet --url " + server.url() +
+                          " --path / --shape closed --connections 2 --duration 1500ms --timeout 2s --trials 1 --out " +
+                          out.string() + " > " + (dir / "cli.log").string() + " 2>&1";
+        std::filesystem::create_directories(dir);
+        auto t0 = clock_type::now();
+        auto status = std::async(std::launch::async, [&] { return std::system(cmd.c_str()); });
+        std::this_thread::sleep_for(600ms);
+        server.die();
+        REQUIRE(status.wait_for(20s) == std::future_status::ready);
+        int rc = status.get();
+        REQUIRE(WIFEXITED(rc));
+        CHECK(WEXITSTATUS(rc) == 1);
+        CHECK(seconds_since(t0) < 10);
+        CHECK(std::filesystem::exists(out));
+    }
+#endif
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a stop request ends the run early and marks it partial", "[load]")
+{
+    misbehaving_server server;
+    std::atomic<bool> stop{false};
+    auto s = closed(2, 20s);
+    s.trials = 3;
+    auto t0 = clock_type::now();
+    auto stopper = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(400ms);
+        stop = true;
+    });
+    auto r = run_ok(s, server.url(), &stop);
+    stopper.get();
+    CHECK(seconds_since(t0) < 5);
+    CHECK(r.partial);
+    REQUIRE(r.trials.size() == 1);
+    CHECK(r.trials[0].measured.stopped);
+    CHECK(fg(r).count.ok > 0);
+    CHECK_THAT(format_summary_line(r), Catch::Contains("PARTIAL"));
+}

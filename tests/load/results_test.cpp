@@ -1,0 +1,170 @@
+#include "execbench/load/results.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+using namespace execbench::load;
+using namespace std::chrono_literals;
+
+namespace {
+
+trial_result fake_trial(unsigned index, duration wall, std::int64_t base_micros)
+{
+    trial_result t;
+    t.index = index;
+    auto& fg = t.measured.foreground;
+    fg.wall = wall;
+    for (std::int64_t i = 0; i < 1000; ++i)
+        fg.latency.record(base_micros + i * 10);
+    fg.service = fg.latency;
+    fg.count.ok = 1000;
+    fg.count.errors[static_cast<std::size_t>(error_class::reset)] = index;
+    fg.timeline.resize(2);
+    fg.timeline[0].ok = 600;
+    fg.timeline[0].latency.record(base_micros);
+    fg.timeline[1].ok = 400;
+    t.measured.elapsed = wall + 10ms;
+    t.measured.loadgen_cpu_seconds = 0.05;
+    execbench::stats::process_summary s;
+    s.samples = 5;
+    s.resident_mb_max = 10.0 + index;
+    t.server = s;
+    return t;
+}
+
+run_result fake_run(std::vector<duration> walls)
+{
+    run_result r;
+    r.scenario_used.name = "fake, with comma";
+    r.scenario_used.description = "fake";
+    r.scenario_used.load.kind = shape::burst;
+    r.scenario_used.load.requests = 1000;
+    r.run_id = "run-1";
+    r.started_at = "2025-01-01T00:00:00Z";
+    r.url = "http://127.0.0.1:1";
+    r.server.model = "fiber";
+    r.server.health_json = R"({"status":"up","model":"fiber","threads":2})";
+    r.context = collect_context();
+    unsigned i = 1;
+    for (auto w : walls) {
+        r.trials.push_back(fake_trial(i, w, 1000 * i));
+        ++i;
+    }
+    summarize_trials(r);
+    return r;
+}
+
+const metric_spread& find(const run_result& r, const std::string& name)
+{
+    for (const auto& m : r.summary)
+        if (m.name == name)
+            return m;
+    FAIL("no metric " << name);
+    throw;
+}
+
+}  // namespace
+
+TEST_CASE("trials are summarised as median, min and max, and a wide spread is noisy", "[load]")
+{
+    auto r = fake_run({300ms, 100ms, 200ms});
+    const auto& wall = find(r, "wall_millis");
+    CHECK(wall.spread.median == Approx(200));
+    CHECK(wall.spread.min == Approx(100));
+    CHECK(wall.spread.max == Approx(300));
+    CHECK(wall.noisy);
+    CHECK(r.noisy());
+    CHECK(find(r, "errors_reset").spread.median == Approx(2));
+    CHECK(find(r, "server_rss_mb_max").spread.max == Approx(13));
+    CHECK_THAT(format_summary_line(r), Catch::StartsWith("fiber fake, with comma median of 3: total=1002 ok=1000 errors=2"));
+    CHECK_THAT(format_summary_line(r), Catch::Contains("NOISY(") && Catch::Contains("rss_max=12MB"));
+
+    auto steady = fake_run({200ms, 201ms, 199ms});
+    CHECK_FALSE(find(steady, "wall_millis").noisy);
+    CHECK_FALSE(find(steady, "errors_reset").noisy);  // only the noise metrics decide
+    auto single = fake_run({500ms});
+    CHECK_FALSE(single.noisy());
+}
+
+TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, timeline, context", "[load]")
+{
+    auto dir = std::filesystem::temp_directory_path() / ("execbench-results-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    auto paths = output_paths_for(dir / "sub" / "out.csv");
+    CHECK(paths.trials == dir / "sub" / "out-trials.csv");
+    CHECK(paths.histograms == dir / "sub" / "out-histograms.txt");
+
+    auto r = fake_run({300ms, 100ms, 200ms});
+    REQUIRE(write_results(r, paths).ok());
+    REQUIRE(write_results(r, paths).ok());  // appended, header once
+
+    auto summary = read_csv(paths.summary);
+    REQUIRE(summary.ok());
+    CHECK(summary->header == summary_columns());
+    REQUIRE(summary->rows.size() == 2);
+    const auto& row = summary->rows[0];
+    auto at = [&](const char* name) { return row.at(static_cast<std::size_t>(summary->column(name))); };
+    std::vector<std::string> leading{"scenario", "model", "trials", "requests_total", "requests_ok", "requests_error",
+                                     "wall_millis", "requests_per_second", "latency_millis_min",
+                                     "latency_millis_p50", "latency_millis_p90", "latency_millis_p99",
+                                     "latency_millis_p999", "latency_millis_max"};
+    CHECK(std::vector<std::string>(summary->header.begin(), summary->header.begin() + 14) == leading);
+    CHECK(at("scenario") == "fake, with comma");
+    CHECK(at("model") == "fiber");
+    CHECK(at("trials") == "3");
+    CHECK(at("wall_millis") == "200");
+    CHECK(at("wall_millis_trial_min") == "100");
+    CHECK(at("wall_millis_trial_max") == "300");
+    CHECK(at("noisy") == "1");
+    CHECK(at("partial") == "0");
+    CHECK(at("server_health") == R"({"status":"up","model":"fiber","threads":2})");
+    CHECK_FALSE(at("git_revision").empty());
+
+    auto trials = read_csv(paths.trials);
+    REQUIRE(trials.ok());
+    CHECK(trials->rows.size() == 6);
+    CHECK(trials->header == trial_columns());
+
+    auto timeline = read_csv(paths.timeline);
+    REQUIRE(timeline.ok());
+    CHECK(timeline->rows.size() == 12);  // 2 seconds × 3 trials × 2 writes
+    CHECK(timeline->rows[0][static_cast<std::size_t>(timeline->column("requests_ok"))] == "600");
+
+    auto hist = read_histograms(paths.histograms);
+    REQUIRE(hist.ok());
+    REQUIRE(hist->size() == 12);  // latency + service per trial, twice
+    CHECK((*hist)[0].run_id == "run-1");
+    CHECK((*hist)[0].trial == 1);
+    CHECK((*hist)[0].series == "latency");
+    CHECK((*hist)[0].histogram == r.trials[0].measured.foreground.latency);
+    // Merging what was read equals merging the originals (results from several machines merge exactly).
+    execbench::stats::histogram from_file, original;
+    for (std::size_t i = 0; i < 3; ++i) {
+        REQUIRE(from_file.merge((*hist)[i * 2].histogram).ok());
+        REQUIRE(original.merge(r.trials[i].measured.foreground.latency).ok());
+    }
+    CHECK(from_file == original);
+    CHECK(from_file.count() == 3000);
+
+    std::ifstream ctx(paths.context);
+    std::string line;
+    REQUIRE(std::getline(ctx, line));
+    CHECK_THAT(line, Catch::Contains("\"run_id\":\"run-1\"") && Catch::Contains("\"cpu_count\"") &&
+                         Catch::Contains("\"model\":\"fiber\""));
+
+    // A file with other columns is not appended to.
+    std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
+    auto clash = write_results(r, output_paths_for(dir / "other.csv"));
+    REQUIRE_FALSE(clash.ok());
+    CHECK_THAT(clash.err().message, Catch::Contains("different columns"));
+
+    std::ofstream(dir / "bad-histograms.txt") << "run\tscenario\tmodel\t1\tlatency\tnot-a-histogram\n";
+    auto bad = read_histograms(dir / "bad-histograms.txt");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.err().message, Catch::Contains("bad-histograms.txt:1"));
+    std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,296 @@
+#include "execbench/load/scenario.hpp"
+
+#include "execbench/load/overrides.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+using namespace execbench::load;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::filesystem::path temp_dir()
+{
+    auto dir = std::filesystem::temp_directory_path() / ("execbench-scenario-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir / "data");
+    std::ofstream(dir / "data" / "body.json") << R"({"title": "x"})";
+    return dir;
+}
+
+execbench::result<scenario> parse(const std::string& text)
+{
+    static auto dir = temp_dir();
+    return parse_scenario(text, "scenarios/test.json", dir);
+}
+
+const char* minimal = R"({"description": "d", "requests": [{"path": "/io"}], "load": {"shape": "burst", "requests": 10}})";
+
+}  // namespace
+
+TEST_CASE("durations take seconds or a unit", "[load]")
+{
+    CHECK(*parse_duration("500ms") == 500ms);
+    CHECK(*parse_duration("3s") == 3s);
+    CHECK(*parse_duration("2m") == 120s);
+    CHECK(*parse_duration("1h") == 3600s);
+    CHECK(*parse_duration("250us") == 250us);
+    CHECK(*parse_duration("1.5") == 1500ms);
+    CHECK(*parse_duration("7") == 7s);
+    CHECK(*parse_duration(" 2s ") == 2s);
+    for (const char* bad : {"", "s", "abc", "3x", "-1s", "1..2s", "ms500", "1.2.3"}) {
+        INFO(bad);
+        auto d = parse_duration(bad);
+        REQUIRE_FALSE(d.ok());
+        CHECK_THAT(d.err().message, Catch::Contains("is not a duration"));
+    }
+    CHECK(format_duration(500ms) == "500ms");
+    CHECK(format_duration(150s) == "2m30s");
+    CHECK(format_duration(3s) == "3s");
+}
+
+TEST_CASE("a complete scenario parses into its fields", "[load]")
+{
+    auto s = parse(R"({
+      "description": "mix of four",
+      "suites": ["default", "smoke"],
+      "requests": [
+        {"method": "GET", "path": "/movies?directorLastName=Allen", "weight": 3, "headers": {"Accept": "application/json"}},
+        {"method": "POST", "path": "/movies", "body_file": "data/body.json"}
+      ],
+      "load": {"shape": "open", "rate": 1500.5, "connections": 300, "duration": "2m"},
+      "warmup": 10, "trials": 3, "pause": "500ms", "timeout": "30s", "connect_timeout": "2s",
+      "server": {"downstream": "separate", "downstream_model": "loop", "options": {"threads": 4, "queue": "100"}}
+    })");
+    REQUIRE(s.ok());
+    CHECK(s->name == "test");
+    CHECK(s->suites == std::vector<std::string>{"default", "smoke"});
+    REQUIRE(s->mix.size() == 2);
+    CHECK(s->mix[0].weight == 3);
+    CHECK(s->mix[0].headers.front().first == "Accept");
+    CHECK(s->mix[1].body == R"({"title": "x"})");
+    // A JSON body file without a Content-Type gets application/json.
+    CHECK(s->mix[1].headers.front().second == "application/json");
+    CHECK(s->load.kind == shape::open);
+    CHECK(s->load.rate == 1500.5);
+    CHECK(s->load.connections == 300);
+    CHECK(s->load.length == 120s);
+    CHECK(s->warmup == 10s);
+    CHECK(s->trials == 3);
+    CHECK(s->pause == 500ms);
+    CHECK(s->timeout == 30s);
+    CHECK(s->connect_timeout == 2s);
+    CHECK(s->server.downstream == "separate");
+    CHECK(s->server.options.at("threads") == "4");
+    CHECK(s->server.options.at("queue") == "100");
+}
+
+TEST_CASE("every scenario mistake names the file, the field and what was expected", "[load]")
+{
+    struct bad_case {
+        std::string json;
+        std::string field;
+        std::string expected;
+    };
+    const std::string req = R"("requests": [{"path": "/io"}])";
+    const std::string burst = R"("load": {"shape": "burst", "requests": 10})";
+    std::vector<bad_case> cases{
+        {"[1]", "", "expected a JSON object at the top level"},
+        {"{not json", "", "not valid JSON"},
+        {R"({"requests": [{"path": "/"}], )" + burst + "}", "description", "missing"},
+        {R"({"description": "", )" + req + ", " + burst + "}", "description", "non-empty string"},
+        {R"({"description": "d", "extra": 1, )" + req + ", " + burst + "}", "extra", "unknown field"},
+        {R"({"description": "d", )" + burst + "}", "requests", "missing"},
+        {R"({"description": "d", "requests": [], )" + burst + "}", "requests", "non-empty array"},
+        {R"({"description": "d", "requests": [{"method": "get", "path": "/"}], )" + burst + "}", "requests[0].method",
+         "upper-case HTTP method"},
+        {R"({"description": "d", "requests": [{"method": "GET"}], )" + burst + "}", "requests[0].path", "missing"},
+        {R"({"description": "d", "requests": [{"path": "io"}], )" + burst + "}", "requests[0].path",
+         "starting with '/'"},
+        {R"({"description": "d", "requests": [{"path": "/", "weight": 0}], )" + burst + "}", "requests[0].weight",
+         "integer in 1..1000"},
+        {R"({"description": "d", "requests": [{"path": "/", "weight": 1.5}], )" + burst + "}", "requests[0].weight",
+         "integer in 1..1000"},
+        {R"({"description": "d", "requests": [{"path": "/", "headers": ["x"]}], )" + burst + "}",
+         "requests[0].headers", "object of header names"},
+        {R"({"description": "d", "requests": [{"path": "/", "headers": {"X": 1}}], )" + burst + "}",
+         "requests[0].headers.X", "single-line string"},
+        {R"({"description": "d", "requests": [{"path": "/", "headers": {"a b": "1"}}], )" + burst + "}",
+         "requests[0].headers.a b", "header name"},
+        {R"({"description": "d", "requests": [{"path": "/", "body_file": "data/missing.json"}], )" + burst + "}",
+         "requests[0].body_file", "cannot read"},
+        {R"({"description": "d", "requests": [{"path": "/", "bdy": 1}], )" + burst + "}", "requests[0].bdy",
+         "unknown field"},
+        {R"({"description": "d", )" + req + "}", "load", "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"requests": 1}})", "load.shape", "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "wave"}})", "load.shape",
+         "one of burst, closed, open, ramp"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst"}})", "load.requests", "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 5, "connections": 6}})",
+         "load.connections", "at most as many connections as requests"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 5, "rate": 6}})",
+         "load.rate", "not used by shape burst"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "duration": "1s"}})",
+         "load.connections", "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2}})", "load.duration",
+         "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2, "duration": "soon"}})",
+         "load.duration", "is not a duration"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "think": {"min": "2s", "max": "1s"}}})",
+         "load.think", "min <= max"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "think": {"min": "2s"}}})",
+         "load.think", "{\"min\": duration, \"max\": duration}"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "open", "connections": 2, "duration": "1s"}})",
+         "load.rate", "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "open", "connections": 2, "duration": "1s", "rate": -3}})",
+         "load.rate", "requests per second"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "duration": "1s"}})", "load.users",
+         "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5}})", "load.duration",
+         "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "profile": "zigzag"}})",
+         "load.profile", "one of stepped, smooth, sharp, stages"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "stages": [{"duration": "1s"}]}})",
+         "load.stages[0]", "{\"duration\": duration, \"target\": users}"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "connections": 5}})",
+         "load.connections", "not used by shape ramp"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "trials": 0})", "trials", "integer in 1..1000"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "timeout": "0s"})", "timeout", "greater than 0"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "warmup": true})", "warmup", "duration such as"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "suites": "reactive"})", "suites",
+         "array of suite names"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream": "elsewhere"}})",
+         "server.downstream", "\"self\" or \"separate\""},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream_model": "actor"}})",
+         "server.downstream_model", "one of pool, fiber, loop"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"options": {"x": [1]}}})",
+         "server.options.x", "string, number or boolean"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "background": {"load": {"shape": "burst", "requests": 1}}})",
+         "background.requests", "missing"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "open", "rate": 1, "connections": 1, "duration": 1}}})",
+         "background.load.shape", "burst or closed"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.json);
+        auto s = parse(c.json);
+        REQUIRE_FALSE(s.ok());
+        const auto& msg = s.err().message;
+        CHECK_THAT(msg, Catch::StartsWith("scenarios/test.json: "));
+        if (!c.field.empty())
+            CHECK_THAT(msg, Catch::Contains(": " + c.field + ": "));
+        CHECK_THAT(msg, Catch::Contains(c.expected));
+    }
+}
+
+TEST_CASE("ramp profiles follow the Java study's spikes", "[load]")
+{
+    SECTION("stepped: four steps over 80 %, down over 20 %")
+    {
+        auto st = ramp_stages(ramp_profile::stepped, 100, 100s);
+        CHECK(ramp_users_at(st, 0s) == Approx(0));
+        CHECK(ramp_users_at(st, 6s) == Approx(25));     // end of the first riser (30 % of a 20 s step)
+        CHECK(ramp_users_at(st, 15s) == Approx(25));    // tread
+        CHECK(ramp_users_at(st, 23s) == Approx(37.5));  // half-way up the second riser
+        CHECK(ramp_users_at(st, 29s) == Approx(50));    // second tread
+        CHECK(ramp_users_at(st, 79s) == Approx(100));
+        CHECK(ramp_users_at(st, 90s) == Approx(50));
+        CHECK(ramp_users_at(st, 100s) == Approx(0));
+    }
+    SECTION("smooth: up over 80 %, down over 20 %")
+    {
+        auto st = ramp_stages(ramp_profile::smooth, 1000, 10s);
+        CHECK(ramp_users_at(st, 4s) == Approx(500));
+        CHECK(ramp_users_at(st, 8s) == Approx(1000));
+        CHECK(ramp_users_at(st, 9s) == Approx(500));
+    }
+    SECTION("sharp: square spikes")
+    {
+        auto st = ramp_stages(ramp_profile::sharp, 50, 10s, 10);
+        CHECK(ramp_users_at(st, 100ms) == Approx(50));
+        CHECK(ramp_users_at(st, 600ms) == Approx(0));
+        CHECK(ramp_users_at(st, 1100ms) == Approx(50));
+        CHECK(ramp_users_at(st, 9900ms) == Approx(0));
+    }
+    SECTION("explicit stages set the length and the peak")
+    {
+        auto s = parse(R"({"description": "d", "requests": [{"path": "/"}],
+            "load": {"shape": "ramp", "stages": [{"duration": "2s", "target": 40}, {"duration": 1, "target": 10}]}})");
+        REQUIRE(s.ok());
+        CHECK(s->load.length == 3s);
+        CHECK(s->load.users == 40);
+        CHECK(s->load.think_min == 1s);  // paced users by default, as in the study
+        CHECK(s->load.think_max == 3s);
+        CHECK(connections_needed(*s) == 40);
+    }
+}
+
+TEST_CASE("the shipped scenarios parse and include one per shape", "[load]")
+{
+    auto dir = std::filesystem::path(EXECBENCH_SOURCE_DIR) / "scenarios";
+    auto all = list_scenarios(dir);
+    REQUIRE(all.size() >= 5);
+    std::set<shape> shapes;
+    bool background = false;
+    for (const auto& e : all) {
+        INFO(e.name);
+        CHECK(e.problem.empty());
+        auto s = load_named_scenario(dir, e.name);
+        REQUIRE(s.ok());
+        shapes.insert(s->load.kind);
+        background = background || s->background.has_value();
+    }
+    CHECK(shapes.size() == 4);
+    CHECK(background);
+    auto io = load_named_scenario(dir, "io-600");
+    REQUIRE(io.ok());
+    CHECK(io->load.requests == 600);
+    CHECK(io->trials == 5);
+    CHECK(io->mix.front().path == "/io?delayInMillis=300");
+    CHECK(std::find(io->suites.begin(), io->suites.end(), "reactive") != io->suites.end());
+    auto missing = load_named_scenario(dir, "no-such-scenario");
+    REQUIRE_FALSE(missing.ok());
+    CHECK_THAT(missing.err().message, Catch::Contains("not found") && Catch::Contains("io-600"));
+}
+
+TEST_CASE("command-line flags override a scenario and are validated", "[load]")
+{
+    auto s = *parse(minimal);
+    overrides o;
+    o.path = "/epoch-millis";
+    o.headers = {"X-Test: yes"};
+    o.requests = 4;
+    o.trials = 2;
+    o.timeout = "2s";
+    REQUIRE(apply_overrides(s, o).ok());
+    CHECK(s.mix.size() == 1);
+    CHECK(s.mix[0].path == "/epoch-millis");
+    CHECK(s.mix[0].headers.back() == std::pair<std::string, std::string>{"X-Test", "yes"});
+    CHECK(s.load.requests == 4);
+    CHECK(s.trials == 2);
+    CHECK(s.timeout == 2s);
+
+    overrides shape_change;
+    shape_change.shape = "open";
+    shape_change.connections = 5;
+    shape_change.duration = "1s";
+    auto r = apply_overrides(s, shape_change);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.err().message, Catch::Contains("load.rate") && Catch::Contains("missing"));
+    shape_change.rate = 100;
+    CHECK(apply_overrides(s, shape_change).ok());
+
+    overrides bad;
+    bad.think = "3s..1s";
+    CHECK_THAT(apply_overrides(s, bad).err().message, Catch::Contains("--think"));
+    overrides bad_header;
+    bad_header.headers = {"no colon"};
+    CHECK_THAT(apply_overrides(s, bad_header).err().message, Catch::Contains("--header"));
+    overrides bad_duration;
+    bad_duration.duration = "forever";
+    CHECK_THAT(apply_overrides(s, bad_duration).err().message, Catch::Contains("--duration"));
+}
