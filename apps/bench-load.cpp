@@ -128,7 +128,7 @@ int main(int argc, char** argv)
         if (!quiet)
             progress(ev);
         if (ev.what == load::progress_event::phase::trial_done && ev.finished) {
-            std::fflush(stderr);
+            progress.clear();
             std::printf("%s\n", load::format_trial_line(*ev.run, *ev.finished).c_str());
             std::fflush(stdout);
         }
@@ -140,6 +140,7 @@ int main(int argc, char** argv)
         return exit_usage;
     }
     const auto& r = *result;
+    progress.clear();
     if (!r.trials.empty())
         std::printf("%s\n", load::format_summary_line(r).c_str());
     if (out) {

@@ -21,6 +21,15 @@ std::string clock_text(duration d)
 
 progress_printer::progress_printer(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) == 1) {}
 
+void progress_printer::clear()
+{
+    if (tty_ && bar_shown_) {
+        std::fputs("\r\033[K", out_);
+        std::fflush(out_);
+        bar_shown_ = false;
+    }
+}
+
 void progress_printer::operator()(const progress_event& ev)
 {
     using phase = progress_event::phase;

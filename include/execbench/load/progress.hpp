@@ -13,6 +13,8 @@ class progress_printer {
 public:
     explicit progress_printer(std::FILE* out);
     void operator()(const progress_event& ev);
+    /// Erases a bar being shown, so a line can be printed to the same terminal; it is redrawn on the next event.
+    void clear();
 
 private:
     std::FILE* out_;
