@@ -42,6 +42,9 @@ public:
     /// Stops now (as the destructor would); true when in-flight requests finished within `timeout`.
     bool stop(std::chrono::milliseconds timeout);
 
+    /// Waits until no request is in flight and no connection open; false when `deadline` passed first.
+    bool wait_until_idle(std::chrono::steady_clock::time_point deadline);
+
 private:
     static server::options options_for(models::model model, const server_settings& settings);
 
