@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -15,6 +16,10 @@ int main(int argc, char** argv)
     server::options opts;
     std::string model_name = "loop";
     double shutdown_seconds = 10;
+    auto seconds_of = [](std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000.0; };
+    double header_seconds = seconds_of(opts.timeouts.header);
+    double idle_seconds = seconds_of(opts.timeouts.idle);
+    double downstream_seconds = seconds_of(opts.timeouts.downstream_response);
 
     CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
     cli.set_version_flag("--version", std::string(execbench::version()) + " (" +
@@ -41,6 +46,15 @@ int main(int argc, char** argv)
     cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
         ->check(CLI::Range(0.0, 3600.0))
         ->capture_default_str();
+    cli.add_option("--header-timeout", header_seconds, "Seconds a client has to send a complete request")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
+    cli.add_option("--idle-timeout", idle_seconds, "Seconds an idle keep-alive connection is kept open")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
+    cli.add_option("--downstream-timeout", downstream_seconds, "Seconds to wait for a downstream answer (then 504)")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
 
     try {
         cli.parse(argc, argv);
@@ -53,7 +67,11 @@ int main(int argc, char** argv)
         return 2;
     }
     opts.model = *models::parse_model(model_name);
-    opts.shutdown_timeout = std::chrono::milliseconds(static_cast<long long>(shutdown_seconds * 1000));
+    auto millis_of = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
+    opts.shutdown_timeout = millis_of(shutdown_seconds);
+    opts.timeouts.header = millis_of(header_seconds);
+    opts.timeouts.idle = millis_of(idle_seconds);
+    opts.timeouts.downstream_response = millis_of(downstream_seconds);
 
     try {
         return server::run(opts);

@@ -36,8 +36,9 @@ using error_code = boost::system::error_code;
 /// A keep-alive downstream client shared by all fibers; a call parks the calling fiber, never its carrier.
 class downstream_client {
 public:
-    downstream_client(asio::io_context& io, const http::url& server, tcp::resolver::results_type endpoints)
-        : io_(io), server_(server), endpoints_(std::move(endpoints))
+    downstream_client(asio::io_context& io, const http::url& server, tcp::resolver::results_type endpoints,
+                      const http::timeouts& timeouts)
+        : io_(io), server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
     {
     }
 
@@ -52,13 +53,13 @@ public:
             const bool reused = stream != nullptr;
             if (!reused) {
                 stream = std::make_unique<beast::tcp_stream>(io_);
-                stream->expires_after(http::limits::downstream_connect_timeout);
+                stream->expires_after(timeouts_.downstream_connect);
                 stream->async_connect(endpoints_, yield[ec]);
                 if (ec)
                     return http::call_outcome::from_error(ec);
                 stream->socket().set_option(tcp::no_delay(true), ec);
             }
-            stream->expires_after(http::limits::downstream_response_timeout);
+            stream->expires_after(timeouts_.downstream_response);
             asio::async_write(*stream, asio::buffer(request), yield[ec]);
             beast::flat_buffer buffer;
             http::downstream_parser parser;
@@ -98,6 +99,7 @@ private:
     asio::io_context& io_;
     const http::url& server_;
     tcp::resolver::results_type endpoints_;
+    const http::timeouts& timeouts_;
     std::mutex mutex_;  // carriers share the pool; held only to push or pop
     std::vector<std::unique_ptr<beast::tcp_stream>> idle_;
 };
@@ -119,7 +121,7 @@ public:
 
     void start() override
     {
-        downstream_.emplace(io_, context_.downstream, resolve_downstream(context_.downstream));
+        downstream_.emplace(io_, context_.downstream, resolve_downstream(context_.downstream), context_.timeouts);
         spawn_fiber([this](const asio::yield_context& yield) { accept_loop(yield); });
         for (unsigned i = 0; i < context_.threads; ++i)
             carriers_.emplace_back([this] {
@@ -196,14 +198,14 @@ private:
         for (;;) {
             if (buffer.size() == 0) {
                 // Waiting for the first byte is idleness; once it arrives the header clock starts.
-                stream.expires_after(http::limits::idle_timeout);
+                stream.expires_after(context_.timeouts.idle);
                 auto n = stream.async_read_some(buffer.prepare(4096), yield[ec]);
                 if (ec)
                     break;
                 buffer.commit(n);
             }
             http::request_parser parser(storage);
-            stream.expires_after(http::limits::header_timeout);
+            stream.expires_after(context_.timeouts.header);
             beast::http::async_read(stream, buffer, parser, yield[ec]);
             if (ec) {
                 if (is_answerable_read_error(ec)) {
@@ -297,10 +299,10 @@ private:
         return write(stream, out, yield);
     }
 
-    static bool write(beast::tcp_stream& stream, const std::string& out, const asio::yield_context& yield)
+    bool write(beast::tcp_stream& stream, const std::string& out, const asio::yield_context& yield) const
     {
         error_code ec;
-        stream.expires_after(http::limits::write_timeout);
+        stream.expires_after(context_.timeouts.write);
         asio::async_write(stream, asio::buffer(out), yield[ec]);
         return !ec;
     }

@@ -39,8 +39,9 @@ class downstream_client {
 public:
     using handler = std::function<void(http::call_outcome)>;
 
-    downstream_client(asio::io_context& context, const http::url& server, tcp::resolver::results_type endpoints)
-        : context_(context), server_(server), endpoints_(std::move(endpoints))
+    downstream_client(asio::io_context& context, const http::url& server, tcp::resolver::results_type endpoints,
+                      const http::timeouts& timeouts)
+        : context_(context), server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
     {
     }
 
@@ -77,7 +78,7 @@ private:
         {
             reused_ = false;
             stream_ = std::make_unique<beast::tcp_stream>(client_.context_);
-            stream_->expires_after(http::limits::downstream_connect_timeout);
+            stream_->expires_after(client_.timeouts_.downstream_connect);
             stream_->async_connect(client_.endpoints_,
                                    [self = shared_from_this()](error_code ec, const tcp::endpoint&) {
                                        self->on_connect(ec);
@@ -94,7 +95,7 @@ private:
 
         void do_write()
         {
-            stream_->expires_after(http::limits::downstream_response_timeout);
+            stream_->expires_after(client_.timeouts_.downstream_response);
             asio::async_write(*stream_, asio::buffer(request_),
                               [self = shared_from_this()](error_code ec, std::size_t) { self->on_write(ec); });
         }
@@ -145,12 +146,13 @@ private:
     asio::io_context& context_;
     const http::url& server_;
     tcp::resolver::results_type endpoints_;
+    const http::timeouts& timeouts_;
     std::vector<std::unique_ptr<beast::tcp_stream>> idle_;
 };
 
 struct event_loop {
     explicit event_loop(const server_context& context, tcp::resolver::results_type downstream_endpoints)
-        : io(1), downstream(io, context.downstream, std::move(downstream_endpoints))
+        : io(1), downstream(io, context.downstream, std::move(downstream_endpoints), context.timeouts)
     {
     }
     asio::io_context io;
@@ -183,7 +185,7 @@ private:
         if (buffer_.size() != 0)
             return do_read_request();  // a pipelined request is already here
         // Waiting for the first byte is idleness; once it arrives the header clock starts.
-        stream_.expires_after(http::limits::idle_timeout);
+        stream_.expires_after(context_.timeouts.idle);
         stream_.async_read_some(buffer_.prepare(read_chunk),
                                 [self = shared_from_this()](error_code ec, std::size_t n) { self->on_first_bytes(ec, n); });
     }
@@ -199,7 +201,7 @@ private:
     void do_read_request()
     {
         parser_.emplace(storage_);
-        stream_.expires_after(http::limits::header_timeout);
+        stream_.expires_after(context_.timeouts.header);
         beast::http::async_read(stream_, buffer_, *parser_,
                                 [self = shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
     }
@@ -324,7 +326,7 @@ private:
     template <class Next>
     void do_write(Next next)
     {
-        stream_.expires_after(http::limits::write_timeout);
+        stream_.expires_after(context_.timeouts.write);
         asio::async_write(stream_, asio::buffer(out_),
                           [self = shared_from_this(), next](error_code ec, std::size_t) {
                               if (ec) {

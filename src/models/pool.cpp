@@ -122,8 +122,8 @@ private:
 /// A keep-alive downstream client for blocking workers: a locked stack of idle sockets.
 class downstream_client {
 public:
-    downstream_client(const http::url& server, tcp::resolver::results_type endpoints)
-        : server_(server), endpoints_(std::move(endpoints))
+    downstream_client(const http::url& server, tcp::resolver::results_type endpoints, const http::timeouts& timeouts)
+        : server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
     {
     }
 
@@ -142,7 +142,7 @@ public:
                     return http::call_outcome::from_error(ec);
             }
             blocking_stream stream(*socket);
-            stream.expires_after(http::limits::downstream_response_timeout);
+            stream.expires_after(timeouts_.downstream_response);
             asio::write(stream, asio::buffer(request), ec);
             beast::flat_buffer buffer;
             http::downstream_parser parser;
@@ -173,7 +173,7 @@ private:
             socket->connect(entry.endpoint(), ec);
             if (ec == asio::error::in_progress || ec == asio::error::would_block) {
                 blocking_stream stream(*socket);
-                stream.expires_after(http::limits::downstream_connect_timeout);
+                stream.expires_after(timeouts_.downstream_connect);
                 if (stream.wait(POLLOUT, ec)) {
                     int error = 0;
                     socklen_t length = sizeof error;
@@ -208,6 +208,7 @@ private:
     asio::io_context io_;  // never run: only owns the sockets, whose calls are all synchronous
     const http::url& server_;
     tcp::resolver::results_type endpoints_;
+    const http::timeouts& timeouts_;
     std::mutex mutex_;
     std::vector<std::unique_ptr<tcp::socket>> idle_;
 };
@@ -290,7 +291,7 @@ public:
 
     void start() override
     {
-        downstream_.emplace(context_.downstream, resolve_downstream(context_.downstream));
+        downstream_.emplace(context_.downstream, resolve_downstream(context_.downstream), context_.timeouts);
         accept_timer_.emplace(poller_io_);
         do_accept();
         poller_ = std::thread([this] {
@@ -354,7 +355,7 @@ private:
     /// An idle connection costs no worker: wait here until its next request starts arriving.
     void do_watch(std::shared_ptr<connection> c)
     {
-        c->idle_timer.expires_after(http::limits::idle_timeout);
+        c->idle_timer.expires_after(context_.timeouts.idle);
         c->idle_timer.async_wait([c](error_code ec) {
             if (!ec)
                 c->socket.cancel(ec);
@@ -413,7 +414,7 @@ private:
         blocking_stream stream(c.socket);
         do {
             http::request_parser parser(c.storage);
-            stream.expires_after(http::limits::header_timeout);
+            stream.expires_after(context_.timeouts.header);
             error_code ec;
             beast::http::read(stream, c.buffer, parser, ec);
             if (ec) {
@@ -488,17 +489,17 @@ private:
         return true;
     }
 
-    static bool write_response(blocking_stream& stream, connection& c, bool keep_alive)
+    bool write_response(blocking_stream& stream, connection& c, bool keep_alive) const
     {
         c.out.clear();
         http::serialize(c.response, keep_alive, c.out);
         return write(stream, c.out);
     }
 
-    static bool write(blocking_stream& stream, const std::string& out)
+    bool write(blocking_stream& stream, const std::string& out) const
     {
         error_code ec;
-        stream.expires_after(http::limits::write_timeout);
+        stream.expires_after(context_.timeouts.write);
         asio::write(stream, asio::buffer(out), ec);
         return !ec;
     }

@@ -45,7 +45,8 @@ instance::instance(const options& opts)
                                   opts.movies_db,
                                   opts.movies_read_only},
            movies_, counters_),
-      context_{app_, offload_, {}, opts.host, opts.port, app_.info().threads, opts.queue, opts.fiber_stack_kb}
+      context_{app_,      offload_,  {},          opts.host, opts.port, app_.info().threads,
+               opts.queue, opts.fiber_stack_kb, opts.timeouts}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {

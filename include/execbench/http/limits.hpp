@@ -26,4 +26,13 @@ struct limits {
     static constexpr std::size_t max_downstream_body_bytes = 1024 * 1024;
 };
 
+/// The timeouts a server runs with: the documented `limits` unless an operator (or a test) chose others.
+struct timeouts {
+    std::chrono::milliseconds header = limits::header_timeout;
+    std::chrono::milliseconds idle = limits::idle_timeout;
+    std::chrono::milliseconds write = limits::write_timeout;
+    std::chrono::milliseconds downstream_connect = limits::downstream_connect_timeout;
+    std::chrono::milliseconds downstream_response = limits::downstream_response_timeout;
+};
+
 }  // namespace execbench::http

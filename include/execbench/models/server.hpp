@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/endpoints/app.hpp"
+#include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
 
 #include <chrono>
@@ -37,6 +38,7 @@ struct server_context {
     unsigned threads = 1;             ///< workers (pool), carriers (fiber) or event loops (loop)
     std::size_t queue = 10000;        ///< pool: requests waiting for a worker before 503
     unsigned fiber_stack_kb = 128;    ///< fiber: stack size per fiber
+    http::timeouts timeouts;          ///< header, idle, write and downstream deadlines
 };
 
 /// A running server under one model.

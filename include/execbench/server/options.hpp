@@ -3,6 +3,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/endpoints/metrics.hpp"
 #include "execbench/endpoints/movie_store.hpp"
+#include "execbench/http/limits.hpp"
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server.hpp"
 
@@ -27,6 +28,7 @@ struct options {
     std::string movies_db;         ///< empty: in memory
     bool movies_read_only = false;
     std::chrono::milliseconds shutdown_timeout{10'000};
+    http::timeouts timeouts;       ///< --header-timeout, --idle-timeout, --downstream-timeout
 };
 
 /// A listening server with everything it serves from: movies, counters, compute pool, endpoint app and model.
