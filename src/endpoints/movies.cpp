@@ -1,5 +1,6 @@
 #include "execbench/endpoints/movies.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -49,7 +50,8 @@ std::size_t nesting_depth(std::string_view body, std::size_t limit) noexcept
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > deepest && (deepest = depth) > limit)
+            deepest = std::max(deepest, ++depth);
+            if (deepest > limit)
                 return deepest;
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
