@@ -1,0 +1,228 @@
+#include "execbench/load/suite.hpp"
+
+#include "execbench/load/limits.hpp"
+#include "execbench/load/results.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace execbench::load;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct temp_dir {
+    std::filesystem::path path;
+    temp_dir()
+    {
+        std::string t = (std::filesystem::temp_directory_path() / "execbench-suite-test-XXXXXX").string();
+        REQUIRE(::mkdtemp(t.data()) != nullptr);
+        path = t;
+    }
+    ~temp_dir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+void write(const std::filesystem::path& p, const std::string& text)
+{
+    std::ofstream out(p);
+    out << text;
+}
+
+std::filesystem::path script(const std::filesystem::path& dir, const std::string& name, const std::string& body)
+{
+    auto p = dir / name;
+    write(p, "#!/bin/sh\n" + body + "\n");
+    ::chmod(p.c_str(), 0755);
+    return p;
+}
+
+scenario parsed(const std::string& json, const std::filesystem::path& dir)
+{
+    auto s = parse_scenario(json, dir / "x.json", dir);
+    REQUIRE(s);
+    return *s;
+}
+
+}  // namespace
+
+TEST_CASE("descriptor needs count the calls downstream a request makes", "[load][suite]")
+{
+    temp_dir d;
+    auto plain = parsed(R"({"description": "d", "requests": [{"path": "/io"}],
+        "load": {"shape": "closed", "connections": 100, "duration": "1s"}})", d.path);
+    CHECK(max_call_depth(plain) == 0);
+    CHECK(descriptors_needed(plain).load_generator == 100 + spare_descriptors);
+    CHECK(descriptors_needed(plain).server == 100 + spare_descriptors);
+
+    auto self = parsed(R"({"description": "d", "requests": [{"path": "/epoch-millis?delayInMillis=1"},
+        {"path": "/movies?delayCallDepth=2&delayInMillis=100"}],
+        "load": {"shape": "open", "rate": 10, "connections": 100, "duration": "1s"}})", d.path);
+    CHECK(max_call_depth(self) == 2);
+    CHECK(descriptors_needed(self).server == 100 * 5 + spare_descriptors);
+
+    auto separate = parsed(R"({"description": "d", "requests": [{"path": "/epoch-millis?delayCallDepth=1"}],
+        "load": {"shape": "closed", "connections": 100, "duration": "1s"},
+        "server": {"downstream": "separate"}})", d.path);
+    CHECK(descriptors_needed(separate).server == 200 + spare_descriptors);
+}
+
+TEST_CASE("server options become bench-server flags", "[load][suite]")
+{
+    server_spec spec;
+    spec.options = {{"threads", "4"}, {"movies-read-only", "true"}, {"queue", "false"}};
+    auto args = server_option_args(spec);
+    CHECK(args == std::vector<std::string>{"--movies-read-only", "--threads", "4"});
+}
+
+TEST_CASE("the ledger round-trips every status and quotes messages", "[load][suite]")
+{
+    temp_dir d;
+    auto file = ledger_path(d.path, "s");
+    suite_entry a{"s", "io-600", "pool", run_status::ok, "id-1", "2026-01-01T00:00:00Z", 1.5, ""};
+    suite_entry b{"s", "big", "loop", run_status::not_run, "", "2026-01-01T00:00:01Z", 0, "not run: limit, \"20000\""};
+    suite_entry c{"s", "x", "fiber", run_status::failed, "", "2026-01-01T00:00:02Z", 0.1, "line one\nline two"};
+    REQUIRE(append_ledger(file, a));
+    REQUIRE(append_ledger(file, b));
+    REQUIRE(append_ledger(file, c));
+    auto back = read_ledger(file);
+    REQUIRE(back);
+    REQUIRE(back->size() == 3);
+    CHECK((*back)[0].status == run_status::ok);
+    CHECK((*back)[0].run_id == "id-1");
+    CHECK((*back)[0].seconds == Approx(1.5));
+    CHECK((*back)[1].status == run_status::not_run);
+    CHECK((*back)[1].message == b.message);
+    CHECK((*back)[2].message == c.message);
+    CHECK(parse_run_status("errors") == run_status::errors);
+    CHECK_FALSE(parse_run_status("fine"));
+}
+
+TEST_CASE("a server that fails to start is reported with its reason, within the deadline", "[load][suite]")
+{
+    temp_dir d;
+    server_process p;
+    SECTION("missing binary")
+    {
+        auto r = p.start(d.path / "no-such-server", {}, std::chrono::steady_clock::now() + 2s);
+        REQUIRE_FALSE(r);
+    }
+    SECTION("exits at once, saying why on stderr")
+    {
+        auto bin = script(d.path, "dies", "echo 'cannot bind: address in use' >&2; exit 3");
+        auto r = p.start(bin, {}, std::chrono::steady_clock::now() + 5s);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.err().message, Catch::Contains("exited with status 3"));
+        CHECK_THAT(r.err().message, Catch::Contains("cannot bind"));
+    }
+    SECTION("start line without a port")
+    {
+        auto bin = script(d.path, "noport", "echo 'hello'; sleep 30");
+        auto r = p.start(bin, {}, std::chrono::steady_clock::now() + 5s);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.err().message, Catch::Contains("no port"));
+    }
+    SECTION("never announces itself")
+    {
+        auto bin = script(d.path, "silent", "sleep 30");
+        auto started = std::chrono::steady_clock::now();
+        auto r = p.start(bin, {}, started + 500ms);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.err().message, Catch::Contains("no start line in time"));
+        CHECK(std::chrono::steady_clock::now() - started < 5s);
+    }
+    SECTION("announces a port where nothing answers /health")
+    {
+        auto bin = script(d.path, "liar", "echo 'bench-server model=loop port=1 pid=0'; sleep 30");
+        auto r = p.start(bin, {}, std::chrono::steady_clock::now() + 1s);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.err().message, Catch::Contains("/health"));
+    }
+    CHECK_FALSE(p.running());
+}
+
+#ifdef EXECBENCH_BENCH_SERVER_PATH
+TEST_CASE("bench-server starts on a free port, answers /health and frees the port on SIGTERM", "[load][suite]")
+{
+    server_process p;
+    auto r = p.start(EXECBENCH_BENCH_SERVER_PATH, {"--model", "fiber"}, std::chrono::steady_clock::now() + 20s);
+    REQUIRE(r);
+    CHECK(p.port() > 0);
+    CHECK_THAT(p.start_line(), Catch::Contains("model=fiber"));
+    CHECK_FALSE(port_is_free(p.port()));
+    auto port = p.port();
+    auto stopped = p.stop(10s);
+    CHECK(stopped);
+    CHECK(port_is_free(port));
+}
+
+TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suite][integration]")
+{
+    temp_dir d;
+    auto scen = d.path / "scenarios";
+    std::filesystem::create_directories(scen);
+    write(scen / "tiny.json", R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=10"}],
+        "load": {"shape": "burst", "requests": 5}, "trials": 2, "pause": "50ms", "timeout": "5s"})");
+    write(scen / "huge.json", R"({"description": "beyond any open-file limit", "suites": ["t"],
+        "requests": [{"path": "/epoch-millis?delayCallDepth=3&delayInMillis=1"}],
+        "load": {"shape": "closed", "connections": 400000, "duration": "1s"}})");
+    CHECK(scenarios_in_suite(scen, "t") == std::vector<std::string>{"huge", "tiny"});
+
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {"tiny", "huge"};
+    o.scenarios_dir = scen;
+    o.out_dir = d.path / "out";
+    o.start_timeout = 20s;
+    std::vector<std::size_t> seen;
+    o.on_run_start = [&](const suite_progress& p) {
+        seen.push_back(p.index);
+        CHECK(p.count == 4);
+    };
+
+    SECTION("a server binary that cannot start fails every run but the suite goes on")
+    {
+        o.models = {"pool", "loop"};
+        o.server_binary = d.path / "missing-bench-server";
+        auto entries = run_suite(o);
+        REQUIRE(entries);
+        REQUIRE(entries->size() == 4);
+        CHECK((*entries)[0].status == run_status::failed);
+        CHECK((*entries)[1].status == run_status::failed);
+        CHECK((*entries)[2].status == run_status::not_run);
+        CHECK_THAT((*entries)[2].message, Catch::Contains("open-file limit"));
+        auto ledger = read_ledger(ledger_path(o.out_dir, "t"));
+        REQUIRE(ledger);
+        CHECK(ledger->size() == 4);
+        CHECK(seen == std::vector<std::size_t>{1, 2, 3, 4});
+    }
+    SECTION("a real server: results, server timeline and ledger are written")
+    {
+        o.models = {"loop", "pool"};
+        o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
+        o.server_sample_period = 50ms;
+        auto entries = run_suite(o);
+        REQUIRE(entries);
+        REQUIRE(entries->size() == 4);
+        CHECK((*entries)[0].status == run_status::ok);
+        CHECK((*entries)[0].model == "loop");
+        CHECK((*entries)[1].status == run_status::ok);
+        CHECK_FALSE((*entries)[0].run_id.empty());
+        auto summary = read_csv(o.out_dir / "t.csv");
+        REQUIRE(summary);
+        CHECK(summary->rows.size() == 2);
+        auto server = read_csv(server_timeline_path(o.out_dir, "t"));
+        REQUIRE(server);
+        CHECK(server->rows.size() >= 4);  // two trials per model, at least one second each
+        CHECK(std::filesystem::exists(o.out_dir / "t-timeline.csv"));
+    }
+}
+#endif
