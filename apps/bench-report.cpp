@@ -1,0 +1,151 @@
+// bench-report: regenerates docs/results/<suite>.md, its charts and the README headline from results/.
+#include "execbench/core/build_info.hpp"
+#include "execbench/report/report.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace {
+
+/// The chart script: given, or src/report/charts.py in the working tree or above this binary (a build folder
+/// inside the repository).
+std::filesystem::path find_chart_script()
+{
+    auto look_up = [](std::filesystem::path dir) -> std::filesystem::path {
+        for (int i = 0; i < 4 && !dir.empty(); ++i) {
+            auto p = dir / "src" / "report" / "charts.py";
+            if (std::filesystem::exists(p))
+                return p;
+            if (dir == dir.parent_path())
+                break;
+            dir = dir.parent_path();
+        }
+        return {};
+    };
+    std::error_code ec;
+    if (auto p = look_up(std::filesystem::current_path(ec)); !p.empty())
+        return p;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        if (auto p = look_up(self.parent_path()); !p.empty())
+            return p;
+        auto shared = self.parent_path().parent_path() / "share" / "execbench" / "charts.py";
+        if (std::filesystem::exists(shared))
+            return shared;
+    }
+    return {};
+}
+
+/// Debian's interpreter first: python3-matplotlib is installed for it, not for other pythons on the PATH.
+std::string default_python()
+{
+    if (std::filesystem::exists("/usr/bin/python3"))
+        return "/usr/bin/python3";
+    return "python3";
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    namespace report = execbench::report;
+    CLI::App app{"bench-report: regenerates the results pages, charts and README headline from results/"};
+    app.set_version_flag("--version", std::string(execbench::version()) + " (" +
+                                          std::string(execbench::git_revision()) + ")");
+    std::string results = "results";
+    std::string docs = "docs/results";
+    std::string readme = "README.md";
+    std::vector<std::string> suites;
+    std::string headline = "reactive,downstream,default";
+    bool check = false;
+    bool no_charts = false;
+    std::optional<std::string> chart_script;
+    std::string python = default_python();
+
+    app.add_option("--results", results, "Results root holding one folder per suite")->capture_default_str();
+    app.add_option("--docs", docs, "Where <suite>.md and <suite>/*.png go")->capture_default_str();
+    app.add_option("--readme", readme, "README whose headline block is replaced")->capture_default_str();
+    app.add_option("--suite", suites, "Only these suites (repeatable; default: every folder under --results)");
+    app.add_option("--headline-suites", headline, "Suites in the README headline, comma-separated")
+        ->capture_default_str();
+    app.add_flag("--check", check, "Write nothing; exit 1 when a generated file is missing or out of date");
+    app.add_flag("--no-charts", no_charts, "Do not draw charts (pages and README only)");
+    app.add_option("--charts-script", chart_script, "The matplotlib chart script (default: src/report/charts.py)");
+    app.add_option("--python", python, "Python interpreter with matplotlib")->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        auto code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+
+    std::vector<std::filesystem::path> dirs;
+    if (suites.empty()) {
+        dirs = report::suite_dirs(results);
+    } else {
+        for (const auto& s : suites)
+            dirs.push_back(std::filesystem::path(results) / s);
+    }
+    if (dirs.empty()) {
+        std::cerr << "bench-report: no suite results under " << results << "\n";
+        return 2;
+    }
+    std::vector<report::suite_data> data;
+    for (const auto& d : dirs) {
+        auto s = report::read_suite(d);
+        if (!s) {
+            std::cerr << "bench-report: " << s.err().message << "\n";
+            return 2;
+        }
+        data.push_back(std::move(*s));
+    }
+    report::report_paths paths;
+    paths.docs_dir = docs;
+    paths.results_label = results;
+    paths.headline_suites.clear();
+    {
+        std::string item;
+        for (char c : headline + ",") {
+            if (c == ',') {
+                if (!item.empty())
+                    paths.headline_suites.push_back(item);
+                item.clear();
+            } else {
+                item += c;
+            }
+        }
+    }
+    auto out = report::build_report(data, paths);
+
+    if (check) {
+        auto stale = report::stale_files(out, readme);
+        for (const auto& s : stale)
+            std::printf("stale: %s\n", s.c_str());
+        if (!stale.empty()) {
+            std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
+            return 1;
+        }
+        std::printf("bench-report --check: %zu page(s), %zu chart(s) and the README headline are up to date\n",
+                    out.files.size(), out.charts.size());
+        return 0;
+    }
+
+    std::filesystem::path script;
+    if (!no_charts) {
+        script = chart_script ? std::filesystem::path(*chart_script) : find_chart_script();
+        if (script.empty()) {
+            std::cerr << "bench-report: cannot find src/report/charts.py; give --charts-script or --no-charts\n";
+            return 2;
+        }
+    }
+    if (auto w = report::write_report(out, readme, script, no_charts ? std::string{} : python); !w) {
+        std::cerr << "bench-report: " << w.err().message << "\n";
+        return 2;
+    }
+    std::printf("bench-report: %zu page(s), %zu chart(s), headline in %s\n", out.files.size(),
+                no_charts ? std::size_t{0} : out.charts.size(), readme.c_str());
+    return 0;
+}
