@@ -38,8 +38,12 @@ public:
                 boost::asio::post(pool_, [n, handler = std::move(handler), work = std::move(work)]() mutable {
                     auto d = endpoints::sha256_chain(n);
                     auto ex = work.get_executor();
-                    boost::asio::dispatch(ex, [handler = std::move(handler), d]() mutable { std::move(handler)(d); });
-                    work.reset();
+                    // The guard travels with the completion: once dispatched, this thread must not touch the
+                    // handler's context again, which may be gone as soon as the handler has run.
+                    boost::asio::dispatch(ex, [handler = std::move(handler), work = std::move(work), d]() mutable {
+                        std::move(handler)(d);
+                        work.reset();
+                    });
                 });
             },
             token, iterations);
