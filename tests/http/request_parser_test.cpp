@@ -72,21 +72,21 @@ TEST_CASE("request_parser fills the request an endpoint sees", "[http]")
 
     SECTION("every verb the endpoints tell apart, the rest as other with its name")
     {
-        CHECK(parsed("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", storage).method == verb::post);
-        CHECK(parsed("HEAD / HTTP/1.1\r\n\r\n", storage).method == verb::head);
-        CHECK(parsed("PUT / HTTP/1.1\r\n\r\n", storage).method == verb::put);
-        CHECK(parsed("DELETE / HTTP/1.1\r\n\r\n", storage).method == verb::del);
-        auto patch = parsed("PATCH / HTTP/1.1\r\n\r\n", storage);
+        CHECK(parsed("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n", storage).method == verb::post);
+        CHECK(parsed("HEAD / HTTP/1.1\r\nHost: a\r\n\r\n", storage).method == verb::head);
+        CHECK(parsed("PUT / HTTP/1.1\r\nHost: a\r\n\r\n", storage).method == verb::put);
+        CHECK(parsed("DELETE / HTTP/1.1\r\nHost: a\r\n\r\n", storage).method == verb::del);
+        auto patch = parsed("PATCH / HTTP/1.1\r\nHost: a\r\n\r\n", storage);
         CHECK(patch.method == verb::other);
         CHECK(patch.method_name == "PATCH");
     }
 
     SECTION("reusing the storage forgets the previous request")
     {
-        parsed("POST /movies HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+        parsed("POST /movies HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
                "Connection: close\r\n\r\n[]",
                storage);
-        auto next = parsed("GET /io HTTP/1.1\r\n\r\n", storage);
+        auto next = parsed("GET /io HTTP/1.1\r\nHost: a\r\n\r\n", storage);
         CHECK(next.content_type.empty());
         CHECK(next.body.empty());
         CHECK(next.keep_alive);
@@ -96,13 +96,13 @@ TEST_CASE("request_parser fills the request an endpoint sees", "[http]")
 
 TEST_CASE("request_parser applies the keep-alive rules of HTTP/1.0 and 1.1", "[http]")
 {
-    CHECK(keep_alive_of("GET / HTTP/1.1\r\n\r\n"));
-    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nConnection: close\r\n\r\n"));
-    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nConnection: CLOSE\r\n\r\n"));
-    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nConnection: upgrade , close\r\n\r\n"));
-    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nConnection: upgrade\r\nConnection: close\r\n\r\n"));
-    CHECK(keep_alive_of("GET / HTTP/1.1\r\nConnection: upgrade\r\n\r\n"));
-    CHECK(keep_alive_of("GET / HTTP/1.1\r\nConnection: closed\r\n\r\n"));  // a token, not a prefix
+    CHECK(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"));
+    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\nConnection: CLOSE\r\n\r\n"));
+    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade , close\r\n\r\n"));
+    CHECK_FALSE(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nConnection: close\r\n\r\n"));
+    CHECK(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\n\r\n"));
+    CHECK(keep_alive_of("GET / HTTP/1.1\r\nHost: a\r\nConnection: closed\r\n\r\n"));  // a token, not a prefix
 
     CHECK_FALSE(keep_alive_of("GET / HTTP/1.0\r\n\r\n"));
     CHECK(keep_alive_of("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
@@ -116,7 +116,7 @@ TEST_CASE("request_parser captures the content type and the body, whole or chunk
 
     SECTION("Content-Length body")
     {
-        auto req = parsed("POST /movies HTTP/1.1\r\nContent-Type: application/json; charset=utf-8\r\n"
+        auto req = parsed("POST /movies HTTP/1.1\r\nHost: a\r\nContent-Type: application/json; charset=utf-8\r\n"
                           "Content-Length: 9\r\n\r\n[{\"a\":1}]",
                           storage);
         CHECK(req.content_type == "application/json; charset=utf-8");
@@ -125,7 +125,7 @@ TEST_CASE("request_parser captures the content type and the body, whole or chunk
 
     SECTION("chunked body, delivered a byte at a time")
     {
-        auto ec = parse("POST /movies HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        auto ec = parse("POST /movies HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
                         "4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n",
                         storage, 1);
         REQUIRE_FALSE(ec);
@@ -134,7 +134,7 @@ TEST_CASE("request_parser captures the content type and the body, whole or chunk
 
     SECTION("a body split across reads")
     {
-        auto ec = parse("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", storage, 7);
+        auto ec = parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789", storage, 7);
         REQUIRE_FALSE(ec);
         CHECK(storage.view().body == "0123456789");
     }
@@ -146,20 +146,21 @@ TEST_CASE("request_parser enforces execbench's limits and HTTP's framing rules",
 
     SECTION("a head over 8 KiB is header_limit")
     {
-        std::string head = "GET / HTTP/1.1\r\nX-Pad: " + std::string(limits::max_header_bytes, 'a') + "\r\n\r\n";
+        std::string head =
+            "GET / HTTP/1.1\r\nHost: a\r\nX-Pad: " + std::string(limits::max_header_bytes, 'a') + "\r\n\r\n";
         CHECK(parse(head, storage) == be::error::header_limit);
     }
 
     SECTION("a Content-Length over 1 MiB is body_limit before any body arrives")
     {
-        CHECK(parse("POST / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n", storage) == be::error::body_limit);
-        CHECK(parse("POST / HTTP/1.1\r\nContent-Length: 1048576\r\n\r\n", storage) == be::error::need_more);
+        CHECK(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n", storage) == be::error::body_limit);
+        CHECK(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1048576\r\n\r\n", storage) == be::error::need_more);
     }
 
     SECTION("chunks adding up to more than 1 MiB are body_limit")
     {
         std::string chunk(600'000, 'x');
-        std::string request = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+        std::string request = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
         for (int i = 0; i < 2; ++i)
             request += "927c0\r\n" + chunk + "\r\n";  // 0x927c0 = 600000
         request += "0\r\n\r\n";
@@ -174,12 +175,14 @@ TEST_CASE("request_parser enforces execbench's limits and HTTP's framing rules",
 
     SECTION("conflicting lengths and smuggling attempts fail")
     {
-        CHECK(parse("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", storage) ==
+        CHECK(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", storage) ==
               be::error::multiple_content_length);
-        CHECK(parse("POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\na", storage) == be::error::bad_content_length);
-        CHECK(parse("POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        CHECK(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\na", storage) ==
+              be::error::bad_content_length);
+        CHECK(parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
                     storage) == be::error::bad_transfer_encoding);
-        CHECK(parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", storage) == be::error::bad_chunk);
+        CHECK(parse("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", storage) ==
+              be::error::bad_chunk);
     }
 
     SECTION("a header line without a colon fails")

@@ -7,9 +7,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 
 namespace {
 
@@ -465,5 +468,59 @@ TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", 
         CHECK(eventually([&] {
             return server.counters().requests(endpoints::endpoint::epoch_millis, http::status::ok) == 5;
         }));
+    }
+}
+
+TEMPLATE_TEST_CASE("movies storage options behave the same under every model", "[conformance]", pool_model,
+                   fiber_model, loop_model)
+{
+    SECTION("--movies-read-only validates and echoes a POST with ids but stores nothing")
+    {
+        server_settings settings;
+        settings.movies_read_only = true;
+        test_server server(TestType::value, settings);
+        raw_client client(server.port());
+        client.send(post_movies("application/json", movie("Echoed", "ReadOnly")));
+        auto r = client.read_response();
+        CHECK(r.status == 201);
+        auto echoed = body_json(r);
+        REQUIRE(echoed.size() == 1);
+        CHECK(echoed[0].at("id").is_number_integer());
+        CHECK(echoed[0].at("title") == "Echoed");
+        CHECK(client.get("/movies?delayInMillis=0&directorLastName=ReadOnly").body == "[]");
+        CHECK(body_json(client.get("/health")).at("moviesReadOnly") == true);
+
+        client.send(post_movies("application/json", "{\"title\":\"\"}"));
+        CHECK(client.read_response().status == 400);  // still validated
+    }
+
+    SECTION("--movies-db keeps posted movies across a restart")
+    {
+        auto dir = std::filesystem::temp_directory_path() /
+                   ("execbench-conformance-" + model_name(TestType::value) + "-" + std::to_string(::getpid()));
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+        server_settings settings;
+        settings.movies_db = (dir / "movies.db").string();
+        {
+            test_server server(TestType::value, settings);
+            raw_client client(server.port());
+            client.send(post_movies("application/json", movie("Kept", "Durable")));
+            CHECK(client.read_response().status == 201);
+        }
+        {
+            test_server server(TestType::value, settings);
+            raw_client client(server.port());
+            auto kept = body_json(client.get("/movies?delayInMillis=0&directorLastName=Durable"));
+            REQUIRE(kept.size() == 1);
+            CHECK(kept[0].at("title") == "Kept");
+            // The seed is not added a second time.
+            auto allen = body_json(client.get("/movies?delayInMillis=0&directorLastName=Allen"));
+            std::set<std::string> titles;
+            for (const auto& m : allen)
+                titles.insert(m.at("title").get<std::string>());
+            CHECK(titles.size() == allen.size());
+        }
+        std::filesystem::remove_all(dir);
     }
 }
