@@ -1,5 +1,7 @@
 #include "execbench/http/failure.hpp"
 
+#include "execbench/http/request_parser.hpp"
+
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
@@ -98,6 +100,10 @@ failure classify_parse_error(const boost::system::error_code& ec, std::string_vi
     if (ec == boost::beast::error::timeout) {
         message = "request not received in time";
         return failure::request_timeout;
+    }
+    if (ec == make_error_code(request_error::bad_host)) {
+        message = "an HTTP/1.1 request needs exactly one Host header";
+        return failure::malformed_request;
     }
     message = "malformed HTTP request";
     return failure::malformed_request;

@@ -48,7 +48,30 @@ bool has_token(std::string_view list, std::string_view token) noexcept
     return false;
 }
 
+class request_error_category_impl final : public boost::system::error_category {
+public:
+    const char* name() const noexcept override { return "execbench.request"; }
+    std::string message(int value) const override
+    {
+        switch (static_cast<request_error>(value)) {
+        case request_error::bad_host: return "an HTTP/1.1 request needs exactly one Host header";
+        }
+        return "request error";
+    }
+};
+
 }  // namespace
+
+const boost::system::error_category& request_error_category() noexcept
+{
+    static const request_error_category_impl category;
+    return category;
+}
+
+boost::system::error_code make_error_code(request_error e) noexcept
+{
+    return {static_cast<int>(e), request_error_category()};
+}
 
 request_parser::request_parser(request_storage& storage) : storage_(storage)
 {
@@ -64,6 +87,15 @@ void request_parser::on_request_impl(be::verb method, boost::beast::string_view 
         ec = be::error::bad_version;
         return;
     }
+    // A request target is ASCII (RFC 9112 section 3.2, RFC 3986); Beast lets obs-text through.
+    for (char c : target) {
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            ec = be::error::bad_target;
+            return;
+        }
+    }
+    // "METHOD SP target SP HTTP/1.x CRLF"
+    header_bytes_ = method_str.size() + target.size() + 12;
     version_ = version;
     storage_.method = to_verb(method);
     storage_.method_name.assign(method_str.data(), method_str.size());
@@ -75,11 +107,22 @@ void request_parser::on_response_impl(int, boost::beast::string_view, int, boost
     ec = be::error::bad_method;  // a request parser never sees a status line
 }
 
-void request_parser::on_field_impl(be::field name, boost::beast::string_view, boost::beast::string_view value,
-                                   boost::beast::error_code&)
+void request_parser::on_field_impl(be::field name, boost::beast::string_view name_string,
+                                   boost::beast::string_view value, boost::beast::error_code& ec)
 {
+    // basic_parser applies header_limit to the bytes of one put() only, and consumes complete fields as they
+    // arrive: a head delivered in pieces could exceed the limit by a read's worth. Count the whole head here.
+    header_bytes_ += name_string.size() + value.size() + 4;  // "name: value CRLF"
+    if (header_bytes_ > limits::max_header_bytes) {
+        ec = be::error::header_limit;
+        return;
+    }
     std::string_view v{value.data(), value.size()};
-    if (name == be::field::content_type) {
+    if (name == be::field::host) {
+        ++host_fields_;
+    } else if (name == be::field::transfer_encoding) {
+        transfer_encoding_ = true;
+    } else if (name == be::field::content_type) {
         storage_.content_type.assign(v);
     } else if (name == be::field::connection) {
         connection_close_ = connection_close_ || has_token(v, "close");
@@ -87,8 +130,21 @@ void request_parser::on_field_impl(be::field name, boost::beast::string_view, bo
     }
 }
 
-void request_parser::on_header_impl(boost::beast::error_code&)
+void request_parser::on_header_impl(boost::beast::error_code& ec)
 {
+    // RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request with no Host or more than one. A
+    // second Host is also how some proxies and servers are made to disagree about where a request goes.
+    if ((version_ == 11 && host_fields_ != 1) || host_fields_ > 1) {
+        ec = make_error_code(request_error::bad_host);
+        return;
+    }
+    // RFC 9112 section 6.3: with a Transfer-Encoding whose final coding is not chunked the body length cannot be
+    // known, and an HTTP/1.0 message with one has faulty framing. Beast would read such a request as having no
+    // body and take the body for the next request: the textbook smuggling desync. Refuse it (400, close).
+    if (transfer_encoding_ && (version_ == 10 || !chunked())) {
+        ec = be::error::bad_transfer_encoding;
+        return;
+    }
     storage_.keep_alive = version_ == 11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
 }
 

@@ -1,6 +1,7 @@
 #include "execbench/models/server_support.hpp"
 
 #include "execbench/http/failure.hpp"
+#include "execbench/http/request_parser.hpp"
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
@@ -47,7 +48,8 @@ bool is_answerable_read_error(const boost::system::error_code& ec) noexcept
     namespace be = boost::beast::http;
     if (ec == be::error::end_of_stream || ec == be::error::partial_message)
         return false;
-    return ec.category() == be::make_error_code(be::error::bad_method).category();
+    return ec.category() == be::make_error_code(be::error::bad_method).category() ||
+           ec.category() == http::request_error_category();
 }
 
 void reject(const boost::system::error_code& ec, http::response& out)

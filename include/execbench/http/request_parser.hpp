@@ -3,8 +3,20 @@
 #include "execbench/http/request.hpp"
 
 #include <boost/beast/http/basic_parser.hpp>
+#include <boost/system/error_code.hpp>
 
 namespace execbench::http {
+
+/// Request errors Beast's parser does not know; reported through `request_error_category`.
+enum class request_error {
+    bad_host = 1,  ///< an HTTP/1.1 request without exactly one Host header (RFC 9112 section 3.2)
+};
+
+/// The category of `request_error`; its codes are answerable (the client gets a 400), like Beast's parse errors.
+const boost::system::error_category& request_error_category() noexcept;
+
+/// Makes an error_code from a `request_error`.
+boost::system::error_code make_error_code(request_error e) noexcept;
 
 /// An HTTP/1 request parser that writes into connection-owned `request_storage` instead of allocating a message.
 ///
@@ -34,6 +46,9 @@ private:
 
     request_storage& storage_;
     int version_ = 11;
+    int host_fields_ = 0;
+    bool transfer_encoding_ = false;
+    std::size_t header_bytes_ = 0;  ///< request line and fields so far, for the cumulative head limit
     bool connection_close_ = false;
     bool connection_keep_alive_ = false;
 };
