@@ -7,6 +7,7 @@
 #include "execbench/models/server_support.hpp"
 
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/spawn.hpp>
@@ -19,6 +20,8 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include <atomic>
+#include <limits>
+#include <unordered_set>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -104,6 +107,28 @@ private:
     std::vector<std::unique_ptr<beast::tcp_stream>> idle_;
 };
 
+using clock = std::chrono::steady_clock;
+using socket_type = asio::basic_stream_socket<tcp, asio::io_context::executor_type>;
+
+/// A fiber's socket and deadline, shared with the deadline sweep.
+///
+/// Deadlines are checked by a periodic sweep rather than a timer per operation; when one passes, the sweep posts a
+/// cancel to the fiber's own executor so the socket is only ever touched in the fiber's sequence.
+struct fiber_connection {
+    fiber_connection(socket_type s, asio::any_io_executor ex) : socket(std::move(s)), executor(std::move(ex)) {}
+
+    void expires_after(clock::duration d) noexcept
+    {
+        deadline.store((clock::now() + d).time_since_epoch().count(), std::memory_order_relaxed);
+    }
+    void expires_never() noexcept { deadline.store(never, std::memory_order_relaxed); }
+
+    static constexpr clock::rep never = std::numeric_limits<clock::rep>::max();
+    socket_type socket;
+    asio::any_io_executor executor;
+    std::atomic<clock::rep> deadline{never};
+};
+
 class fiber_server final : public server {
 public:
     explicit fiber_server(const server_context& context)
@@ -123,6 +148,7 @@ public:
     {
         downstream_.emplace(io_, context_.downstream, resolve_downstream(context_.downstream), context_.timeouts);
         spawn_fiber([this](const asio::yield_context& yield) { accept_loop(yield); });
+        spawn_fiber([this](const asio::yield_context& yield) { sweep_loop(yield); });
         for (unsigned i = 0; i < context_.threads; ++i)
             carriers_.emplace_back([this] {
                 auto guard = asio::make_work_guard(io_);
@@ -166,7 +192,7 @@ private:
         asio::steady_timer backoff(yield.get_executor());
         while (!stopping_) {
             error_code ec;
-            tcp::socket socket = acceptor_.async_accept(io_, yield[ec]);
+            socket_type socket = acceptor_.async_accept(io_.get_executor(), yield[ec]);
             if (ec == asio::error::operation_aborted || stopping_)
                 return;
             if (ec) {
@@ -181,12 +207,40 @@ private:
         }
     }
 
-    void serve(tcp::socket socket, const asio::yield_context& yield)
+    /// Checks connection deadlines until the server stops.
+    void sweep_loop(const asio::yield_context& yield)
+    {
+        asio::steady_timer tick(yield.get_executor());
+        const auto period = sweep_period(context_.timeouts);
+        while (!stopping_) {
+            error_code ec;
+            tick.expires_after(period);
+            tick.async_wait(yield[ec]);
+            const auto now = clock::now().time_since_epoch().count();
+            std::lock_guard lock(connections_mutex_);
+            for (const auto& c : connections_) {
+                if (c->deadline.load(std::memory_order_relaxed) > now)
+                    continue;
+                c->expires_never();
+                asio::post(c->executor, [c] {
+                    error_code cancel_ec;
+                    c->socket.cancel(cancel_ec);  // the fiber's pending wait fails and it closes the connection
+                });
+            }
+        }
+    }
+
+    void serve(socket_type socket, const asio::yield_context& yield)
     {
         app_.counters().connection_opened();
-        beast::tcp_stream stream(std::move(socket));
+        auto conn = std::make_shared<fiber_connection>(std::move(socket), yield.get_executor());
+        {
+            std::lock_guard lock(connections_mutex_);
+            connections_.insert(conn);
+        }
         error_code ec;
-        stream.socket().set_option(tcp::no_delay(true), ec);
+        conn->socket.set_option(tcp::no_delay(true), ec);
+        conn->socket.non_blocking(true, ec);
         beast::flat_buffer buffer;
         asio::steady_timer timer(yield.get_executor());
         http::request_storage storage;
@@ -196,21 +250,11 @@ private:
         std::string target;
 
         for (;;) {
-            if (buffer.size() == 0) {
-                // Waiting for the first byte is idleness; once it arrives the header clock starts.
-                stream.expires_after(context_.timeouts.idle);
-                auto n = stream.async_read_some(buffer.prepare(4096), yield[ec]);
-                if (ec)
-                    break;
-                buffer.commit(n);
-            }
             http::request_parser parser(storage);
-            stream.expires_after(context_.timeouts.header);
-            beast::http::async_read(stream, buffer, parser, yield[ec]);
-            if (ec) {
+            if (!read_request(*conn, parser, buffer, yield, ec)) {
                 if (is_answerable_read_error(ec)) {
                     reject(ec, response);
-                    write_response(stream, response, false, out, yield);
+                    write_response(*conn, response, false, out, yield);
                     app_.counters().request_rejected(response.code);
                 }
                 break;
@@ -223,16 +267,51 @@ private:
             if (app_.plan(req, plan, response)) {
                 wait_or_call(plan, response, target, timer, yield);
                 if (response.code == http::status::ok)
-                    streamed = do_work(stream, plan, response, keep_alive, out, timer, yield);
+                    streamed = do_work(*conn, plan, response, keep_alive, out, timer, yield);
             }
-            bool written = streamed ? *streamed : write_response(stream, response, keep_alive, out, yield);
+            bool written = streamed ? *streamed : write_response(*conn, response, keep_alive, out, yield);
             app_.counters().request_finished(plan.route, response.code);
             if (!written || !keep_alive || response.close)
                 break;
         }
-        stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-        stream.close();
+        conn->socket.shutdown(tcp::socket::shutdown_send, ec);
+        conn->socket.close(ec);
+        {
+            std::lock_guard lock(connections_mutex_);
+            connections_.erase(conn);
+        }
         app_.counters().connection_closed();
+    }
+
+    /// Reads one request into `parser`, parking the fiber while the socket has nothing to read. Waiting for the
+    /// first byte is idleness; once it arrives the header clock starts.
+    bool read_request(fiber_connection& conn, http::request_parser& parser, beast::flat_buffer& buffer,
+                      const asio::yield_context& yield, error_code& ec)
+    {
+        bool idle = buffer.size() == 0;
+        conn.expires_after(idle ? context_.timeouts.idle : context_.timeouts.header);
+        while (!parse_buffered(parser, buffer, ec)) {
+            if (ec)
+                return false;
+            // Wait for readiness first: right after a response there is usually nothing to read yet.
+            conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
+            if (ec)
+                return false;
+            auto n = conn.socket.read_some(buffer.prepare(read_chunk), ec);
+            if (ec == asio::error::would_block) {
+                ec = {};
+                continue;
+            }
+            if (ec)
+                return false;
+            buffer.commit(n);
+            if (idle) {
+                idle = false;
+                conn.expires_after(context_.timeouts.header);
+            }
+        }
+        conn.expires_never();
+        return true;
     }
 
     /// Stage 1: the downstream call or the delay. Leaves an error in `response` when the call failed.
@@ -254,7 +333,7 @@ private:
 
     /// Stages 2 and 3: the endpoint's work. A stream writes itself and returns whether that succeeded; other
     /// endpoints leave their answer in `response` and return nothing.
-    std::optional<bool> do_work(beast::tcp_stream& stream, const endpoints::plan& plan, http::response& response, bool keep_alive,
+    std::optional<bool> do_work(fiber_connection& conn, const endpoints::plan& plan, http::response& response, bool keep_alive,
                  std::string& out, asio::steady_timer& timer, const asio::yield_context& yield)
     {
         switch (plan.what) {
@@ -266,12 +345,12 @@ private:
         case endpoints::work::compute_offloaded:
             app_.respond(plan, context_.offload.async_compute(plan.iterations, yield), response);
             break;
-        case endpoints::work::stream: return stream_events(stream, plan, keep_alive, out, timer, yield);
+        case endpoints::work::stream: return stream_events(conn, plan, keep_alive, out, timer, yield);
         }
         return std::nullopt;
     }
 
-    bool stream_events(beast::tcp_stream& stream, const endpoints::plan& plan, bool keep_alive, std::string& out,
+    bool stream_events(fiber_connection& conn, const endpoints::plan& plan, bool keep_alive, std::string& out,
                        asio::steady_timer& timer, const asio::yield_context& yield)
     {
         out.clear();
@@ -284,28 +363,39 @@ private:
             }
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
             app_.stream_event(plan, i, out);
-            if (!write(stream, out, yield))
+            if (!write(conn, out, yield))
                 return false;
             out.clear();
         }
         return true;
     }
 
-    bool write_response(beast::tcp_stream& stream, const http::response& response, bool keep_alive,
+    bool write_response(fiber_connection& conn, const http::response& response, bool keep_alive,
                         std::string& out, const asio::yield_context& yield)
     {
         out.clear();
         http::serialize(response, keep_alive, out);
-        return write(stream, out, yield);
+        return write(conn, out, yield);
     }
 
-    bool write(beast::tcp_stream& stream, const std::string& out, const asio::yield_context& yield) const
+    /// Writes `out`, trying at once and parking the fiber only while the socket has no room.
+    bool write(fiber_connection& conn, const std::string& out, const asio::yield_context& yield) const
     {
-        error_code ec;
-        stream.expires_after(context_.timeouts.write);
-        asio::async_write(stream, asio::buffer(out), yield[ec]);
-        return !ec;
+        conn.expires_after(context_.timeouts.write);
+        std::size_t written = 0;
+        while (written < out.size()) {
+            error_code ec;
+            written += conn.socket.write_some(asio::buffer(out) + written, ec);
+            if (ec == asio::error::would_block)
+                conn.socket.async_wait(tcp::socket::wait_write, yield[ec]);
+            if (ec)
+                return false;
+        }
+        conn.expires_never();
+        return true;
     }
+
+    static constexpr std::size_t read_chunk = 4096;
 
     const server_context& context_;
     endpoints::app& app_;
@@ -313,6 +403,8 @@ private:
     tcp::acceptor acceptor_;
     std::optional<downstream_client> downstream_;
     std::vector<std::thread> carriers_;
+    std::mutex connections_mutex_;  // the sweep and the fibers on any carrier share the set
+    std::unordered_set<std::shared_ptr<fiber_connection>> connections_;
     std::atomic<bool> stopping_{false};
     std::uint16_t port_ = 0;
 };

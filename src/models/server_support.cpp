@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <algorithm>
 #include <system_error>
 #include <thread>
 
@@ -43,6 +44,22 @@ tcp::resolver::results_type resolve_downstream(const http::url& downstream)
     return results;
 }
 
+bool parse_buffered(http::request_parser& parser, boost::beast::flat_buffer& buffer, boost::system::error_code& ec)
+{
+    ec = {};
+    while (buffer.size() != 0 && !parser.is_done()) {
+        auto used = parser.put(buffer.data(), ec);
+        buffer.consume(used);
+        if (ec == boost::beast::http::error::need_more) {
+            ec = {};
+            break;
+        }
+        if (ec)
+            return false;
+    }
+    return parser.is_done();
+}
+
 bool is_answerable_read_error(const boost::system::error_code& ec) noexcept
 {
     namespace be = boost::beast::http;
@@ -65,6 +82,12 @@ std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) no
         ec.value() == ENFILE)
         return std::chrono::milliseconds(100);
     return std::chrono::milliseconds(5);
+}
+
+std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept
+{
+    auto shortest = std::min({timeouts.header, timeouts.idle, timeouts.write});
+    return std::clamp(shortest / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(250));
 }
 
 bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline)

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "execbench/endpoints/metrics.hpp"
+#include "execbench/http/limits.hpp"
+#include "execbench/http/request_parser.hpp"
 #include "execbench/http/response.hpp"
 #include "execbench/http/url.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
@@ -21,6 +24,10 @@ void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor, const std::string& 
 /// Resolves the downstream server once at start-up; throws std::system_error when it cannot be resolved.
 boost::asio::ip::tcp::resolver::results_type resolve_downstream(const http::url& downstream);
 
+/// Feeds the buffered bytes to `parser`: true once the request is complete; false when more bytes are needed
+/// (`ec` clear) or the request is malformed (`ec` set). Consumes what the parser used.
+bool parse_buffered(http::request_parser& parser, boost::beast::flat_buffer& buffer, boost::system::error_code& ec);
+
 /// True for request read errors the client should hear about (a malformed request); false for those that
 /// leave nobody to answer (the peer left, a timeout closed the stream).
 bool is_answerable_read_error(const boost::system::error_code& ec) noexcept;
@@ -30,6 +37,10 @@ void reject(const boost::system::error_code& ec, http::response& out);
 
 /// How long to wait before accepting again after `ec` (long when out of descriptors, so accept does not spin).
 std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) noexcept;
+
+/// How often connection deadlines are checked: a quarter of the shortest client timeout, at most 250 ms, so a
+/// deadline fires at most that late.
+std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept;
 
 /// Waits until no request is in flight or `deadline` passes; true when drained.
 bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline);
