@@ -52,7 +52,7 @@ public:
         http::write_get_request(server_, target, request);
         for (;;) {
             error_code ec;
-            auto stream = take_idle();
+            auto stream = idle_.take();
             const bool reused = stream != nullptr;
             if (!reused) {
                 stream = std::make_unique<beast::tcp_stream>(io_);
@@ -75,36 +75,20 @@ public:
                     continue;
                 return http::call_outcome::from_error(ec);
             }
-            if (parser.keep_alive() && buffer.size() == 0)
-                give_back(std::move(stream));
+            if (parser.keep_alive() && buffer.size() == 0) {
+                stream->expires_never();
+                idle_.give_back(std::move(stream));
+            }
             return http::judge_response(parser);
         }
     }
 
 private:
-    std::unique_ptr<beast::tcp_stream> take_idle()
-    {
-        std::lock_guard lock(mutex_);
-        if (idle_.empty())
-            return nullptr;
-        auto stream = std::move(idle_.back());
-        idle_.pop_back();
-        return stream;
-    }
-
-    void give_back(std::unique_ptr<beast::tcp_stream> stream)
-    {
-        stream->expires_never();
-        std::lock_guard lock(mutex_);
-        idle_.push_back(std::move(stream));
-    }
-
     asio::io_context& io_;
     const http::url& server_;
     tcp::resolver::results_type endpoints_;
     const http::timeouts& timeouts_;
-    std::mutex mutex_;  // carriers share the pool; held only to push or pop
-    std::vector<std::unique_ptr<beast::tcp_stream>> idle_;
+    idle_connections<beast::tcp_stream> idle_;
 };
 
 using clock = std::chrono::steady_clock;

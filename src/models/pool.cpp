@@ -134,7 +134,7 @@ public:
         http::write_get_request(server_, target, request);
         for (;;) {
             error_code ec;
-            auto socket = take_idle();
+            auto socket = idle_.take();
             const bool reused = socket != nullptr;
             if (!reused) {
                 socket = connect(ec);
@@ -156,7 +156,7 @@ public:
                 return http::call_outcome::from_error(ec);
             }
             if (parser.keep_alive() && buffer.size() == 0)
-                give_back(std::move(socket));
+                idle_.give_back(std::move(socket));
             return http::judge_response(parser);
         }
     }
@@ -189,28 +189,11 @@ private:
         return nullptr;
     }
 
-    std::unique_ptr<tcp::socket> take_idle()
-    {
-        std::lock_guard lock(mutex_);
-        if (idle_.empty())
-            return nullptr;
-        auto socket = std::move(idle_.back());
-        idle_.pop_back();
-        return socket;
-    }
-
-    void give_back(std::unique_ptr<tcp::socket> socket)
-    {
-        std::lock_guard lock(mutex_);
-        idle_.push_back(std::move(socket));
-    }
-
     asio::io_context io_;  // never run: only owns the sockets, whose calls are all synchronous
     const http::url& server_;
     tcp::resolver::results_type endpoints_;
     const http::timeouts& timeouts_;
-    std::mutex mutex_;
-    std::vector<std::unique_ptr<tcp::socket>> idle_;
+    idle_connections<tcp::socket> idle_;
 };
 
 /// A client connection; owned by the poller while idle and by one worker while a request is served.

@@ -12,7 +12,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace execbench::models {
 
@@ -41,6 +44,34 @@ std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) no
 /// How often connection deadlines are checked: a quarter of the shortest client timeout, at most 250 ms, so a
 /// deadline fires at most that late.
 std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept;
+
+/// Idle keep-alive connections to the downstream server, shared by the threads of one server. The lock is held
+/// only to push or pop; the loop model needs none and keeps a plain vector per loop.
+template <class Connection>
+class idle_connections {
+public:
+    /// An idle connection, or null when there is none.
+    std::unique_ptr<Connection> take()
+    {
+        std::lock_guard lock(mutex_);
+        if (idle_.empty())
+            return nullptr;
+        auto c = std::move(idle_.back());
+        idle_.pop_back();
+        return c;
+    }
+
+    /// Keeps a connection whose last answer left it reusable.
+    void give_back(std::unique_ptr<Connection> c)
+    {
+        std::lock_guard lock(mutex_);
+        idle_.push_back(std::move(c));
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<Connection>> idle_;
+};
 
 /// Waits until no request is in flight or `deadline` passes; true when drained.
 bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline);
