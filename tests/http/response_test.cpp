@@ -28,19 +28,23 @@ TEST_CASE("serialize writes status line, headers and body", "[http]")
 
 TEST_CASE("serialize says Connection: close when the connection ends", "[http]")
 {
+    auto check_closing = [](const std::string& out) {
+        CHECK_THAT(out, Catch::Contains("\r\nConnection: close\r\n"));
+        CHECK_THAT(out, Catch::Contains("\r\nContent-Length: 0\r\n"));
+    };
     response r;
     std::string out;
     SECTION("because the request asked")
     {
         serialize(r, false, out);
+        check_closing(out);
     }
     SECTION("because the response demands it")
     {
         r.close = true;
         serialize(r, true, out);
+        check_closing(out);
     }
-    CHECK_THAT(out, Catch::Contains("\r\nConnection: close\r\n"));
-    CHECK_THAT(out, Catch::Contains("\r\nContent-Length: 0\r\n"));
 }
 
 TEST_CASE("serialize adds Allow and Retry-After when set", "[http]")
