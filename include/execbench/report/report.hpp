@@ -74,7 +74,7 @@ struct report_output {
 struct report_paths {
     std::filesystem::path docs_dir = "docs/results";   ///< <suite>.md and <suite>/*.png
     std::filesystem::path results_label = "results";   ///< how the results root is named in the pages
-    std::vector<std::string> headline_suites{"reactive", "downstream", "default"};
+    std::vector<std::string> headline_suites{"reactive", "downstream", "default", "failure-modes"};
 };
 
 /// Builds the pages, the chart jobs and the README block. Pure: reads nothing, writes nothing.
