@@ -537,6 +537,17 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
         md << "\n### " << sc << "\n\n";
         if (s.descriptions.count(sc))
             md << s.descriptions.at(sc) << "\n\n";
+        if (!any_ran(s, sc)) {
+            // Nothing to compare: only why each model did not run.
+            for (const auto& m : s.models)
+                if (const auto* v = find_run(s, sc, m))
+                    md << "- " << m << ": "
+                       << (v->status == load::run_status::not_run && !v->message.empty()
+                               ? v->message
+                               : status_text(*v) + (v->message.empty() ? "" : ": " + v->message))
+                       << "\n";
+            continue;
+        }
         md << "| |";
         for (const auto& m : s.models)
             md << " " << m << " |";
