@@ -665,12 +665,20 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             }
             rlimit lim{};
             ::getrlimit(RLIMIT_NOFILE, &lim);
-            if (lim.rlim_cur != RLIM_INFINITY && needs.server > lim.rlim_cur) {
+            // The kernel caps every process at fs.nr_open whatever its limit says (even "unlimited").
+            std::uint64_t limit = lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : lim.rlim_cur;
+            {
+                std::ifstream nr_open("/proc/sys/fs/nr_open");
+                std::uint64_t cap = 0;
+                if (nr_open >> cap && cap > 0)
+                    limit = std::min(limit, cap);
+            }
+            if (needs.server > limit) {
                 auto depth = max_call_depth(s);
                 std::string msg = "not run: the server would need about " + std::to_string(needs.server) +
                                   " open files (" + std::to_string(connections_needed(s)) + " client connections" +
                                   (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request" : "") +
-                                  ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(lim.rlim_cur) +
+                                  ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(limit) +
                                   " and cannot be raised here";
                 if (auto f = finish(run_status::not_run, msg); !f)
                     return f.err();
