@@ -1,5 +1,7 @@
 #include "support/child_process.hpp"
 
+#include "execbench/stats/process.hpp"
+
 #include "support/raw_client.hpp"
 
 #include <cerrno>
@@ -245,6 +247,12 @@ bool option_server::stop(std::chrono::milliseconds timeout)
         return true;
     stopped_ = true;
     return instance_.stop(clock_type::now() + timeout);
+}
+
+long resident_kib(pid_t pid)
+{
+    auto sample = stats::sample_process(pid);
+    return sample ? static_cast<long>(sample->resident_bytes / 1024) : -1;
 }
 
 }  // namespace execbench::test_support

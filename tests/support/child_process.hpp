@@ -69,6 +69,9 @@ std::string bench_server_path();
 /// The path of the bench-load binary this build made (empty when the build has none).
 std::string bench_load_path();
 
+/// Resident memory of a process in KiB (from /proc through stats::sample_process), or -1 when it is gone.
+long resident_kib(pid_t pid);
+
 /// An in-process server built from explicit `server::options` (so a test can shorten timeouts), ready when
 /// constructed; port 0 and 127.0.0.1 are forced.
 class option_server {
