@@ -33,8 +33,7 @@ int main(int argc, char** argv)
 {
     namespace load = execbench::load;
     CLI::App app{"bench-load: drives an HTTP/1.1 server with named scenarios and writes median-of-N results"};
-    app.set_version_flag("--version", std::string(execbench::version()) + " (" +
-                                          std::string(execbench::git_revision()) + ")");
+    app.set_version_flag("--version", execbench::version_string());
 
     std::optional<std::string> scenario_name;
     bool list = false;

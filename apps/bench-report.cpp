@@ -54,8 +54,7 @@ int main(int argc, char** argv)
 {
     namespace report = execbench::report;
     CLI::App app{"bench-report: regenerates the results pages, charts and README headline from results/"};
-    app.set_version_flag("--version", std::string(execbench::version()) + " (" +
-                                          std::string(execbench::git_revision()) + ")");
+    app.set_version_flag("--version", execbench::version_string());
     std::string results = "results";
     std::string docs = "docs/results";
     std::string readme = "README.md";

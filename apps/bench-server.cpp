@@ -22,8 +22,7 @@ int main(int argc, char** argv)
     double downstream_seconds = seconds_of(opts.timeouts.downstream_response);
 
     CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
-    cli.set_version_flag("--version", std::string(execbench::version()) + " (" +
-                                          std::string(execbench::git_revision()) + ")");
+    cli.set_version_flag("--version", execbench::version_string());
     cli.add_option("--model", model_name, "Execution model: pool (thread per request), fiber, loop")
         ->check(CLI::IsMember({"pool", "fiber", "loop"}))
         ->capture_default_str();

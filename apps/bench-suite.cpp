@@ -116,8 +116,7 @@ int main(int argc, char** argv)
 {
     namespace load = execbench::load;
     CLI::App app{"bench-suite: runs scenarios under each model, a fresh bench-server per run, into results/<suite>/"};
-    app.set_version_flag("--version", std::string(execbench::version()) + " (" +
-                                          std::string(execbench::git_revision()) + ")");
+    app.set_version_flag("--version", execbench::version_string());
 
     std::string suite;
     std::string scenario_list;

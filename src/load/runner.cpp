@@ -31,16 +31,6 @@ using clock = std::chrono::steady_clock;
 
 double ms(std::int64_t micros) { return double(micros) / 1000.0; }
 
-std::string iso_now()
-{
-    auto t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 /// Samples a remote server through its Prometheus /metrics (process_* figures) while a trial runs.
 class metrics_scraper {
 public:
@@ -350,7 +340,7 @@ result<run_result> run(const scenario& s, const run_options& options)
     out.url = options.url;
     out.threads = std::max(1u, options.threads);
     out.context = collect_context();
-    out.started_at = iso_now();
+    out.started_at = utc_timestamp();
     {
         std::random_device rd;
         char id[64];

@@ -1,5 +1,6 @@
 #include "execbench/load/suite.hpp"
 
+#include "execbench/core/build_info.hpp"
 #include "execbench/load/limits.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/stats/process.hpp"
@@ -44,16 +45,6 @@ std::string read_file(const std::filesystem::path& p)
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-std::string iso_now()
-{
-    auto t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 /// waitpid without blocking: the exit status when the child has ended.
@@ -642,7 +633,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             e.suite = o.suite;
             e.scenario = s.name;
             e.model = model;
-            e.started_at = iso_now();
+            e.started_at = utc_timestamp();
             auto run_start = clock::now();
             const run_result* finished_result = nullptr;
             std::optional<run_result> result_holder;
