@@ -3,6 +3,7 @@
 // through the library and a server dying mid-run through the binary; this covers the rest through the binary,
 // plus memory over a long open-loop run and the refusal of remote targets.
 #include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 #include "support/misbehaving_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -54,17 +55,6 @@ std::string csv_value(const std::filesystem::path& path, const std::string& colu
             return values[i];
     return "<no column " + column + ">";
 }
-
-struct temp_dir {
-    std::filesystem::path path;
-    explicit temp_dir(const std::string& name)
-        : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid())))
-    {
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~temp_dir() { std::filesystem::remove_all(path); }
-};
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "execbench/load/suite.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include "execbench/load/limits.hpp"
 #include "execbench/load/results.hpp"
 
@@ -16,20 +18,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir()
-    {
-        std::string t = (std::filesystem::temp_directory_path() / "execbench-suite-test-XXXXXX").string();
-        REQUIRE(::mkdtemp(t.data()) != nullptr);
-        path = t;
-    }
-    ~temp_dir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using execbench::test_support::temp_dir;
 
 void write(const std::filesystem::path& p, const std::string& text)
 {
@@ -56,7 +45,7 @@ scenario parsed(const std::string& json, const std::filesystem::path& dir)
 
 TEST_CASE("descriptor needs count the calls downstream a request makes", "[load][suite]")
 {
-    temp_dir d;
+    temp_dir d("execbench-suite-test");
     auto plain = parsed(R"({"description": "d", "requests": [{"path": "/io"}],
         "load": {"shape": "closed", "connections": 100, "duration": "1s"}})", d.path);
     CHECK(max_call_depth(plain) == 0);
@@ -85,7 +74,7 @@ TEST_CASE("server options become bench-server flags", "[load][suite]")
 
 TEST_CASE("the ledger round-trips every status and quotes messages", "[load][suite]")
 {
-    temp_dir d;
+    temp_dir d("execbench-suite-test");
     auto file = ledger_path(d.path, "s");
     suite_entry a{"s", "io-600", "pool", run_status::ok, "id-1", "2026-01-01T00:00:00Z", 1.5, ""};
     suite_entry b{"s", "big", "loop", run_status::not_run, "", "2026-01-01T00:00:01Z", 0, "not run: limit, \"20000\""};
@@ -108,7 +97,7 @@ TEST_CASE("the ledger round-trips every status and quotes messages", "[load][sui
 
 TEST_CASE("a server that fails to start is reported with its reason, within the deadline", "[load][suite]")
 {
-    temp_dir d;
+    temp_dir d("execbench-suite-test");
     server_process p;
     SECTION("missing binary")
     {
@@ -166,7 +155,7 @@ TEST_CASE("bench-server starts on a free port, answers /health and frees the por
 
 TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suite][integration]")
 {
-    temp_dir d;
+    temp_dir d("execbench-suite-test");
     auto scen = d.path / "scenarios";
     std::filesystem::create_directories(scen);
     write(scen / "tiny.json", R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=10"}],

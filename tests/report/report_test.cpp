@@ -1,5 +1,7 @@
 #include "execbench/report/report.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -14,20 +16,7 @@ using namespace execbench::report;
 
 namespace {
 
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir()
-    {
-        std::string t = (std::filesystem::temp_directory_path() / "execbench-report-test-XXXXXX").string();
-        REQUIRE(::mkdtemp(t.data()) != nullptr);
-        path = t;
-    }
-    ~temp_dir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using execbench::test_support::temp_dir;
 
 void write(const std::filesystem::path& p, const std::string& text)
 {
@@ -86,7 +75,7 @@ bool have_matplotlib()
 
 TEST_CASE("a suite folder is read with its latest runs and the median trial for charts", "[report]")
 {
-    temp_dir d;
+    temp_dir d("execbench-report-test");
     auto dir = fake_suite(d.path / "results");
     CHECK(suite_dirs(d.path / "results") == std::vector<std::filesystem::path>{dir});
     auto s = read_suite(dir);
@@ -107,7 +96,7 @@ TEST_CASE("a suite folder is read with its latest runs and the median trial for 
 
 TEST_CASE("the suite page shows the models side by side with statuses and winners", "[report]")
 {
-    temp_dir d;
+    temp_dir d("execbench-report-test");
     auto s = read_suite(fake_suite(d.path / "results"));
     REQUIRE(s);
     auto md = suite_markdown(*s, report_paths{});
@@ -133,7 +122,7 @@ TEST_CASE("the README headline replaces only the text between its markers", "[re
 
 TEST_CASE("regeneration makes the report current and --check sees results change", "[report]")
 {
-    temp_dir d;
+    temp_dir d("execbench-report-test");
     auto dir = fake_suite(d.path / "results");
     report_paths paths;
     paths.docs_dir = d.path / "docs";
