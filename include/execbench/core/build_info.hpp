@@ -7,7 +7,7 @@ namespace execbench {
 
 /// The execbench version, e.g. "0.1.0".
 std::string_view version() noexcept;
-/// The git revision the binary was built from ("unknown" outside a checkout).
+/// The git revision the binary was built from, "-dirty" when tracked files differed ("unknown" outside a checkout).
 std::string_view git_revision() noexcept;
 /// CMake build type, e.g. "Release".
 std::string_view build_type() noexcept;

@@ -2,12 +2,13 @@
 
 #include <ctime>
 
+// EXECBENCH_VERSION, EXECBENCH_BUILD_TYPE and EXECBENCH_COMPILER come from CMake (configure-time facts); the git
+// revision is generated at build time into git_revision.cpp.
 namespace execbench {
 
-std::string_view version() noexcept { return "@PROJECT_VERSION@"; }
-std::string_view git_revision() noexcept { return "@EXECBENCH_GIT_REVISION@"; }
-std::string_view build_type() noexcept { return "@CMAKE_BUILD_TYPE@"; }
-std::string_view compiler() noexcept { return "@CMAKE_CXX_COMPILER_ID@ @CMAKE_CXX_COMPILER_VERSION@"; }
+std::string_view version() noexcept { return EXECBENCH_VERSION; }
+std::string_view build_type() noexcept { return EXECBENCH_BUILD_TYPE; }
+std::string_view compiler() noexcept { return EXECBENCH_COMPILER; }
 std::string version_string()
 {
     return std::string(version()) + " (" + std::string(git_revision()) + ")";

@@ -1,0 +1,42 @@
+# Fails when a file of one area includes a header of an area it does not link: the include graph must stay inside
+# the link graph CMakeLists.txt declares (read from LAYERING, generated at configure time). An area may include
+# itself and everything it links, directly or through another area.
+#   cmake -DSOURCE_DIR=<repo> -DLAYERING=<build>/generated/layering.cmake -P cmake/check_layering.cmake
+cmake_minimum_required(VERSION 3.25)
+include("${LAYERING}")
+
+function(closure area out)
+  set(seen ${area})
+  set(todo ${EXECBENCH_AREA_DEPS_${area}})
+  while(todo)
+    list(POP_FRONT todo next)
+    if(NOT next IN_LIST seen)
+      list(APPEND seen ${next})
+      list(APPEND todo ${EXECBENCH_AREA_DEPS_${next}})
+    endif()
+  endwhile()
+  set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+set(violations 0)
+foreach(area IN LISTS EXECBENCH_AREAS)
+  closure(${area} allowed)
+  file(GLOB_RECURSE files "${SOURCE_DIR}/src/${area}/*.cpp" "${SOURCE_DIR}/src/${area}/*.hpp"
+    "${SOURCE_DIR}/src/${area}/*.in" "${SOURCE_DIR}/include/execbench/${area}/*.hpp")
+  foreach(file IN LISTS files)
+    file(STRINGS "${file}" includes REGEX "^#include \"execbench/[a-z_]+/")
+    foreach(line IN LISTS includes)
+      string(REGEX MATCH "execbench/([a-z_]+)/" _ "${line}")
+      if(NOT CMAKE_MATCH_1 IN_LIST allowed)
+        file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
+        message(SEND_ERROR "${rel}: ${line}: area '${area}' does not link '${CMAKE_MATCH_1}' (it may use: ${allowed})")
+        math(EXPR violations "${violations} + 1")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "${violations} include(s) cross the area graph; see docs/architecture.md")
+endif()
+list(LENGTH EXECBENCH_AREAS count)
+message(STATUS "layering: the includes of ${count} areas stay inside their link graph")
