@@ -379,6 +379,6 @@ TEST_CASE("docs/reliability.md lists exactly the hostile-input cases this suite 
         std::ofstream(path, std::ios::binary) << text;
         current = wanted;
     }
-    INFO("regenerate with: EXECBENCH_WRITE_DOCS=1 execbench_tests '[docs]'");
+    INFO("regenerate with: EXECBENCH_WRITE_DOCS=1 execbench_integration_tests '[docs]'");
     CHECK(current == wanted);
 }
