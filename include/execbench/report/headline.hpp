@@ -1,0 +1,19 @@
+#pragma once
+
+#include "execbench/report/paths.hpp"
+#include "execbench/report/suite_reader.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::report {
+
+/// The README headline table of the headline suites, without the markers.
+std::string headline_block(const std::vector<suite_data>& suites, const report_paths& paths);
+
+/// Replaces the text between `<!-- results:begin -->` and `<!-- results:end -->` with `block` (markers kept);
+/// appends both markers and the block at the end when they are absent.
+std::string replace_headline(std::string_view readme, std::string_view block);
+
+}  // namespace execbench::report
