@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -24,10 +25,13 @@ std::string read_text(const std::filesystem::path& p)
 
 }  // namespace
 
-report_output build_report(const std::vector<suite_data>& suites, const report_paths& paths)
+report_output build_report(const std::vector<suite_data>& suites, const report_paths& paths,
+                           const std::vector<std::string>& pages)
 {
     report_output out;
     for (const auto& s : suites) {
+        if (!pages.empty() && std::find(pages.begin(), pages.end(), s.name) == pages.end())
+            continue;
         out.files.push_back({paths.docs_dir / (s.name + ".md"), suite_markdown(s, paths)});
         std::string list;
         for (const auto& sc : s.scenarios) {
@@ -52,68 +56,156 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
 
 namespace {
 
+/// Writes through a temporary file and a rename, so a reader never sees half a file and a failure leaves the old one.
 result<bool> write_text(const std::filesystem::path& p, const std::string& content)
 {
     std::error_code ec;
     if (p.has_parent_path())
         std::filesystem::create_directories(p.parent_path(), ec);
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.close();
-    if (!out)
-        return fail(p.string() + ": cannot write");
+    auto tmp = p;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << content;
+        out.close();
+        if (!out) {
+            std::filesystem::remove(tmp, ec);
+            return fail(p.string() + ": cannot write");
+        }
+    }
+    std::filesystem::rename(tmp, p, ec);
+    if (ec)
+        return fail(p.string() + ": cannot write: " + ec.message());
+    return true;
+}
+
+std::filesystem::path with_suffix(std::filesystem::path p, const char* suffix)
+{
+    p += suffix;
+    return p;
+}
+
+/// The SVG drawn beside a chart's PNG.
+std::filesystem::path svg_of(const std::filesystem::path& png)
+{
+    auto p = png;
+    return p.replace_extension(".svg");
+}
+
+/// True when the chart list says `c` was drawn from the same data and both of its files exist.
+bool chart_fresh(const report_output& out, const chart_job& c)
+{
+    for (const auto& l : out.chart_lists) {
+        if (l.path.parent_path() != c.png.parent_path() || !std::filesystem::exists(l.path) ||
+            !std::filesystem::exists(c.png) || !std::filesystem::exists(svg_of(c.png)))
+            continue;
+        return read_text(l.path).find(c.png.filename().string() + " " + c.hash + "\n") != std::string::npos;
+    }
+    return false;
+}
+
+/// Draws the charts whose data changed into staging files beside their targets; only when every one was drawn are
+/// they renamed into place, so a failure overwrites nothing.
+result<bool> draw_charts(const report_output& out, const std::filesystem::path& chart_script, const std::string& python)
+{
+    nlohmann::json jobs = nlohmann::json::array();
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged;   // staging → final
+    for (const auto& c : out.charts) {
+        if (chart_fresh(out, c))
+            continue;
+        std::error_code ec;
+        std::filesystem::create_directories(c.png.parent_path(), ec);
+        auto png = with_suffix(c.png, ".new.png");
+        auto svg = with_suffix(svg_of(c.png), ".new.svg");
+        jobs.push_back({{"png", png.string()}, {"svg", svg.string()}, {"name", c.png.stem().string()},
+                        {"data", nlohmann::json::parse(c.data_json)}});
+        staged.emplace_back(png, c.png);
+        staged.emplace_back(svg, svg_of(c.png));
+    }
+    if (jobs.empty())
+        return true;
+    auto discard = [&] {
+        std::error_code ec;
+        for (const auto& [from, to] : staged) {
+            std::filesystem::remove(from, ec);
+            // Folders made for the charts go too when empty: a failed run leaves the docs as they were.
+            std::filesystem::remove(to.parent_path(), ec);
+            std::filesystem::remove(to.parent_path().parent_path(), ec);
+        }
+    };
+    auto jobs_file = std::filesystem::temp_directory_path() / ("execbench-charts-" + fnv1a_hex(jobs.dump()) + ".json");
+    if (auto w = write_text(jobs_file, jobs.dump()); !w)
+        return w;
+    auto rc = run_command({python, chart_script.string(), jobs_file.string()});
+    std::error_code ec;
+    std::filesystem::remove(jobs_file, ec);
+    if (!rc || *rc != 0) {
+        discard();
+        if (!rc)
+            return fail("chart script " + chart_script.string() + ": " + rc.err().message +
+                        " (--no-charts skips the charts); nothing was written");
+        return fail("chart script " + chart_script.string() + " failed, exit status " + std::to_string(*rc) +
+                    "; is python3-matplotlib installed? (--no-charts skips the charts); nothing was written");
+    }
+    for (const auto& [from, to] : staged) {
+        std::filesystem::rename(from, to, ec);
+        if (ec) {
+            discard();
+            return fail(to.string() + ": cannot write: " + ec.message());
+        }
+    }
     return true;
 }
 
 }  // namespace
 
+std::string expand_charts(std::string_view html)
+{
+    constexpr std::string_view open = "<!--svg:";
+    constexpr std::string_view close = "-->";
+    std::string out;
+    std::size_t at = 0;
+    while (true) {
+        auto b = html.find(open, at);
+        if (b == std::string_view::npos)
+            break;
+        auto e = html.find(close, b + open.size());
+        if (e == std::string_view::npos)
+            break;
+        out += html.substr(at, b - at);
+        std::filesystem::path svg(std::string(html.substr(b + open.size(), e - b - open.size())));
+        if (std::filesystem::exists(svg)) {
+            auto text = read_text(svg);
+            // The XML prologue and doctype may not appear inside an HTML body.
+            auto start = text.find("<svg");
+            out += start == std::string::npos ? text : text.substr(start);
+        } else {
+            out += "<p class=\"missing\">chart not drawn (bench-report --no-charts)</p>";
+        }
+        at = e + close.size();
+    }
+    out += html.substr(at);
+    return out;
+}
+
 result<bool> write_report(const report_output& out, const std::filesystem::path& readme,
                           const std::filesystem::path& chart_script, const std::string& python)
 {
+    if (!python.empty())
+        if (auto d = draw_charts(out, chart_script, python); !d)
+            return d;
     for (const auto& f : out.files)
         if (auto w = write_text(f.path, f.content); !w)
             return w;
+    for (const auto& f : out.html)
+        if (auto w = write_text(f.path, expand_charts(f.content)); !w)
+            return w;
+    if (!python.empty())
+        for (const auto& l : out.chart_lists)
+            if (auto w = write_text(l.path, l.content); !w)
+                return w;
     std::string current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};
-    if (auto w = write_text(readme, replace_headline(current, out.readme_block)); !w)
-        return w;
-    if (python.empty())
-        return true;
-
-    // Only charts whose data changed are drawn again.
-    nlohmann::json jobs = nlohmann::json::array();
-    for (const auto& c : out.charts) {
-        bool fresh = false;
-        for (const auto& l : out.chart_lists) {
-            if (l.path.parent_path() != c.png.parent_path() || !std::filesystem::exists(l.path) ||
-                !std::filesystem::exists(c.png))
-                continue;
-            auto text = read_text(l.path);
-            fresh = text.find(c.png.filename().string() + " " + c.hash + "\n") != std::string::npos;
-        }
-        if (fresh)
-            continue;
-        std::error_code ec;
-        std::filesystem::create_directories(c.png.parent_path(), ec);
-        jobs.push_back({{"png", c.png.string()}, {"data", nlohmann::json::parse(c.data_json)}});
-    }
-    if (!jobs.empty()) {
-        auto jobs_file = std::filesystem::temp_directory_path() / ("execbench-charts-" + fnv1a_hex(jobs.dump()) + ".json");
-        if (auto w = write_text(jobs_file, jobs.dump()); !w)
-            return w;
-        auto rc = run_command({python, chart_script.string(), jobs_file.string()});
-        std::error_code ec;
-        std::filesystem::remove(jobs_file, ec);
-        if (!rc)
-            return fail("chart script " + chart_script.string() + ": " + rc.err().message +
-                        " (--no-charts skips the charts)");
-        if (*rc != 0)
-            return fail("chart script " + chart_script.string() + " failed, exit status " + std::to_string(*rc) +
-                        "; is python3-matplotlib installed? (--no-charts skips the charts)");
-    }
-    for (const auto& l : out.chart_lists)
-        if (auto w = write_text(l.path, l.content); !w)
-            return w;
-    return true;
+    return write_text(readme, replace_headline(current, out.readme_block));
 }
 
 std::vector<std::string> stale_files(const report_output& out, const std::filesystem::path& readme)
@@ -127,11 +219,14 @@ std::vector<std::string> stale_files(const report_output& out, const std::filesy
     };
     for (const auto& f : out.files)
         check(f);
+    for (const auto& f : out.html)
+        check({f.path, expand_charts(f.content)});
     for (const auto& f : out.chart_lists)
         check(f);
     for (const auto& c : out.charts)
-        if (!std::filesystem::exists(c.png))
-            stale.push_back(c.png.string() + " (missing)");
+        for (const auto& p : {c.png, svg_of(c.png)})
+            if (!std::filesystem::exists(p))
+                stale.push_back(p.string() + " (missing)");
     auto current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};
     if (replace_headline(current, out.readme_block) != current)
         stale.push_back(readme.string() + " (headline block differs)");

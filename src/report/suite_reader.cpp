@@ -1,5 +1,7 @@
 #include "execbench/report/suite_reader.hpp"
 
+#include "execbench/load/scenario.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,6 +13,16 @@ namespace execbench::report {
 
 namespace {
 
+/// The arm a summary row belongs to; results written before arms existed name only the model.
+std::string arm_of(const std::map<std::string, std::string>& row)
+{
+    auto it = row.find("arm");
+    if (it != row.end() && !it->second.empty())
+        return it->second;
+    it = row.find("model");
+    return it == row.end() ? std::string{} : it->second;
+}
+
 /// Rows of a CSV as column → value maps.
 std::vector<std::map<std::string, std::string>> rows_of(const load::csv_table& t)
 {
@@ -20,6 +32,24 @@ std::vector<std::map<std::string, std::string>> rows_of(const load::csv_table& t
         for (std::size_t i = 0; i < t.header.size() && i < row.size(); ++i)
             m[t.header[i]] = row[i];
         out.push_back(std::move(m));
+    }
+    return out;
+}
+
+/// The percentiles a spectrum is drawn at, HdrHistogram style: dense towards the tail.
+constexpr double spectrum_points[] = {0,    10,    20,   30,   40,    50,    60,     70,    75,    80,
+                                      85,   90,    92.5, 95,   96.25, 97.5,  98.125, 98.75, 99,    99.25,
+                                      99.5, 99.75, 99.9, 99.95, 99.975, 99.99, 99.995, 99.999, 100};
+
+std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
+{
+    std::vector<std::pair<double, double>> out;
+    if (h.count() == 0)
+        return out;
+    for (double p : spectrum_points) {
+        // The top of a bucket can exceed the largest value seen; the exact max bounds every percentile.
+        auto us = p == 0 ? h.min() : p == 100 ? h.max() : std::min(h.value_at_percentile(p), h.max());
+        out.emplace_back(p, static_cast<double>(us) / 1000.0);
     }
     return out;
 }
@@ -47,18 +77,34 @@ double run_view::number(std::string_view column) const
     return it == summary.end() ? 0 : to_number(it->second);
 }
 
+std::string results_stem(const std::filesystem::path& dir)
+{
+    auto name = dir.filename().string();
+    if (name.empty())
+        name = dir.parent_path().filename().string();
+    std::error_code ec;
+    if (std::filesystem::exists(dir / (name + ".csv"), ec) || std::filesystem::exists(dir / (name + "-runs.csv"), ec))
+        return name;
+    // A folder named by the user (bench-suite --out /tmp/x, bench-load --out /tmp/x/y.csv): the one results set in it.
+    std::set<std::string> stems;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        auto file = e.path().filename().string();
+        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
+            if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+                stems.insert(file.substr(0, file.size() - suffix.size()));
+    }
+    return stems.size() == 1 ? *stems.begin() : std::string{};
+}
+
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)
 {
+    if (!results_stem(results_root).empty())
+        return {results_root};   // a suite folder given directly
     std::vector<std::filesystem::path> out;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(results_root, ec)) {
-        if (!e.is_directory())
-            continue;
-        auto name = e.path().filename().string();
-        if (std::filesystem::exists(e.path() / (name + ".csv")) ||
-            std::filesystem::exists(e.path() / (name + "-runs.csv")))
+    for (const auto& e : std::filesystem::directory_iterator(results_root, ec))
+        if (e.is_directory() && !results_stem(e.path()).empty())
             out.push_back(e.path());
-    }
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -67,8 +113,11 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
 {
     suite_data d;
     d.dir = dir;
-    d.name = dir.filename().string();
-    auto paths = load::output_paths_for(dir / (d.name + ".csv"));
+    d.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+    d.stem = results_stem(dir);
+    if (d.stem.empty())
+        return fail(dir.string() + ": no results (expected <name>.csv, <name>-trials.csv or <name>-runs.csv)");
+    auto paths = load::output_paths_for(dir / (d.stem + ".csv"));
     auto note_scenario = [&](const std::string& s) {
         if (std::find(d.scenarios.begin(), d.scenarios.end(), s) == d.scenarios.end())
             d.scenarios.push_back(s);
@@ -87,23 +136,26 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             summary_by_run[row["run_id"]] = std::move(row);
         }
     }
-    auto ledger_file = load::ledger_path(dir, d.name);
+    auto ledger_file = load::ledger_path(dir, d.stem);
     if (std::filesystem::exists(ledger_file)) {
         auto ledger = load::read_ledger(ledger_file);
         if (!ledger)
             return ledger.err();
         for (const auto& e : *ledger) {
             note_scenario(e.scenario);
-            models_seen.insert(e.model);
             run_view v;
             v.scenario = e.scenario;
             v.model = e.model;
+            v.arm = e.model;
             v.status = e.status;
             v.message = e.message;
             v.run_id = e.run_id;
-            if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end())
+            if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end()) {
                 v.summary = it->second;
-            d.runs[e.scenario][e.model] = std::move(v);   // later lines replace earlier ones
+                v.arm = arm_of(v.summary);
+            }
+            models_seen.insert(v.arm);
+            d.runs[e.scenario][v.arm] = std::move(v);   // later lines replace earlier ones
         }
     } else {
         // Plain bench-load results: every summary row is a run; the last one of a scenario × model counts.
@@ -112,13 +164,14 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             run_view v;
             v.scenario = row.at("scenario");
             v.model = row.at("model");
+            v.arm = arm_of(row);
             v.run_id = id;
             v.summary = row;
             bool errors = to_number(row.at("requests_error")) > 0 || row.at("partial") == "1";
             v.status = errors ? load::run_status::errors : load::run_status::ok;
             note_scenario(v.scenario);
-            models_seen.insert(v.model);
-            d.runs[v.scenario][v.model] = std::move(v);
+            models_seen.insert(v.arm);
+            d.runs[v.scenario][v.arm] = std::move(v);
         }
     }
     for (const auto& m : known_models())
@@ -175,7 +228,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 continue;
             std::map<std::string, double> values;
             for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model")
+                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model" &&
+                    t->header[i] != "arm")
                     values[t->header[i]] = to_number(row[i]);
             (it->second->*member).push_back(std::move(values));
         }
@@ -183,7 +237,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
     };
     if (auto r = series_of(paths.timeline, &run_view::timeline); !r)
         return r.err();
-    if (auto r = series_of(load::server_timeline_path(dir, d.name), &run_view::server_timeline); !r)
+    if (auto r = series_of(load::server_timeline_path(dir, d.stem), &run_view::server_timeline); !r)
         return r.err();
 
     if (std::filesystem::exists(paths.context)) {
@@ -216,11 +270,68 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         for (const auto& sc : d.scenarios)
             for (const auto& m : d.models) {
                 auto it = d.runs[sc].find(m);
-                if (it != d.runs[sc].end() && by_id.count(it->second.run_id))
+                if (it != d.runs[sc].end() && by_id.count(it->second.run_id)) {
                     d.contexts.push_back(by_id[it->second.run_id]);
+                    it->second.context = by_id[it->second.run_id];
+                }
+            }
+    }
+
+    // The latency distribution of every trial merged: exact, as the histograms share one configuration.
+    if (std::filesystem::exists(paths.histograms)) {
+        auto records = load::read_histograms(paths.histograms);
+        if (!records)
+            return records.err();
+        std::map<std::pair<std::string, std::string>, stats::histogram> merged;
+        for (auto& r : *records) {
+            if (!shown.count(r.run_id) || (r.series != "latency" && r.series != "service"))
+                continue;
+            auto key = std::make_pair(r.run_id, r.series);
+            auto it = merged.find(key);
+            if (it == merged.end())
+                merged.emplace(key, std::move(r.histogram));
+            else if (auto m = it->second.merge(r.histogram); !m)
+                return fail(paths.histograms.string() + ": run " + r.run_id + ": " + m.err().message);
+        }
+        for (auto& [sc, by_arm] : d.runs)
+            for (auto& [a, v] : by_arm) {
+                if (auto it = merged.find({v.run_id, "latency"}); it != merged.end())
+                    v.latency_spectrum = spectrum_of(it->second);
+                if (auto it = merged.find({v.run_id, "service"}); it != merged.end())
+                    v.service_spectrum = spectrum_of(it->second);
             }
     }
     return d;
+}
+
+void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir)
+{
+    for (const auto& name : s.scenarios) {
+        auto sc = load::load_named_scenario(scenario_dir, name);
+        if (!sc)
+            continue;   // a scenario renamed or removed since: the recorded settings are all there is
+        if (!s.descriptions.count(name))
+            s.descriptions[name] = sc->description;
+        const run_view* ran = nullptr;
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, name, m); v && v->ran()) {
+                ran = v;
+                break;
+            }
+        if (!ran)
+            continue;
+        auto get = [&](const char* c) {
+            auto it = ran->summary.find(c);
+            return it == ran->summary.end() ? std::string{} : it->second;
+        };
+        std::string file_duration =
+            sc->load.kind == load::shape::burst ? get("duration") : load::format_duration(sc->load.length);
+        auto file_warmup = load::format_duration(sc->warmup);
+        auto file_trials = std::to_string(sc->trials);
+        if (file_duration != get("duration") || file_warmup != get("warmup") || file_trials != get("trials"))
+            s.file_settings[name] = (sc->load.kind == load::shape::burst ? std::string{} : file_duration + ", ") +
+                                    "warm-up " + file_warmup + ", " + file_trials + " trial(s)";
+    }
 }
 
 const run_view* find_run(const suite_data& s, const std::string& scenario, const std::string& model)

@@ -29,22 +29,28 @@ struct generated_file {
 /// Everything bench-report produces for a set of suites.
 struct report_output {
     std::vector<generated_file> files;         ///< markdown pages
+    std::vector<generated_file> html;          ///< HTML pages; `<!--svg:PATH-->` stands for that chart's SVG
     std::vector<chart_job> charts;
     std::vector<generated_file> chart_lists;   ///< per suite `<suite>/charts.txt`: "<png> <hash>" per chart
     std::string readme_block;            ///< the headline table, without the markers
 };
 
-/// Builds the pages, the chart jobs and the README block. Pure: reads nothing, writes nothing.
-report_output build_report(const std::vector<suite_data>& suites, const report_paths& paths);
+/// Builds the pages and chart jobs of the suites named in `pages` (every suite when empty) and the README block
+/// from all of `suites`. Pure: reads nothing, writes nothing.
+report_output build_report(const std::vector<suite_data>& suites, const report_paths& paths,
+                           const std::vector<std::string>& pages = {});
 
-/// Writes every file and the README block, then draws the charts by running `python` on `chart_script` with a
-/// JSON list of jobs (skipped when `python` is empty). A chart list file `<suite>/charts.txt` is written per suite
-/// only after its charts were drawn, so a failed drawing leaves the report stale for --check.
+/// An HTML page with each `<!--svg:PATH-->` replaced by the SVG at PATH (a note when it is missing).
+std::string expand_charts(std::string_view html);
+
+/// Draws the charts whose data changed by running `python` on `chart_script` with a JSON list of jobs (skipped when
+/// `python` is empty), then writes the pages, the chart lists and the README block, each through a temporary file.
+/// A failed drawing writes nothing. The chart lists are written only with charts, so --no-charts leaves them stale.
 result<bool> write_report(const report_output& out, const std::filesystem::path& readme,
                           const std::filesystem::path& chart_script, const std::string& python);
 
 /// The generated files that are missing or differ from what `out` says they should be (README block included,
-/// PNGs checked for existence and by the chart lists).
+/// PNGs and SVGs checked for existence and by the chart lists).
 std::vector<std::string> stale_files(const report_output& out, const std::filesystem::path& readme);
 
 }  // namespace execbench::report

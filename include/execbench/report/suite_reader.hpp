@@ -18,6 +18,7 @@ namespace execbench::report {
 struct run_view {
     std::string scenario;
     std::string model;
+    std::string arm;   ///< the label pages and charts use; the model for results written before arms existed
     load::run_status status = load::run_status::failed;
     std::string message;
     std::string run_id;
@@ -25,20 +26,26 @@ struct run_view {
     unsigned chart_trial = 0;                     ///< the trial charted: median by latency p99
     std::vector<std::map<std::string, double>> timeline;          ///< that trial's timeline rows
     std::vector<std::map<std::string, double>> server_timeline;   ///< that trial's server samples per second
+    std::vector<std::pair<double, double>> latency_spectrum;   ///< all trials merged: (percentile, ms)
+    std::vector<std::pair<double, double>> service_spectrum;   ///< the same for service time
+    std::string context;                                       ///< its context JSON line ("" when not recorded)
     [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
 };
 
 /// Everything read from `results/<suite>/`.
 struct suite_data {
-    std::string name;
+    std::string name;              ///< the folder's name: the page is <name>.md
+    std::string stem;              ///< the results files' base name: <stem>.csv, <stem>-runs.csv, ...
     std::filesystem::path dir;
     std::vector<std::string> scenarios;   ///< in run order
-    std::vector<std::string> models;      ///< pool, fiber, loop first, then any other
+    std::vector<std::string> models;      ///< arm names: pool, fiber, loop first, then any other
     std::map<std::string, std::map<std::string, run_view>> runs;   ///< scenario → model → run
     std::map<std::string, std::string> descriptions;               ///< scenario → description (from the context)
     std::map<std::string, std::string> server_settings;            ///< scenario → "downstream separate (loop)" ...
     std::vector<std::string> contexts;    ///< context JSON of the runs shown, in order
+    /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
+    std::map<std::string, std::string> file_settings;
 };
 
 /// The models in display order before any other: the three execution models.
@@ -51,7 +58,15 @@ double to_number(const std::string& s);
 /// each scenario × model wins. The error names the file and line.
 result<suite_data> read_suite(const std::filesystem::path& dir);
 
-/// The suite folders under a results root (those holding `<name>.csv` or `<name>-runs.csv`), sorted.
+/// The base name of the results files in `dir`: its own name when `<dir>/<dir>.csv` or `-runs.csv` exists, else
+/// the one `<stem>-runs.csv` / `<stem>-trials.csv` in it; "" when there is none or more than one.
+std::string results_stem(const std::filesystem::path& dir);
+
+/// Compares each scenario's recorded settings with its file in `scenario_dir` (fills `file_settings`) and takes the
+/// description of scenarios that never ran from there.
+void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir);
+
+/// The suite folders under a results root (those with a results stem), sorted; the root itself when it is one.
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root);
 
 /// The run of `model` in `scenario`, or nullptr.
