@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -65,10 +66,13 @@ int main(int argc, char** argv)
     std::optional<std::string> chart_script;
     std::string python = default_python();
 
-    app.add_option("--results", results, "Results root holding one folder per suite")->capture_default_str();
+    app.add_option("--results", results, "Results root holding one folder per suite, or one results folder")
+        ->capture_default_str();
     app.add_option("--docs", docs, "Where <suite>.md and <suite>/*.png go")->capture_default_str();
     app.add_option("--readme", readme, "README whose headline block is replaced")->capture_default_str();
-    app.add_option("--suite", suites, "Only these suites (repeatable; default: every folder under --results)");
+    app.add_option("--suite", suites,
+                   "Regenerate only these suites' pages (repeatable; default: every suite under --results); the "
+                   "README headline is always built from every suite");
     app.add_option("--headline-suites", headline, "Suites in the README headline, comma-separated")
         ->capture_default_str();
     app.add_flag("--check", check, "Write nothing; exit 1 when a generated file is missing or out of date");
@@ -82,37 +86,54 @@ int main(int argc, char** argv)
         return code == 0 ? 0 : 2;
     }
 
-    std::vector<std::filesystem::path> dirs;
-    if (suites.empty()) {
-        dirs = report::suite_dirs(results);
-    } else {
-        for (const auto& s : suites)
-            dirs.push_back(std::filesystem::path(results) / s);
-    }
+    auto usage = [](const std::string& what) {
+        std::cerr << "bench-report: " << what << "\nRun with --help for the options.\n";
+        return 2;
+    };
+    // Every suite on disk is read: the README headline always shows all of them, --suite only picks the pages.
+    auto dirs = report::suite_dirs(results);
     if (dirs.empty())
-        std::fprintf(stderr, "bench-report: no suite results under %s; only the README headline is written\n",
-                     results.c_str());
+        return usage("no suite results under " + results +
+                     " (expected <suite>/<suite>.csv or -runs.csv, or one results folder); nothing written");
     std::vector<report::suite_data> data;
+    auto scenario_dir = execbench::load::find_scenario_dir(std::nullopt);
     for (const auto& d : dirs) {
         auto s = report::read_suite(d);
         if (!s) {
             std::cerr << "bench-report: " << s.err().message << "\n";
             return 2;
         }
-        // Scenarios that never ran have no context in the results: take their description from the scenario file.
-        if (auto scen = execbench::load::find_scenario_dir(std::nullopt)) {
-            for (const auto& name : s->scenarios) {
-                if (s->descriptions.count(name))
-                    continue;
-                if (auto sc = execbench::load::load_named_scenario(*scen, name))
-                    s->descriptions[name] = sc->description;
-            }
-        }
+        if (scenario_dir)
+            report::add_scenario_files(*s, *scenario_dir);
         data.push_back(std::move(*s));
     }
+    for (const auto& name : suites)
+        if (std::none_of(data.begin(), data.end(), [&](const auto& s) { return s.name == name; })) {
+            std::string known;
+            for (const auto& s : data)
+                known += (known.empty() ? "" : ", ") + s.name;
+            return usage("--suite: no results for '" + name + "' under " + results + " (there are: " + known + ")");
+        }
     report::report_paths paths;
     paths.docs_dir = docs;
     paths.results_label = results;
+    // Links as a reader follows them: from the README to the pages, from the pages to the raw data and methodology.
+    auto absolute = [](const std::filesystem::path& p) {
+        std::error_code ec;
+        auto a = std::filesystem::absolute(p, ec);
+        return a.lexically_normal();
+    };
+    auto readme_dir = absolute(readme).parent_path();
+    auto link = [](const std::filesystem::path& to, const std::filesystem::path& from) {
+        auto r = to.lexically_relative(from).generic_string();
+        return r.empty() ? std::string{"."} : r;
+    };
+    paths.docs_link = link(absolute(docs), readme_dir);
+    paths.results_link = link(dirs.size() == 1 && dirs.front() == std::filesystem::path(results)
+                                  ? absolute(results).parent_path()
+                                  : absolute(results),
+                              absolute(docs));
+    paths.methodology_link = link(readme_dir / "docs" / "methodology.md", absolute(docs));
     paths.headline_suites.clear();
     {
         std::string item;
@@ -126,7 +147,7 @@ int main(int argc, char** argv)
             }
         }
     }
-    auto out = report::build_report(data, paths);
+    auto out = report::build_report(data, paths, suites);
 
     if (check) {
         auto stale = report::stale_files(out, readme);
@@ -145,8 +166,8 @@ int main(int argc, char** argv)
     if (!no_charts) {
         script = chart_script ? std::filesystem::path(*chart_script) : find_chart_script();
         if (script.empty()) {
-            std::cerr << "bench-report: cannot find src/report/charts.py; give --charts-script or --no-charts\n";
-            return 2;
+            return usage("cannot find charts.py (src/report/ in the source tree, share/execbench/ when installed); "
+                         "give --charts-script or --no-charts");
         }
     }
     if (auto w = report::write_report(out, readme, script, no_charts ? std::string{} : python); !w) {

@@ -1,111 +1,355 @@
 #!/usr/bin/env python3
 """Draws execbench report charts with matplotlib (Agg), reading a JSON list of jobs written by bench-report.
 
-Each job is {"png": path, "data": {...}} where data["kind"] is "scenario" (per-second latency, errors, requests,
-server CPU and memory per model) or "winners" (wins per scenario and model). Output is deterministic for the same
-input: no timestamps or software version in the PNG metadata, a fixed size and DPI.
+Each job is {"png": path, "svg": path, "name": chart name, "data": {...}} where data["kind"] is
+  "distribution"  bursts: the latency percentile spectrum of every arm (all trials merged) on a log 1/(1-p) axis,
+                  plus wall time and req/s as labelled bars;
+  "timeline"      longer runs: per-second latency (log axis: p50/p90/p99, max), requests, errors/unsent, target
+                  rate or users when recorded, server CPU (and the generator's), memory, threads and sockets;
+  "winners"       best and runner-up per metric and scenario, shaded by the size of the lead; ties shown.
+Output is deterministic for the same input: no timestamps or software version in the metadata, a fixed size, DPI
+and SVG id salt. `--manifest FILE` writes, per chart and panel, how many data points were drawn, so a test can
+check that no panel is empty.
 """
 import json
+import math
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller SVG, selectable in the HTML page
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-COLORS = {"pool": "#1f77b4", "fiber": "#2ca02c", "loop": "#d62728"}
-METADATA = {"Software": None}
+# Okabe-Ito: distinguishable with every common form of colour blindness; each arm also gets its own line style
+# and marker, so no distinction rests on colour alone.
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
+LINESTYLES = ["-", "--", "-.", ":"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+PNG_METADATA = {"Software": None}
+SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 
 
-def color(model, i):
-    return COLORS.get(model, "C%d" % (i + 3))
+def style(data, arm):
+    arms = data.get("all_arms") or []
+    i = arms.index(arm) if arm in arms else len(arms)
+    return {"color": PALETTE[i % len(PALETTE)], "linestyle": LINESTYLES[i % len(LINESTYLES)],
+            "marker": MARKERS[i % len(MARKERS)]}
 
 
-def scenario_chart(data, png):
-    models = data["models"]
-    n = max(len(models), 1)
-    fig, axes = plt.subplots(2, max(n, 3), figsize=(4.2 * max(n, 3), 7.0), dpi=80, squeeze=False)
-    fig.suptitle(data["title"] + " (median trial by p99)", fontsize=11)
-    top_max = 0.0
-    for m in models:
-        for key in ("p99", "p90", "p50"):
-            if m[key]:
-                top_max = max(top_max, max(m[key]))
-    for i, m in enumerate(models):
+def first(columns, *names):
+    """The first of `names` present with any value in a column dict."""
+    for n in names:
+        if n in columns and len(columns[n]) > 0:
+            return columns[n]
+    return None
+
+
+def outside_legend(ax, ncol=4):
+    """A legend below the axes: never over the data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol,
+                  frameon=False)
+
+
+def log_axis(ax, low=None, high=None):
+    """A log y axis in milliseconds, labelled at 1-2-3-5 steps with plain numbers (no 10^x notation)."""
+    ax.set_yscale("log")
+    if low and high:
+        ax.set_ylim(low, high)
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: fmt_ms(y)))
+
+
+# --- distribution (bursts) -----------------------------------------------------------------------------------------
+
+def inverse_tail(p):
+    """x of a percentile on the HdrHistogram axis: 1/(1-p), p in 0..100."""
+    return 1.0 / (1.0 - min(p, 99.999) / 100.0)
+
+
+def distribution_chart(data):
+    arms = [a for a in data["arms"] if a.get("spectrum")]
+    fig = plt.figure(figsize=(12.0, 5.2), dpi=80)
+    grid = fig.add_gridspec(2, 2, width_ratios=[2.2, 1.0], hspace=0.8, wspace=0.28)
+    ax = fig.add_subplot(grid[:, 0])
+    for a in arms:
+        st = style(data, a["arm"])
+        pts = [(inverse_tail(p), ms) for p, ms in a["spectrum"] if p < 100]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], color=st["color"], linestyle=st["linestyle"],
+                marker=st["marker"], markersize=4, label="%s (max %s ms)" % (a["arm"], fmt_ms(a["latency_max"])))
+    ax.set_xscale("log")
+    ys = [ms for a in arms for p, ms in a["spectrum"] if ms > 0]
+    log_axis(ax, min(ys) * 0.9 if ys else None, max(ys) * 1.15 if ys else None)
+    ticks = [50, 90, 99, 99.9, 99.99]
+    ax.xaxis.set_major_locator(FixedLocator([inverse_tail(p) for p in ticks]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: "p%g" % round(100.0 * (1.0 - 1.0 / x), 2)))
+    ax.set_xlim(0.95, inverse_tail(99.999))
+    ax.set_xlabel("percentile (log scale of 1/(1-p), as HdrHistogram plots)")
+    ax.set_ylabel("latency, ms (log)")
+    ax.set_title("latency distribution, all trials merged", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    outside_legend(ax, ncol=2)
+
+    names = [a["arm"] for a in data["arms"]]
+    colors = [style(data, n)["color"] for n in names]
+    hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
+    for row, (key, title, fmt) in enumerate((("wall_millis", "wall time (median of trials), ms", fmt_ms),
+                                             ("requests_per_second", "requests per second", fmt_count))):
+        bx = fig.add_subplot(grid[row, 1])
+        values = [a.get(key, 0) for a in data["arms"]]
+        bars = bx.bar(range(len(names)), values, color=colors, edgecolor="black", linewidth=0.5)
+        for i, b in enumerate(bars):
+            b.set_hatch(hatches[i % len(hatches)])
+        bx.bar_label(bars, labels=[fmt(v) for v in values], fontsize=7, padding=2)
+        bx.set_xticks(range(len(names)))
+        bx.set_xticklabels(names, fontsize=8)
+        bx.set_title(title, fontsize=9)
+        bx.set_ylim(0, max(values + [1]) * 1.25)
+        bx.grid(alpha=0.3, axis="y")
+    fig.suptitle(data["title"] + ": a burst, so its distribution rather than a per-second timeline", fontsize=11)
+    return fig
+
+
+# --- timeline ------------------------------------------------------------------------------------------------------
+
+def timeline_chart(data):
+    arms = data["arms"]
+    panels = []  # (title, unit, [(arm, x, y, label suffix, kind)], log)
+    # One latency range for every arm's panel, so the panels compare at a glance.
+    latency_max, latency_min = 0.0, None
+    for a in arms:
+        s = a["series"]
+        for k in ("latency_millis_p50", "latency_millis_p90", "latency_millis_p99", "latency_millis_max"):
+            ys = [v for v in s.get(k) or [] if v > 0]
+            if ys:
+                latency_max = max(latency_max, max(ys))
+                latency_min = min(ys) if latency_min is None else min(latency_min, min(ys))
+        latency_max = max(latency_max, a.get("latency_max", 0))
+
+    def combined(title, unit, pick, log=False):
+        lines = []
+        for a in arms:
+            for label, x, y in pick(a):
+                if x and y and len(x) == len(y):
+                    lines.append((a["arm"], x, y, label))
+        if lines:
+            panels.append((title, unit, lines, log))
+
+    def series(*names, source="series", label=""):
+        def pick(a):
+            cols = a.get(source, {})
+            y = first(cols, *names)
+            return [(label, cols.get("second"), y)] if y else []
+        return pick
+
+    combined("requests ok per second", "req/s", series("requests_ok"))
+    combined("target rate / users", "per second or users",
+             lambda a: [(lbl, a["series"].get("second"), a["series"][k]) for k, lbl in
+                        (("target_rate", " target"), ("rate_target", " target"), ("users", " users"),
+                         ("users_target", " users")) if a["series"].get(k)])
+
+    def failures(a):
+        out = []
+        for k, lbl in (("requests_error", " errors"), ("requests_unsent", " unsent")):
+            y = a["series"].get(k)
+            if y and any(v > 0 for v in y):
+                out.append((lbl, a["series"].get("second"), y))
+        return out
+    combined("errors and unsent per second", "requests", failures)
+
+    def cpu(a):
+        out = []
+        srv = a.get("server", {})
+        if srv.get("server_cpu_percent"):
+            out.append((" server", srv.get("second"), srv["server_cpu_percent"]))
+        gen = first(a["series"], "loadgen_cpu_percent", "generator_cpu_percent")
+        if gen:
+            out.append((" generator", a["series"].get("second"), gen))
+        gen = first(srv, "loadgen_cpu_percent", "generator_cpu_percent")
+        if gen:
+            out.append((" generator", srv.get("second"), gen))
+        return out
+    combined("CPU (server; generator where recorded)", "% of one core", cpu)
+    combined("server resident memory", "MiB", series("server_rss_mb", source="server"))
+    combined("server threads", "threads", series("server_threads", source="server"))
+    combined("sockets", "open sockets", lambda a: [(lbl, a[src].get("second"), a[src][k]) for src, k, lbl in
+                                                  (("server", "server_sockets", " server"),
+                                                   ("series", "sockets", " generator"),
+                                                   ("series", "connections_open", " generator"))
+                                                  if a.get(src, {}).get(k)])
+
+    ncols = max(len(arms), 3)
+    nrows = 1 + math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.6 * nrows), dpi=80, squeeze=False)
+    fig.suptitle(data["title"] + " (median trial by p99; the partial last second left out)", fontsize=11)
+    for i, a in enumerate(arms):
         ax = axes[0][i]
-        x = m["second"]
-        for key, style in (("p50", "-"), ("p90", "--"), ("p99", ":")):
-            ax.plot(x, m[key], style, color=color(m["model"], i), label=key)
-        ax.set_title("%s: latency per second (trial %s)" % (m["model"], m["trial"]), fontsize=9)
+        s = a["series"]
+        st = style(data, a["arm"])
+        x = s.get("second", [])
+        for key, ls, mk in (("latency_millis_p50", "-", "o"), ("latency_millis_p90", "--", "s"),
+                            ("latency_millis_p99", ":", "^"), ("latency_millis_max", "-.", "x")):
+            y = s.get(key)
+            if not y:
+                continue
+            # Seconds without a successful request have no latency: left out rather than drawn as 0 on a log axis.
+            pts = [(xx, yy) for xx, yy in zip(x, y) if yy > 0]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=st["color"], linestyle=ls, marker=mk,
+                        markersize=3, label=key.replace("latency_millis_", ""))
+        if not s.get("latency_millis_max") and a.get("latency_max", 0) > 0 and x:
+            ax.plot([x[0], x[-1]], [a["latency_max"]] * 2, color="black", linestyle=(0, (1, 2)), marker="|",
+                    label="max of the run %s ms" % fmt_ms(a["latency_max"]))
+        if ax.lines:
+            log_axis(ax, (latency_min or latency_max) * 0.7, latency_max * 1.6)
+            ax.set_title("%s: latency per second (trial %s)" % (a["arm"], a.get("trial", "?")), fontsize=9)
+            ax.set_ylabel("ms (log)")
+        else:
+            # No successful request in the whole trial: its errors per second instead of an empty frame.
+            errors = s.get("requests_error") or [0] * len(x)
+            ax.plot(x, errors, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
+                    label="errors / s")
+            ax.set_title("%s: no successful request (%d errors), so no latency" % (a["arm"], a.get("requests_error", 0)),
+                         fontsize=9)
+            ax.set_ylabel("errors per second")
+            ax.set_ylim(bottom=0)
         ax.set_xlabel("second")
-        ax.set_ylabel("ms")
-        if top_max > 0:
-            ax.set_ylim(0, top_max * 1.1)
-        ax.grid(alpha=0.3)
-        err = ax.twinx()
-        err.bar(x, m["errors"], color="black", alpha=0.25, width=0.8, label="errors")
-        err.set_ylabel("errors / s")
-        err.set_ylim(0, max([1] + list(m["errors"])) * 1.1)
-        lines, labels = ax.get_legend_handles_labels()
-        l2, lab2 = err.get_legend_handles_labels()
-        ax.legend(lines + l2, labels + lab2, fontsize=7, loc="upper left")
-    for i in range(len(models), axes.shape[1]):
+        ax.grid(alpha=0.3, which="both")
+        outside_legend(ax)
+    for i in range(len(arms), ncols):
         axes[0][i].axis("off")
-    panels = (("ok", "second", "requests ok per second", "req/s"),
-              ("cpu", "server_second", "server CPU", "% of one core"),
-              ("rss", "server_second", "server resident memory", "MiB"))
-    for j, (key, xkey, title, unit) in enumerate(panels):
-        ax = axes[1][j]
-        for i, m in enumerate(models):
-            ax.plot(m[xkey], m[key], "-", color=color(m["model"], i), label=m["model"])
+    for j, (title, unit, lines, log) in enumerate(panels):
+        ax = axes[1 + j // ncols][j % ncols]
+        for arm, x, y, label in lines:
+            st = style(data, arm)
+            ax.plot(x, y, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
+                    label=arm + label)
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("second")
         ax.set_ylabel(unit)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-        if models:
-            ax.legend(fontsize=7)
-    for j in range(len(panels), axes.shape[1]):
-        axes[1][j].axis("off")
-    fig.tight_layout()
-    fig.savefig(png, metadata=METADATA)
-    plt.close(fig)
+        outside_legend(ax, ncol=3)
+    for j in range(len(panels), ncols * (nrows - 1)):
+        axes[1 + j // ncols][j % ncols].axis("off")
+    fig.subplots_adjust(hspace=0.75, wspace=0.3)
+    return fig
 
 
-def winners_chart(data, png):
-    scenarios = data["scenarios"]
-    models = data["models"]
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(scenarios) + 3), 4.5), dpi=80)
-    bottom = [0] * len(scenarios)
-    xs = list(range(len(scenarios)))
-    for i, m in enumerate(models):
-        wins = data["wins"][m]
-        ax.bar(xs, wins, bottom=bottom, color=color(m, i), label="%s (%d)" % (m, sum(wins)))
-        bottom = [b + w for b, w in zip(bottom, wins)]
-    ax.bar(xs, data["undecided"], bottom=bottom, color="#bbbbbb", label="undecided (%d)" % sum(data["undecided"]))
-    ax.set_xticks(xs)
-    ax.set_xticklabels(scenarios, rotation=35, ha="right", fontsize=8)
-    ax.set_ylabel("metrics won")
-    ax.set_title(data["title"], fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(png, metadata=METADATA)
-    plt.close(fig)
+# --- winners -------------------------------------------------------------------------------------------------------
+
+def winners_chart(data):
+    scenarios, metrics, cells = data["scenarios"], data["metrics"], data["cells"]
+    fig, ax = plt.subplots(figsize=(2.6 + 1.45 * len(scenarios), 1.6 + 0.36 * len(metrics)), dpi=80)
+    leads = [c["lead_percent"] for row in cells for c in row if c.get("lead_percent") is not None]
+    top = max(leads + [1.0])
+    for r, row in enumerate(cells):
+        for c_i, c in enumerate(row):
+            if c["state"] == "won":
+                st = style(data, c["winner"])
+                # Shade by the lead on a log scale: a 1 % lead is pale, the largest lead full colour.
+                lead = c.get("lead_percent") or 0.0
+                alpha = 0.15 + 0.85 * (math.log1p(lead) / math.log1p(top))
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=alpha, edgecolor="white"))
+                text = "%s\n+%s vs %s" % (c["winner"], fmt_pct(lead), c["runner_up"])
+                ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5)
+            elif c["state"] == "tie":
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor="#dddddd", edgecolor="white", hatch="//"))
+                ax.text(c_i + 0.5, r + 0.5, "tie", ha="center", va="center", fontsize=7)
+            else:
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor="#f5f5f5", edgecolor="white"))
+                ax.text(c_i + 0.5, r + 0.5, "–", ha="center", va="center", fontsize=7, color="#888888")
+    ax.set_xlim(0, len(scenarios))
+    ax.set_ylim(len(metrics), 0)
+    ax.set_xticks([i + 0.5 for i in range(len(scenarios))])
+    ax.set_xticklabels(scenarios, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks([i + 0.5 for i in range(len(metrics))])
+    ax.set_yticklabels(metrics, fontsize=8)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in data["all_arms"]]
+    handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="#dddddd", hatch="//"))
+    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper center", ncol=len(handles),
+              bbox_to_anchor=(0.5, -0.02 - 0.9 / (1.6 + 0.36 * len(metrics))), frameon=False)
+    ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
+                 "stronger)", fontsize=9)
+    return fig
+
+
+# --- numbers -------------------------------------------------------------------------------------------------------
+
+def fmt_ms(v):
+    if v >= 1000:
+        return "{:,.0f}".format(v)
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    if v >= 1:
+        return "%.2f" % v
+    return "%.3g" % v
+
+
+def fmt_count(v):
+    return "{:,.0f}".format(v)
+
+
+def fmt_pct(v):
+    return ("%.0f %%" % v) if v >= 10 else ("%.1f %%" % v)
+
+
+# --- driver --------------------------------------------------------------------------------------------------------
+
+def panel_points(fig):
+    """Data points drawn per panel (lines, bars, patches with a face), skipping axes turned off."""
+    out = []
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        n = sum(len(line.get_xdata()) for line in ax.lines)
+        n += sum(1 for p in ax.patches if p.get_visible())
+        n += sum(len(c.get_offsets()) for c in ax.collections)
+        out.append({"title": ax.get_title(), "points": n})
+    return out
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: charts.py JOBS.json")
-    with open(sys.argv[1], encoding="utf-8") as f:
+    args = sys.argv[1:]
+    manifest_file = None
+    if len(args) == 3 and args[1] == "--manifest":
+        manifest_file = args[2]
+        args = args[:1]
+    if len(args) != 1:
+        sys.exit("usage: charts.py JOBS.json [--manifest OUT.json]")
+    with open(args[0], encoding="utf-8") as f:
         jobs = json.load(f)
+    draw = {"distribution": distribution_chart, "timeline": timeline_chart, "winners": winners_chart}
+    manifest = []
     for job in jobs:
         kind = job["data"]["kind"]
-        if kind == "scenario":
-            scenario_chart(job["data"], job["png"])
-        elif kind == "winners":
-            winners_chart(job["data"], job["png"])
-        else:
+        if kind not in draw:
             sys.exit("charts.py: unknown chart kind %r" % kind)
+        matplotlib.rcParams["svg.hashsalt"] = job.get("name", kind)  # ids unique per chart inside one HTML page
+        fig = draw[kind](job["data"])
+        panels = panel_points(fig)
+        empty = [p["title"] or "(untitled)" for p in panels if p["points"] == 0]
+        if empty:
+            sys.exit("charts.py: %s: panel(s) without data: %s" % (job.get("png"), ", ".join(empty)))
+        fig.savefig(job["png"], metadata=PNG_METADATA, bbox_inches="tight")
+        if job.get("svg"):
+            fig.savefig(job["svg"], metadata=SVG_METADATA, bbox_inches="tight")
+        plt.close(fig)
+        manifest.append({"png": job["png"], "kind": kind, "panels": panels})
+    if manifest_file:
+        with open(manifest_file, "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
 #include "execbench/report/report.hpp"
 
+#include "execbench/core/run_command.hpp"
+#include "execbench/stats/histogram.hpp"
 #include "support/temp_dir.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -33,22 +37,43 @@ std::string read(const std::filesystem::path& p)
     return s.str();
 }
 
-/// A suite folder as bench-suite writes it: pool ok, fiber with request errors, loop not run.
-std::filesystem::path fake_suite(const std::filesystem::path& root)
+/// A serialized histogram of `micros`, as the histograms file holds it.
+std::string histogram_text(std::initializer_list<std::int64_t> micros)
 {
-    auto dir = root / "s";
+    stats::histogram h;
+    for (auto v : micros)
+        h.record(v);
+    return h.serialize();
+}
+
+/// A suite folder as bench-suite writes it: pool ok, fiber with request errors, loop not run.
+std::filesystem::path fake_suite(const std::filesystem::path& root, const std::string& name = "s")
+{
+    auto dir = root / name;
     std::filesystem::create_directories(dir);
-    auto ledger = load::ledger_path(dir, "s");
+    auto ledger = load::ledger_path(dir, name);
     REQUIRE(load::append_ledger(ledger, {"s", "io", "pool", load::run_status::ok, "r1", "2026-01-01T00:00:00Z", 3, ""}));
     REQUIRE(load::append_ledger(ledger, {"s", "io", "fiber", load::run_status::errors, "r2", "2026-01-01T00:00:05Z", 3,
                                          "errors_reset=2"}));
     REQUIRE(load::append_ledger(ledger, {"s", "io", "loop", load::run_status::not_run, "", "2026-01-01T00:00:09Z", 0,
                                          "not run: the open-file limit (RLIMIT_NOFILE) is 20000"}));
-    write(dir / "s.csv",
-          "scenario,model,run_id,trials,requests_ok,requests_error,errors_reset,requests_per_second,"
-          "latency_millis_p50,latency_millis_p99,server_rss_mb_max,shape,requests,connections,noisy,noisy_metrics\n"
-          "io,pool,r1,3,600,0,0,1500.4,400,1201,12.5,burst,600,600,0,\n"
-          "io,fiber,r2,3,598,2,2,1900,300,720,10.1,burst,600,600,1,wall_millis\n");
+    write(dir / (name + ".csv"),
+          "scenario,model,run_id,trials,requests_ok,requests_error,errors_reset,requests_per_second,wall_millis,"
+          "latency_millis_p50,latency_millis_p99,latency_millis_max,server_rss_mb_max,shape,requests,connections,"
+          "noisy,noisy_metrics\n"
+          "io,pool,r1,3,600,0,0,1500.4,400,400,1201,1300,12.5,burst,600,600,0,\n"
+          "io,fiber,r2,3,598,2,2,1900,315,300,720,800,10.1,burst,600,600,1,wall_millis\n");
+    write(dir / (name + "-histograms.txt"),
+          "# execbench histograms v1\n"
+          "r1\tio\tpool\t1\tlatency\t" + histogram_text({400'000, 900'000, 1'201'000}) + "\n" +
+          "r1\tio\tpool\t2\tlatency\t" + histogram_text({410'000, 1'300'000}) + "\n" +
+          "r2\tio\tfiber\t1\tlatency\t" + histogram_text({300'000, 720'000}) + "\n");
+    if (name != "s")
+        for (const auto* f : {"-trials.csv", "-timeline.csv", "-server-timeline.csv", "-context.jsonl"})
+            std::filesystem::copy_file(root / "s" / ("s" + std::string(f)), dir / (name + f),
+                                       std::filesystem::copy_options::overwrite_existing);
+    if (name != "s")
+        return dir;
     write(dir / "s-trials.csv",
           "run_id,scenario,model,trial,latency_millis_p99\n"
           "r1,io,pool,1,1300\nr1,io,pool,2,1201\nr1,io,pool,3,1100\n"
@@ -61,7 +86,7 @@ std::filesystem::path fake_suite(const std::filesystem::path& root)
           "run_id,scenario,model,trial,second,server_cpu_percent,server_rss_mb,server_threads\n"
           "r1,io,pool,2,0,55.5,12.5,201\nr2,io,fiber,2,0,40,10.1,3\n");
     write(dir / "s-context.jsonl",
-          R"({"run_id":"r1","started_at":"2026-01-01T00:00:00Z","execbench":{"version":"0.1.0","git_revision":"abc","build_type":"Release","compiler":"GCC 12"},"machine":{"cpu_model":"Test CPU","cpu_count":2,"kernel":"6.1"},"scenario":{"name":"io","description":"600 at once","server":{"downstream":"self","downstream_model":"loop","options":{}}},"load_settings":{"threads":1}})"
+          R"({"run_id":"r1","started_at":"2026-01-01T00:00:00Z","execbench":{"version":"0.1.0","git_revision":"abc","build_type":"Release","compiler":"GCC 12"},"machine":{"cpu_model":"Test CPU","cpu_count":2,"kernel":"6.1"},"scenario":{"name":"io","description":"600 at once","server":{"downstream":"self","downstream_model":"loop","options":{}}},"load_settings":{"threads":1,"url":"http://127.0.0.1:4000"}})"
           "\n");
     return dir;
 }
@@ -101,8 +126,12 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     REQUIRE(s);
     auto md = suite_markdown(*s, report_paths{});
     CHECK_THAT(md, Catch::Contains("| status | ok | **request errors** | not run |"));
-    CHECK_THAT(md, Catch::Contains("| latency p99 (ms) | 1201 | 720 | – |"));
+    CHECK_THAT(md, Catch::Contains("| latency p99 (ms) | 1,201 | 720 | – |"));
     CHECK_THAT(md, Catch::Contains("| machine | Test CPU (2 CPUs) |"));
+    CHECK_THAT(md, Catch::Contains("| sharing | server and load generator on one machine |"));
+    CHECK_THAT(md, Catch::Contains("| pinning | not recorded |"));
+    CHECK_THAT(md, Catch::Contains("[`s.csv`](../../results/s/s.csv)"));
+    CHECK_THAT(md, Catch::Contains("[methodology](../methodology.md)"));
     CHECK_THAT(md, Catch::Contains("- loop: not run: the open-file limit"));
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
@@ -140,9 +169,9 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     REQUIRE(write_report(out, readme, {}, ""));  // pages only
     auto stale = stale_files(out, readme);
     // Without drawing, the charts and their list are still missing.
-    REQUIRE(stale.size() == 3);
-    CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1201 ms · 1,500 | 720 ms · 1,900 · "
-                                             "**2 errors** | not run |"));
+    REQUIRE(stale.size() == 5);   // the chart list, two PNGs and two SVGs
+    CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
+                                             "315 ms · **2 errors** | not run |"));
 
     if (!have_matplotlib()) {
         WARN("python3-matplotlib not available: charts not drawn");
@@ -166,4 +195,162 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     CHECK(now_stale.size() >= 2);
     REQUIRE(write_report(newer, readme, script, "/usr/bin/python3"));
     CHECK(stale_files(newer, readme).empty());
+}
+
+TEST_CASE("the merged distribution of all trials bounds every percentile by the max", "[report]")
+{
+    temp_dir d("execbench-report-test");
+    auto s = read_suite(fake_suite(d.path / "results"));
+    REQUIRE(s);
+    const auto& spectrum = s->runs["io"]["pool"].latency_spectrum;
+    REQUIRE_FALSE(spectrum.empty());
+    CHECK(spectrum.front().second == Approx(400).epsilon(0.01));
+    CHECK(spectrum.back().first == 100);
+    CHECK(spectrum.back().second == Approx(1300).epsilon(0.001));
+    for (const auto& [p, ms] : spectrum)
+        CHECK(ms <= spectrum.back().second);
+}
+
+TEST_CASE("counts are whole numbers rounded half to even, and no success shows no latency", "[report]")
+{
+    CHECK(count(8410.5) == "8,410");
+    CHECK(count(191589.5) == "191,590");
+    CHECK(count(0.5) == "0");
+    CHECK(millis(19903.2) == "19,903");
+    run_view v;
+    v.summary = {{"requests_ok", "0"}, {"latency_millis_p99", "0"}};
+    CHECK(latency(v, "latency_millis_p99") == "–");
+    v.summary["requests_ok"] = "3";
+    CHECK(latency(v, "latency_millis_p99") == "0.00");
+    CHECK(markdown_table({"", "a"}, {{"x", "1"}}) == "| | a |\n|---|---|\n| x | 1 |\n");
+}
+
+TEST_CASE("a results folder named by the user is read, given as the root or inside one", "[report]")
+{
+    temp_dir d("execbench-report-test");
+    fake_suite(d.path / "r");
+    auto dir = fake_suite(d.path / "r", "adhoc");
+    auto renamed = d.path / "execbench-io-600";
+    std::filesystem::rename(dir, renamed);
+    CHECK(results_stem(renamed) == "adhoc");
+    CHECK(suite_dirs(renamed) == std::vector<std::filesystem::path>{renamed});
+    CHECK(suite_dirs(d.path) == std::vector<std::filesystem::path>{renamed});
+    auto s = read_suite(renamed);
+    REQUIRE(s);
+    CHECK(s->name == "execbench-io-600");
+    CHECK(s->runs["io"]["pool"].ran());
+}
+
+namespace {
+
+/// Runs bench-report with `args`; its exit status.
+int bench_report(std::vector<std::string> args)
+{
+    args.insert(args.begin(), EXECBENCH_BENCH_REPORT_PATH);
+    auto rc = run_command(args);
+    REQUIRE(rc);
+    return *rc;
+}
+
+}  // namespace
+
+TEST_CASE("bench-report --suite writes only that page, and the headline keeps every suite", "[report]")
+{
+    temp_dir d("execbench-report-test");
+    fake_suite(d.path / "results", "s");
+    fake_suite(d.path / "results", "t");
+    auto readme = d.path / "README.md";
+    write(readme, "# x\n");
+    auto common = std::vector<std::string>{"--results", (d.path / "results").string(), "--docs",
+                                           (d.path / "docs" / "results").string(), "--readme", readme.string(),
+                                           "--no-charts", "--headline-suites", "s,t"};
+    auto args = common;
+    args.insert(args.end(), {"--suite", "t"});
+    REQUIRE(bench_report(args) == 0);
+    CHECK(std::filesystem::exists(d.path / "docs" / "results" / "t.md"));
+    CHECK_FALSE(std::filesystem::exists(d.path / "docs" / "results" / "s.md"));
+    auto text = read(readme);
+    CHECK_THAT(text, Catch::Contains("| [s](docs/results/s.md) | io |"));
+    CHECK_THAT(text, Catch::Contains("| [t](docs/results/t.md) | io |"));
+}
+
+TEST_CASE("bench-report exits 2 and writes nothing on missing results, an unknown suite or a failed chart",
+          "[report]")
+{
+    temp_dir d("execbench-report-test");
+    auto readme = d.path / "README.md";
+    write(readme, "# untouched\n");
+    auto docs = d.path / "docs";
+    auto run = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args{"--docs", docs.string(), "--readme", readme.string()};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return bench_report(args);
+    };
+    CHECK(run({"--results", (d.path / "nonexistent").string(), "--no-charts"}) == 2);
+    std::filesystem::create_directories(d.path / "empty");
+    CHECK(run({"--results", (d.path / "empty").string(), "--no-charts"}) == 2);
+    fake_suite(d.path / "results");
+    CHECK(run({"--results", (d.path / "results").string(), "--suite", "nosuch", "--no-charts"}) == 2);
+    auto failing = d.path / "failing.py";
+    write(failing, "import sys\nsys.exit(3)\n");
+    CHECK(run({"--results", (d.path / "results").string(), "--charts-script", failing.string()}) == 2);
+    CHECK(read(readme) == "# untouched\n");
+    CHECK_FALSE(std::filesystem::exists(docs));
+}
+
+TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
+{
+    if (!have_matplotlib()) {
+        WARN("python3-matplotlib not available: charts not drawn");
+        return;
+    }
+    temp_dir d("execbench-report-test");
+    auto burst = read_suite(fake_suite(d.path / "results"));
+    REQUIRE(burst);
+    // The same suite as a 5-second closed run: a per-second timeline.
+    auto timeline = *burst;
+    for (auto& [arm, v] : timeline.runs["io"]) {
+        v.summary["shape"] = "closed";
+        v.summary["wall_millis"] = "5000";
+        v.timeline.clear();
+        v.server_timeline.clear();
+        for (int sec = 0; sec < 5; ++sec) {
+            v.timeline.push_back({{"second", double(sec)}, {"requests_ok", 100.0 + sec}, {"requests_error", double(sec % 2)},
+                                  {"latency_millis_p50", 10.0 + sec}, {"latency_millis_p90", 20.0 + sec},
+                                  {"latency_millis_p99", 30.0 + sec}});
+            v.server_timeline.push_back({{"second", double(sec)}, {"server_cpu_percent", 50.0}, {"server_rss_mb", 12.0},
+                                         {"server_threads", 4.0}});
+        }
+    }
+    nlohmann::json jobs = nlohmann::json::array();
+    auto add = [&](const std::string& name, nlohmann::json data, const std::string& kind) {
+        CHECK(data["kind"] == kind);
+        jobs.push_back({{"png", (d.path / (name + ".png")).string()},
+                        {"svg", (d.path / (name + ".svg")).string()},
+                        {"name", name},
+                        {"data", std::move(data)}});
+    };
+    add("distribution", scenario_chart_data(*burst, "io"), "distribution");
+    add("timeline", scenario_chart_data(timeline, "io"), "timeline");
+    add("winners", winners_chart_data(*burst), "winners");
+    auto jobs_file = d.path / "jobs.json";
+    write(jobs_file, jobs.dump());
+    auto manifest_file = d.path / "manifest.json";
+    auto script = std::filesystem::path(EXECBENCH_SOURCE_DIR) / "src" / "report" / "charts.py";
+    auto rc = run_command({"/usr/bin/python3", script.string(), jobs_file.string(), "--manifest",
+                           manifest_file.string()});
+    REQUIRE(rc);
+    REQUIRE(*rc == 0);
+    auto manifest = nlohmann::json::parse(read(manifest_file));
+    REQUIRE(manifest.size() == 3);
+    for (const auto& chart : manifest) {
+        INFO(chart["png"].get<std::string>());
+        REQUIRE(chart["panels"].size() >= 1);
+        for (const auto& panel : chart["panels"]) {
+            INFO(panel["title"].get<std::string>());
+            CHECK(panel["points"].get<int>() > 0);
+        }
+    }
+    CHECK(manifest[0]["panels"].size() == 3);   // distribution, wall time, req/s
+    CHECK(manifest[1]["panels"].size() >= 7);   // 3 arms' latency (2 ran), requests, errors, CPU, memory, threads
 }

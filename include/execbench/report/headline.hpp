@@ -1,0 +1,23 @@
+#pragma once
+
+#include "execbench/report/paths.hpp"
+#include "execbench/report/suite_reader.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::report {
+
+/// The suites the headline shows: the listed headline suites found in `suites`, or every suite when none is.
+std::vector<const suite_data*> headline_suites(const std::vector<suite_data>& suites, const report_paths& paths);
+
+/// The README headline table of the headline suites, without the markers: built from every suite given, whatever
+/// subset of pages is being written.
+std::string headline_block(const std::vector<suite_data>& suites, const report_paths& paths);
+
+/// Replaces the text between `<!-- results:begin -->` and `<!-- results:end -->` with `block` (markers kept);
+/// appends both markers and the block at the end when they are absent.
+std::string replace_headline(std::string_view readme, std::string_view block);
+
+}  // namespace execbench::report

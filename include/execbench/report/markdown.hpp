@@ -1,0 +1,54 @@
+#pragma once
+
+#include "execbench/report/paths.hpp"
+#include "execbench/report/suite_reader.hpp"
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::report {
+
+/// `v` with a fixed number of decimals.
+std::string num(double v, int decimals = 0);
+
+/// Milliseconds at a precision that suits their size.
+std::string millis(double v);
+
+/// The whole number a count is shown as (half to even): the one place medians of counts are rounded.
+double whole(double v);
+
+/// Integers with thin grouping: 12,345.
+std::string count(double v);
+
+/// A latency column of a run in milliseconds, or "–" when no request succeeded (there is no latency to show).
+std::string latency(const run_view& v, std::string_view column);
+
+/// Text safe inside a markdown table cell: `|` escaped, newlines as spaces.
+std::string cell_escape(std::string s);
+
+/// A markdown table: header row, separator and rows, each cell as given (escape them first).
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+/// What the recorded contexts of a set of runs say about where they ran, each field "; "-joined over the runs.
+struct context_summary {
+    std::string first, last;   ///< earliest and latest run start
+    std::string machine, kernel, build, revision;
+    std::string generator;     ///< the load generator: threads, and whether it ran on the server's machine
+    std::string sharing;       ///< what shared the machine (and the load average / steal when recorded)
+    std::string pinning;       ///< CPU affinity per process, "none", or "not recorded"
+    std::set<unsigned> cores;
+    bool separate_downstream = false;   ///< some run had its own downstream server
+};
+
+/// Summarizes context JSON lines; absent fields (older results) read as unknown, never as a guess.
+context_summary summarize_contexts(const std::vector<std::string>& contexts);
+
+/// The figures of one scenario, one row per metric: label, then one cell per arm (markdown inline formatting).
+std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const std::string& scenario);
+
+/// The markdown page of one suite.
+std::string suite_markdown(const suite_data& suite, const report_paths& paths);
+
+}  // namespace execbench::report

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+#include "execbench/load/results.hpp"
+#include "execbench/load/suite.hpp"
+#include "execbench/report/winners.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::report {
+
+/// One scenario × model of a suite as the report shows it: the latest ledger line and, when it ran, its summary
+/// row and the per-second series of its median trial.
+struct run_view {
+    std::string scenario;
+    std::string model;
+    std::string arm;   ///< the label pages and charts use; the model for results written before arms existed
+    load::run_status status = load::run_status::failed;
+    std::string message;
+    std::string run_id;
+    std::map<std::string, std::string> summary;   ///< summary CSV column → value (empty when it did not run)
+    unsigned chart_trial = 0;                     ///< the trial charted: median by latency p99
+    std::vector<std::map<std::string, double>> timeline;          ///< that trial's timeline rows
+    std::vector<std::map<std::string, double>> server_timeline;   ///< that trial's server samples per second
+    std::vector<std::pair<double, double>> latency_spectrum;   ///< all trials merged: (percentile, ms)
+    std::vector<std::pair<double, double>> service_spectrum;   ///< the same for service time
+    std::string context;                                       ///< its context JSON line ("" when not recorded)
+    [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
+    [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
+};
+
+/// Everything read from `results/<suite>/`.
+struct suite_data {
+    std::string name;              ///< the folder's name: the page is <name>.md
+    std::string stem;              ///< the results files' base name: <stem>.csv, <stem>-runs.csv, ...
+    std::filesystem::path dir;
+    std::vector<std::string> scenarios;   ///< in run order
+    std::vector<std::string> models;      ///< arm names: pool, fiber, loop first, then any other
+    std::map<std::string, std::map<std::string, run_view>> runs;   ///< scenario → model → run
+    std::map<std::string, std::string> descriptions;               ///< scenario → description (from the context)
+    std::map<std::string, std::string> server_settings;            ///< scenario → "downstream separate (loop)" ...
+    std::vector<std::string> contexts;    ///< context JSON of the runs shown, in order
+    /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
+    std::map<std::string, std::string> file_settings;
+};
+
+/// The models in display order before any other: the three execution models.
+const std::vector<std::string>& known_models();
+
+/// A CSV cell as a number: 0 when empty or not a number.
+double to_number(const std::string& s);
+
+/// Reads a suite folder written by bench-suite (or bench-load with --out <dir>/<suite>.csv): the latest run of
+/// each scenario × model wins. The error names the file and line.
+result<suite_data> read_suite(const std::filesystem::path& dir);
+
+/// The base name of the results files in `dir`: its own name when `<dir>/<dir>.csv` or `-runs.csv` exists, else
+/// the one `<stem>-runs.csv` / `<stem>-trials.csv` in it; "" when there is none or more than one.
+std::string results_stem(const std::filesystem::path& dir);
+
+/// Compares each scenario's recorded settings with its file in `scenario_dir` (fills `file_settings`) and takes the
+/// description of scenarios that never ran from there.
+void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir);
+
+/// The suite folders under a results root (those with a results stem), sorted; the root itself when it is one.
+std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root);
+
+/// The run of `model` in `scenario`, or nullptr.
+const run_view* find_run(const suite_data& s, const std::string& scenario, const std::string& model);
+
+/// True when at least one model ran `scenario`.
+bool any_ran(const suite_data& s, const std::string& scenario);
+
+/// Figures for the winners table: the models that ran, per scenario.
+std::vector<scenario_figures> figures_of(const suite_data& s);
+
+}  // namespace execbench::report

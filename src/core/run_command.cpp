@@ -1,0 +1,33 @@
+#include "execbench/core/run_command.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char** environ;
+
+namespace execbench {
+
+result<int> run_command(const std::vector<std::string>& argv)
+{
+    if (argv.empty())
+        return fail("no command to run");
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    if (int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ); rc != 0)
+        return fail("cannot start " + argv[0] + ": " + std::strerror(rc));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return fail("waiting for " + argv[0] + ": " + std::strerror(errno));
+    if (WIFSIGNALED(status))
+        return fail(argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)));
+    return WEXITSTATUS(status);
+}
+
+}  // namespace execbench

@@ -1,0 +1,155 @@
+#include "execbench/report/charts.hpp"
+
+#include "execbench/report/markdown.hpp"
+#include "execbench/report/winners.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+
+namespace execbench::report {
+
+std::string fnv1a_hex(std::string_view data)
+{
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : data) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+std::string chart_name(const std::string& scenario) { return scenario + ".png"; }
+
+namespace {
+
+/// Every column of a per-second series as name → values, leaving out the partial second at the end of a trial
+/// (it would draw as a collapse in throughput) and, for bursts, nothing: they are charted as a distribution.
+nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows, double trial_seconds)
+{
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& r : rows) {
+        auto sec = r.find("second");
+        if (sec == r.end() || sec->second + 1 > trial_seconds + 1e-6)
+            continue;
+        for (const auto& [k, v] : r) {
+            if (!out.contains(k))
+                out[k] = nlohmann::json::array();
+            out[k].push_back(v);
+        }
+    }
+    return out;
+}
+
+bool is_burst(const run_view& v)
+{
+    auto it = v.summary.find("shape");
+    return (it != v.summary.end() && it->second == "burst") || v.number("wall_millis") < burst_millis;
+}
+
+nlohmann::json spectrum_json(const std::vector<std::pair<double, double>>& spectrum)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& [p, ms] : spectrum)
+        a.push_back({p, ms});
+    return a;
+}
+
+}  // namespace
+
+nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scenario)
+{
+    nlohmann::json j;
+    bool burst = false;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran())
+            burst |= is_burst(*v);
+    j["kind"] = burst ? "distribution" : "timeline";
+    j["title"] = s.name + " / " + scenario;
+    j["all_arms"] = s.models;   // the style of an arm stays the same on every chart of the suite
+    j["arms"] = nlohmann::json::array();
+    for (const auto& m : s.models) {
+        const auto* v = find_run(s, scenario, m);
+        if (!v || !v->ran())
+            continue;
+        nlohmann::json a;
+        a["arm"] = m;
+        a["requests_ok"] = whole(v->number("requests_ok"));
+        a["requests_error"] = whole(v->number("requests_error"));
+        a["latency_max"] = v->number("latency_millis_max");
+        if (burst) {
+            a["spectrum"] = spectrum_json(v->latency_spectrum);
+            a["service_spectrum"] = spectrum_json(v->service_spectrum);
+            a["wall_millis"] = v->number("wall_millis");
+            a["requests_per_second"] = v->number("requests_per_second");
+            a["trials"] = whole(v->number("trials"));
+        } else {
+            a["trial"] = v->chart_trial;
+            auto seconds = v->number("wall_millis") / 1000.0;
+            a["series"] = columns_of(v->timeline, seconds);
+            a["server"] = columns_of(v->server_timeline, seconds);
+        }
+        j["arms"].push_back(a);
+    }
+    return j;
+}
+
+nlohmann::json winners_chart_data(const suite_data& s)
+{
+    auto figures = figures_of(s);
+    auto w = rank(figures, s.models);
+    if (w.decided + w.undecided == 0)
+        return nullptr;
+    nlohmann::json j;
+    j["kind"] = "winners";
+    j["title"] = s.name + " suite: best and runner-up per metric (Loom/WebFlux study rules)";
+    j["all_arms"] = s.models;
+    j["scenarios"] = w.scenarios;
+    j["metrics"] = nlohmann::json::array();
+    for (const auto& rule : winner_metrics())
+        j["metrics"].push_back(rule.label + (rule.direction == better::higher ? " ↑" : " ↓"));
+    // Per metric and scenario: the verdict from the winners rules, the runner-up and the lead over it.
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& rule : winner_metrics()) {
+        nlohmann::json row = nlohmann::json::array();
+        for (const auto& sc : w.scenarios) {
+            auto f = std::find_if(figures.begin(), figures.end(), [&](const auto& x) { return x.scenario == sc; });
+            auto verdict = w.winner[sc].find(rule.column);
+            nlohmann::json cell = {{"winner", nullptr}, {"runner_up", nullptr}, {"lead_percent", nullptr}};
+            if (verdict == w.winner[sc].end() || f == figures.end() || f->values.size() < 2) {
+                cell["state"] = "none";
+            } else if (verdict->second.empty()) {
+                cell["state"] = "tie";
+            } else {
+                cell["state"] = "won";
+                cell["winner"] = verdict->second;
+                const auto best = f->values.at(verdict->second).at(rule.column);
+                std::optional<std::pair<std::string, double>> second;
+                for (const auto& [arm, values] : f->values) {
+                    if (arm == verdict->second)
+                        continue;
+                    auto v = values.at(rule.column);
+                    bool better_one = !second || (rule.direction == better::higher ? v > second->second
+                                                                                   : v < second->second);
+                    if (better_one)
+                        second = std::make_pair(arm, v);
+                }
+                if (second) {
+                    cell["runner_up"] = second->first;
+                    auto base = std::max(std::fabs(best), std::fabs(second->second));
+                    cell["lead_percent"] = base > 0 ? 100.0 * std::fabs(best - second->second) / base : 0.0;
+                }
+            }
+            row.push_back(cell);
+        }
+        cells.push_back(row);
+    }
+    j["cells"] = cells;
+    return j;
+}
+
+}  // namespace execbench::report

@@ -1,0 +1,474 @@
+#include "execbench/report/markdown.hpp"
+
+#include "execbench/report/charts.hpp"
+#include "execbench/report/winners.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace execbench::report {
+
+std::string num(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string millis(double v)
+{
+    if (v >= 1000)
+        return count(v);
+    if (v >= 100)
+        return num(v, 0);
+    if (v >= 10)
+        return num(v, 1);
+    return num(v, 2);
+}
+
+double whole(double v)
+{
+    // Half to even, as bench-suite's printf rounds: a median of 0 and 1 is 0 on every line that shows it.
+    return std::nearbyint(v);
+}
+
+std::string count(double v)
+{
+    auto s = num(whole(v), 0);
+    if (s == "-0")
+        s = "0";
+    std::string out;
+    int digits = 0;
+    for (auto it = s.rbegin(); it != s.rend(); ++it) {
+        if (digits > 0 && digits % 3 == 0 && *it != '-')
+            out.insert(out.begin(), ',');
+        out.insert(out.begin(), *it);
+        if (*it != '-')
+            ++digits;
+    }
+    return out;
+}
+
+std::string latency(const run_view& v, std::string_view column)
+{
+    return v.number("requests_ok") > 0 ? millis(v.number(column)) : std::string{"–"};
+}
+
+std::string cell_escape(std::string s)
+{
+    std::string out;
+    for (char c : s) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows)
+{
+    auto line = [](const std::vector<std::string>& cells) {
+        std::string out = "|";
+        for (const auto& c : cells)
+            out += c.empty() ? " |" : " " + c + " |";
+        return out + "\n";
+    };
+    std::string out = line(header) + "|";
+    for (std::size_t i = 0; i < header.size(); ++i)
+        out += "---|";
+    out += "\n";
+    for (const auto& r : rows)
+        out += line(r);
+    return out;
+}
+
+context_summary summarize_contexts(const std::vector<std::string>& contexts)
+{
+    std::set<std::string> machines, kernels, builds, revisions, generators, sharing, pinning;
+    context_summary c;
+    for (const auto& line : contexts) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object())
+            continue;
+        auto at = j.value("started_at", std::string{});
+        if (c.first.empty() || at < c.first)
+            c.first = at;
+        if (c.last.empty() || at > c.last)
+            c.last = at;
+        auto obj = [&](const char* k) { return j.contains(k) && j[k].is_object() ? j[k] : nlohmann::json::object(); };
+        auto m = obj("machine");
+        auto cores = m.value("cpu_count", 0u);
+        std::string machine = m.value("cpu_model", std::string{"?"}) + " (" + std::to_string(cores) + " CPUs";
+        if (m.contains("memory_mb") && m["memory_mb"].is_number())
+            machine += ", " + count(m["memory_mb"].get<double>() / 1024.0) + " GiB";
+        machines.insert(machine + ")");
+        c.cores.insert(cores);
+        kernels.insert(m.value("kernel", std::string{"?"}));
+        auto e = obj("execbench");
+        builds.insert("execbench " + e.value("version", std::string{"?"}) + ", " +
+                      e.value("build_type", std::string{"?"}) + ", " + e.value("compiler", std::string{"?"}));
+        revisions.insert(e.value("git_revision", std::string{"?"}));
+        auto ls = obj("load_settings");
+        auto url = ls.value("url", std::string{});
+        bool local = url.find("://127.") != std::string::npos || url.find("://localhost") != std::string::npos ||
+                     url.find("://[::1]") != std::string::npos;
+        if (url.empty()) {
+            generators.insert("bench-load, " + std::to_string(ls.value("threads", 1u)) + " thread(s)");
+            sharing.insert("not recorded");
+        } else {
+            generators.insert("bench-load, " + std::to_string(ls.value("threads", 1u)) + " thread(s), " +
+                              (local ? std::string{"on the server's machine (loopback)"} : "against " + url));
+        }
+        auto srv = j.contains("scenario") && j["scenario"].is_object() && j["scenario"].contains("server")
+                       ? j["scenario"]["server"]
+                       : nlohmann::json::object();
+        std::string shared = local ? "server and load generator on one machine" : "server alone (generator remote)";
+        if (srv.is_object() && srv.value("downstream", std::string{"self"}) == "separate")
+            c.separate_downstream = true;
+        if (m.contains("loadavg_before") || m.contains("loadavg_after")) {
+            auto la = [&](const char* k) {
+                return m.contains(k) && m[k].is_number() ? num(m[k].get<double>(), 1) : std::string{"?"};
+            };
+            shared += "; load average " + la("loadavg_before") + " before, " + la("loadavg_after") + " after";
+        }
+        if (m.contains("steal_percent") && m["steal_percent"].is_number())
+            shared += "; steal " + num(m["steal_percent"].get<double>(), 1) + " %";
+        if (!url.empty())
+            sharing.insert(shared);
+        if (j.contains("affinity") && j["affinity"].is_object()) {
+            std::string pins;
+            for (const auto& [who, cpus] : j["affinity"].items())
+                if (cpus.is_string() && !cpus.get<std::string>().empty())
+                    pins += (pins.empty() ? "" : ", ") + who + " on CPU " + cpus.get<std::string>();
+            pinning.insert(pins.empty() ? "none" : pins);
+        } else {
+            pinning.insert("not recorded");
+        }
+    }
+    auto joined = [](const std::set<std::string>& v) {
+        std::string out;
+        for (const auto& x : v)
+            out += (out.empty() ? "" : "; ") + x;
+        return out.empty() ? std::string("–") : out;
+    };
+    c.machine = joined(machines);
+    c.kernel = joined(kernels);
+    c.build = joined(builds);
+    c.revision = joined(revisions);
+    c.generator = joined(generators);
+    c.sharing = joined(sharing);
+    if (c.separate_downstream)
+        c.sharing += "; scenarios with a separate downstream run it on the same machine too";
+    c.pinning = joined(pinning);
+    return c;
+}
+
+namespace {
+
+std::string status_text(const run_view& v)
+{
+    switch (v.status) {
+    case load::run_status::ok: return "ok";
+    case load::run_status::errors: return "**request errors**";
+    case load::run_status::failed: return "**failed**";
+    case load::run_status::not_run: return "not run";
+    }
+    return "?";
+}
+
+std::string load_text(const run_view& v)
+{
+    auto get = [&](const char* c) {
+        auto it = v.summary.find(c);
+        return it == v.summary.end() ? std::string{} : it->second;
+    };
+    auto shape = get("shape");
+    std::string out = shape;
+    if (shape == "burst")
+        out += ", " + count(to_number(get("requests"))) + " requests on " + count(to_number(get("connections"))) +
+               " connections";
+    else if (shape == "closed")
+        out += ", " + count(to_number(get("connections"))) + " connections";
+    else if (shape == "open")
+        out += ", " + count(to_number(get("rate"))) + " req/s on " + count(to_number(get("connections"))) +
+               " connections";
+    else if (shape == "ramp")
+        out += ", up to " + count(to_number(get("connections"))) + " users";
+    if (!get("think").empty() && get("think") != "0ms" && get("think") != "0s")
+        out += ", think " + get("think");
+    return out;
+}
+
+/// Where and when, from the contexts of the runs shown.
+void context_section(std::ostringstream& md, const suite_data& s, const report_paths& paths)
+{
+    auto c = summarize_contexts(s.contexts);
+    md << markdown_table({"", ""}, {
+                                       {"runs started", c.first.empty() ? "–" : c.first + " – " + c.last},
+                                       {"machine", cell_escape(c.machine)},
+                                       {"kernel", cell_escape(c.kernel)},
+                                       {"build", cell_escape(c.build)},
+                                       {"revision", cell_escape(c.revision)},
+                                       {"load generator", cell_escape(c.generator)},
+                                       {"sharing", cell_escape(c.sharing)},
+                                       {"pinning", cell_escape(c.pinning)},
+                                   });
+    md << "\n";
+    md << "Figures are per-figure medians across trials (each column's median is taken on its own, so a p99 can "
+          "exceed the max). Latency in milliseconds from the moment a request was issued (open shape: from its "
+          "intended send time), successful requests only (\"–\" when none succeeded); service time from the "
+          "actual send; RSS in MiB; CPU in percent of one core; counts are whole numbers (a median of two trials "
+          "rounded half to even). A run is **noisy** when a key figure's trial range exceeds 20 % of its median. "
+          "Raw data: [`" << s.stem << ".csv`](" << paths.results_link << "/" << s.name << "/" << s.stem
+       << ".csv) and the files beside it; how to read them: [methodology](" << paths.methodology_link << ").\n\n";
+}
+
+void scenario_table(std::ostringstream& md, const suite_data& s)
+{
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& sc : s.scenarios) {
+        const run_view* any = nullptr;
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, sc, m); v && v->ran()) {
+                any = v;
+                break;
+            }
+        auto get = [&](const char* c) {
+            if (!any)
+                return std::string{"–"};
+            auto it = any->summary.find(c);
+            return it == any->summary.end() || it->second.empty() ? std::string{"–"} : it->second;
+        };
+        auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
+        auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
+        std::vector<std::string> r{"[" + sc + "](#" + sc + ")", any ? cell_escape(load_text(*any)) : "–",
+                                   any && get("shape") == "burst" ? "–" : get("duration"), get("warmup"),
+                                   any ? get("trials") : "–"};
+        if (!s.file_settings.empty())
+            r.push_back(s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**" : "same");
+        r.push_back(cell_escape(server.empty() ? "–" : server));
+        r.push_back(cell_escape(desc.empty() ? "–" : desc));
+        rows.push_back(std::move(r));
+    }
+    std::vector<std::string> header{"scenario", "load", "duration", "warm-up", "trials"};
+    if (!s.file_settings.empty())
+        header.push_back("scenario file");
+    header.push_back("server");
+    header.push_back("description");
+    md << "## Scenarios\n\n" << markdown_table(header, rows) << "\n";
+    if (!s.file_settings.empty())
+        md << "Runs shown in **bold** under \"scenario file\" were shortened from their scenario files (bench-suite "
+              "overrides); an open loop that falls behind grows its latency with the trial length, so those figures "
+              "would differ at the file's length.\n\n";
+}
+
+void winners_section(std::ostringstream& md, const suite_data& s)
+{
+    auto w = rank(figures_of(s), s.models);
+    md << "## Winners\n\n";
+    md << "Per scenario and metric the best model, as in the Loom/WebFlux study: requests ok, requests per second "
+          "and sockets higher-is-better, everything else lower-is-better; a model with any request error ranks "
+          "below every model without; equal to three significant digits is undecided. Models that failed or did "
+          "not run take no part.\n\n";
+    std::vector<std::vector<std::string>> share_rows;
+    for (const auto& m : w.ranking())
+        share_rows.push_back({m, std::to_string(w.wins[m]), num(100.0 * w.share(m), 0) + " %"});
+    auto total = w.decided + w.undecided;
+    share_rows.push_back({"undecided", std::to_string(w.undecided),
+                          num(total ? 100.0 * w.undecided / total : 0.0, 0) + " %"});
+    md << markdown_table({"model", "wins", "share"}, share_rows) << "\n";
+    if (total > 0)
+        md << "![winners](" << s.name << "/winners.png)\n\n";
+    std::vector<std::string> header{"scenario"};
+    for (const auto& m : s.models)
+        header.push_back(m + " wins");
+    header.push_back("undecided");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& sc : w.scenarios) {
+        std::map<std::string, unsigned> per;
+        unsigned und = 0;
+        for (const auto& [col, model] : w.winner[sc]) {
+            if (model.empty())
+                ++und;
+            else
+                ++per[model];
+        }
+        std::vector<std::string> r{sc};
+        for (const auto& m : s.models)
+            r.push_back(std::to_string(per[m]));
+        r.push_back(std::to_string(und));
+        rows.push_back(std::move(r));
+    }
+    md << markdown_table(header, rows);
+    std::vector<std::string> metric_header{"metric"};
+    metric_header.insert(metric_header.end(), w.scenarios.begin(), w.scenarios.end());
+    std::vector<std::vector<std::string>> metric_rows;
+    for (const auto& rule : winner_metrics()) {
+        std::vector<std::string> r{rule.label + (rule.direction == better::higher ? " ↑" : " ↓")};
+        for (const auto& sc : w.scenarios) {
+            auto it = w.winner[sc].find(rule.column);
+            r.push_back(it == w.winner[sc].end() ? "–" : it->second.empty() ? "tie" : it->second);
+        }
+        metric_rows.push_back(std::move(r));
+    }
+    md << "\n<details><summary>Winner per metric</summary>\n\n"
+       << markdown_table(metric_header, metric_rows) << "\n</details>\n\n";
+}
+
+/// One scenario: the arms side by side, or why none ran.
+void scenario_section(std::ostringstream& md, const suite_data& s, const std::string& sc)
+{
+    md << "\n### " << sc << "\n\n";
+    if (s.descriptions.count(sc))
+        md << s.descriptions.at(sc) << "\n\n";
+    if (!any_ran(s, sc)) {
+        // Nothing to compare: only why each arm did not run.
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, sc, m))
+                md << "- " << m << ": "
+                   << (v->status == load::run_status::not_run && !v->message.empty()
+                           ? v->message
+                           : status_text(*v) + (v->message.empty() ? "" : ": " + v->message))
+                   << "\n";
+        return;
+    }
+    std::vector<std::string> header{""};
+    header.insert(header.end(), s.models.begin(), s.models.end());
+    md << markdown_table(header, scenario_rows(s, sc));
+    std::string notes;
+    for (const auto& m : s.models) {
+        const auto* v = find_run(s, sc, m);
+        if (v && !v->message.empty())
+            notes += "- " + m + ": " + v->message + "\n";
+    }
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && v->ran() && v->number("requests_ok") > 0 &&
+                                                 v->number("latency_millis_p99") > v->number("latency_millis_max"))
+            notes += "- " + m + ": p99 above max: each figure is the median of its own trials, and a percentile is "
+                     "the top of its histogram bucket (within 0.1 %).\n";
+    if (!notes.empty())
+        md << "\n" << notes;
+    auto data = scenario_chart_data(s, sc).dump();
+    md << "\n![" << sc << "](" << s.name << "/" << chart_name(sc) << ")\n<!-- chart data " << fnv1a_hex(data)
+       << " -->\n";
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const std::string& sc)
+{
+    std::vector<std::vector<std::string>> rows;
+    auto row = [&](const std::string& label, auto cell) {
+        std::vector<std::string> r{label};
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            r.push_back(v && v->ran() ? cell(*v) : std::string{"–"});
+        }
+        rows.push_back(std::move(r));
+    };
+    {
+        std::vector<std::string> r{"status"};
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            r.push_back(v ? status_text(*v) : std::string{"–"});
+        }
+        rows.push_back(std::move(r));
+    }
+    bool background = false, unsent = false, burst = false;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && v->ran()) {
+            background |= v->number("background_requests_ok") + v->number("background_requests_error") > 0;
+            unsent |= v->number("requests_unsent") > 0;
+            burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
+        }
+    row("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
+    row("trials", [](const run_view& v) { return count(v.number("trials")); });
+    row("requests ok / error", [](const run_view& v) {
+        return count(v.number("requests_ok")) + " / " + count(v.number("requests_error"));
+    });
+    row("error classes", [](const run_view& v) {
+        std::string out;
+        for (const auto& [k, val] : v.summary)
+            if (k.rfind("errors_", 0) == 0 && to_number(val) > 0)
+                out += (out.empty() ? "" : ", ") + k.substr(7) + " " + count(to_number(val));
+        return out.empty() ? std::string{"–"} : out;
+    });
+    if (unsent)
+        row("unsent (open shape)", [](const run_view& v) { return count(v.number("requests_unsent")); });
+    row("wall (ms)", [](const run_view& v) { return millis(v.number("wall_millis")); });
+    row("req/s", [](const run_view& v) { return count(v.number("requests_per_second")); });
+    if (!burst)   // a burst ends within a second or two: per-second figures have one bucket
+        row("req/s per second p50 / max", [](const run_view& v) {
+            return count(v.number("per_second_requests_p50")) + " / " + count(v.number("per_second_requests_max"));
+        });
+    row("latency p50 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p50"); });
+    row("latency p90 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p90"); });
+    row("latency p99 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p99"); });
+    row("latency p99.9 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p999"); });
+    row("latency max (ms)", [](const run_view& v) { return latency(v, "latency_millis_max"); });
+    row("service time p50 / p99 (ms)", [](const run_view& v) {
+        return latency(v, "service_millis_p50") + " / " + latency(v, "service_millis_p99");
+    });
+    if (background)
+        row("background ok / error, p50 (ms)", [](const run_view& v) {
+            return count(v.number("background_requests_ok")) + " / " + count(v.number("background_requests_error")) +
+                   ", " + (v.number("background_requests_ok") > 0 ? millis(v.number("background_latency_millis_p50"))
+                                                                  : std::string{"–"});
+        });
+    row("RSS avg / max (MiB)", [](const run_view& v) {
+        return num(v.number("server_rss_mb_avg"), 1) + " / " + num(v.number("server_rss_mb_max"), 1);
+    });
+    row("CPU avg / max (%)", [](const run_view& v) {
+        return num(v.number("server_cpu_percent_avg")) + " / " + num(v.number("server_cpu_percent_max"));
+    });
+    row("threads max", [](const run_view& v) { return count(v.number("server_threads_max")); });
+    row("ctx switches vol / invol", [](const run_view& v) {
+        return count(v.number("server_voluntary_switches")) + " / " + count(v.number("server_involuntary_switches"));
+    });
+    row("sockets max", [](const run_view& v) { return count(v.number("server_sockets_max")); });
+    row("load generator CPU (%)", [](const run_view& v) { return num(v.number("loadgen_cpu_percent")); });
+    row("spread p99 (ms)", [](const run_view& v) {
+        return v.number("requests_ok") > 0 ? millis(v.number("latency_millis_p99_trial_min")) + " – " +
+                                                 millis(v.number("latency_millis_p99_trial_max"))
+                                           : std::string{"–"};
+    });
+    row("spread req/s", [](const run_view& v) {
+        return count(v.number("requests_per_second_trial_min")) + " – " +
+               count(v.number("requests_per_second_trial_max"));
+    });
+    row("noisy", [](const run_view& v) {
+        if (v.number("trials") < 2)
+            return std::string{"– (one trial)"};
+        auto it = v.summary.find("noisy");
+        if (it == v.summary.end() || it->second != "1")
+            return std::string{"no"};
+        auto which = v.summary.count("noisy_metrics") ? v.summary.at("noisy_metrics") : std::string{};
+        return "**yes** (" + which + ")";
+    });
+    return rows;
+}
+
+std::string suite_markdown(const suite_data& s, const report_paths& paths)
+{
+    std::ostringstream md;
+    md << "# Results: `" << s.name << "` suite\n\n";
+    md << "<!-- Generated by bench-report from " << (paths.results_label / s.name).generic_string()
+       << "/. Do not edit: rerun the suite and `bench-report`. -->\n\n";
+    context_section(md, s, paths);
+    scenario_table(md, s);
+    winners_section(md, s);
+    md << "## Per scenario\n";
+    for (const auto& sc : s.scenarios)
+        scenario_section(md, s, sc);
+    return md.str();
+}
+
+}  // namespace execbench::report
+

@@ -1,0 +1,373 @@
+#include "execbench/report/suite_reader.hpp"
+
+#include "execbench/load/scenario.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+namespace execbench::report {
+
+namespace {
+
+/// The arm a summary row belongs to; results written before arms existed name only the model.
+std::string arm_of(const std::map<std::string, std::string>& row)
+{
+    auto it = row.find("arm");
+    if (it != row.end() && !it->second.empty())
+        return it->second;
+    it = row.find("model");
+    return it == row.end() ? std::string{} : it->second;
+}
+
+/// Rows of a CSV as column → value maps.
+std::vector<std::map<std::string, std::string>> rows_of(const load::csv_table& t)
+{
+    std::vector<std::map<std::string, std::string>> out;
+    for (const auto& row : t.rows) {
+        std::map<std::string, std::string> m;
+        for (std::size_t i = 0; i < t.header.size() && i < row.size(); ++i)
+            m[t.header[i]] = row[i];
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+/// The percentiles a spectrum is drawn at, HdrHistogram style: dense towards the tail.
+constexpr double spectrum_points[] = {0,    10,    20,   30,   40,    50,    60,     70,    75,    80,
+                                      85,   90,    92.5, 95,   96.25, 97.5,  98.125, 98.75, 99,    99.25,
+                                      99.5, 99.75, 99.9, 99.95, 99.975, 99.99, 99.995, 99.999, 100};
+
+std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
+{
+    std::vector<std::pair<double, double>> out;
+    if (h.count() == 0)
+        return out;
+    for (double p : spectrum_points) {
+        // The top of a bucket can exceed the largest value seen; the exact max bounds every percentile.
+        auto us = p == 0 ? h.min() : p == 100 ? h.max() : std::min(h.value_at_percentile(p), h.max());
+        out.emplace_back(p, static_cast<double>(us) / 1000.0);
+    }
+    return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_models()
+{
+    static const std::vector<std::string> models{"pool", "fiber", "loop"};
+    return models;
+}
+
+double to_number(const std::string& s)
+{
+    if (s.empty())
+        return 0;
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    return end == s.c_str() ? 0 : v;
+}
+
+double run_view::number(std::string_view column) const
+{
+    auto it = summary.find(std::string(column));
+    return it == summary.end() ? 0 : to_number(it->second);
+}
+
+std::string results_stem(const std::filesystem::path& dir)
+{
+    auto name = dir.filename().string();
+    if (name.empty())
+        name = dir.parent_path().filename().string();
+    std::error_code ec;
+    if (std::filesystem::exists(dir / (name + ".csv"), ec) || std::filesystem::exists(dir / (name + "-runs.csv"), ec))
+        return name;
+    // A folder named by the user (bench-suite --out /tmp/x, bench-load --out /tmp/x/y.csv): the one results set in it.
+    std::set<std::string> stems;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        auto file = e.path().filename().string();
+        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
+            if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+                stems.insert(file.substr(0, file.size() - suffix.size()));
+    }
+    return stems.size() == 1 ? *stems.begin() : std::string{};
+}
+
+std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)
+{
+    if (!results_stem(results_root).empty())
+        return {results_root};   // a suite folder given directly
+    std::vector<std::filesystem::path> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(results_root, ec))
+        if (e.is_directory() && !results_stem(e.path()).empty())
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+result<suite_data> read_suite(const std::filesystem::path& dir)
+{
+    suite_data d;
+    d.dir = dir;
+    d.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+    d.stem = results_stem(dir);
+    if (d.stem.empty())
+        return fail(dir.string() + ": no results (expected <name>.csv, <name>-trials.csv or <name>-runs.csv)");
+    auto paths = load::output_paths_for(dir / (d.stem + ".csv"));
+    auto note_scenario = [&](const std::string& s) {
+        if (std::find(d.scenarios.begin(), d.scenarios.end(), s) == d.scenarios.end())
+            d.scenarios.push_back(s);
+    };
+    std::set<std::string> models_seen;
+
+    // Summary rows by run id; the ledger says which run of each scenario × model is the latest.
+    std::map<std::string, std::map<std::string, std::string>> summary_by_run;
+    std::vector<std::string> summary_order;
+    if (std::filesystem::exists(paths.summary)) {
+        auto t = load::read_csv(paths.summary);
+        if (!t)
+            return t.err();
+        for (auto& row : rows_of(*t)) {
+            summary_order.push_back(row["run_id"]);
+            summary_by_run[row["run_id"]] = std::move(row);
+        }
+    }
+    auto ledger_file = load::ledger_path(dir, d.stem);
+    if (std::filesystem::exists(ledger_file)) {
+        auto ledger = load::read_ledger(ledger_file);
+        if (!ledger)
+            return ledger.err();
+        for (const auto& e : *ledger) {
+            note_scenario(e.scenario);
+            run_view v;
+            v.scenario = e.scenario;
+            v.model = e.model;
+            v.arm = e.model;
+            v.status = e.status;
+            v.message = e.message;
+            v.run_id = e.run_id;
+            if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end()) {
+                v.summary = it->second;
+                v.arm = arm_of(v.summary);
+            }
+            models_seen.insert(v.arm);
+            d.runs[e.scenario][v.arm] = std::move(v);   // later lines replace earlier ones
+        }
+    } else {
+        // Plain bench-load results: every summary row is a run; the last one of a scenario × model counts.
+        for (const auto& id : summary_order) {
+            const auto& row = summary_by_run[id];
+            run_view v;
+            v.scenario = row.at("scenario");
+            v.model = row.at("model");
+            v.arm = arm_of(row);
+            v.run_id = id;
+            v.summary = row;
+            bool errors = to_number(row.at("requests_error")) > 0 || row.at("partial") == "1";
+            v.status = errors ? load::run_status::errors : load::run_status::ok;
+            note_scenario(v.scenario);
+            models_seen.insert(v.arm);
+            d.runs[v.scenario][v.arm] = std::move(v);
+        }
+    }
+    for (const auto& m : known_models())
+        if (models_seen.count(m))
+            d.models.push_back(m);
+    for (const auto& m : models_seen)
+        if (std::find(known_models().begin(), known_models().end(), m) == known_models().end())
+            d.models.push_back(m);
+
+    std::set<std::string> shown;
+    for (const auto& [sc, by_model] : d.runs)
+        for (const auto& [m, v] : by_model)
+            if (v.ran())
+                shown.insert(v.run_id);
+
+    // The charted trial: the median trial by latency p99.
+    if (std::filesystem::exists(paths.trials)) {
+        auto t = load::read_csv(paths.trials);
+        if (!t)
+            return t.err();
+        std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
+        for (auto& row : rows_of(*t))
+            if (shown.count(row["run_id"]))
+                by_run[row["run_id"]].emplace_back(to_number(row["latency_millis_p99"]),
+                                                   static_cast<unsigned>(to_number(row["trial"])));
+        for (auto& [sc, by_model] : d.runs)
+            for (auto& [m, v] : by_model) {
+                auto it = by_run.find(v.run_id);
+                if (it == by_run.end() || it->second.empty())
+                    continue;
+                auto trials = it->second;
+                std::sort(trials.begin(), trials.end());
+                v.chart_trial = trials[(trials.size() - 1) / 2].second;
+            }
+    }
+    auto series_of = [&](const std::filesystem::path& file, auto member) -> result<bool> {
+        if (!std::filesystem::exists(file))
+            return true;
+        auto t = load::read_csv(file);
+        if (!t)
+            return t.err();
+        std::map<std::string, run_view*> by_id;
+        for (auto& [sc, by_model] : d.runs)
+            for (auto& [m, v] : by_model)
+                if (v.ran())
+                    by_id[v.run_id] = &v;
+        for (const auto& row : t->rows) {
+            auto id_col = t->column("run_id");
+            auto trial_col = t->column("trial");
+            if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size())
+                return fail(file.string() + ": missing run_id or trial column");
+            auto it = by_id.find(row[id_col]);
+            if (it == by_id.end() || static_cast<unsigned>(to_number(row[trial_col])) != it->second->chart_trial)
+                continue;
+            std::map<std::string, double> values;
+            for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
+                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model" &&
+                    t->header[i] != "arm")
+                    values[t->header[i]] = to_number(row[i]);
+            (it->second->*member).push_back(std::move(values));
+        }
+        return true;
+    };
+    if (auto r = series_of(paths.timeline, &run_view::timeline); !r)
+        return r.err();
+    if (auto r = series_of(load::server_timeline_path(dir, d.stem), &run_view::server_timeline); !r)
+        return r.err();
+
+    if (std::filesystem::exists(paths.context)) {
+        std::ifstream in(paths.context);
+        std::string line;
+        std::map<std::string, std::string> by_id;
+        while (std::getline(in, line)) {
+            auto j = nlohmann::json::parse(line, nullptr, false);
+            if (!j.is_object() || !j.contains("run_id"))
+                continue;
+            auto id = j["run_id"].get<std::string>();
+            if (!shown.count(id))
+                continue;
+            by_id[id] = line;
+            const auto& s = j["scenario"];
+            auto name = s.value("name", std::string{});
+            d.descriptions[name] = s.value("description", std::string{});
+            if (s.contains("server") && s["server"].is_object()) {
+                const auto& srv = s["server"];
+                std::string text;
+                if (srv.value("downstream", std::string{"self"}) == "separate")
+                    text = "separate downstream (" + srv.value("downstream_model", std::string{"loop"}) + ")";
+                if (srv.contains("options") && srv["options"].is_object())
+                    for (const auto& [k, v] : srv["options"].items())
+                        text += (text.empty() ? "" : ", ") + ("--" + k) +
+                                (v.is_string() && v.get<std::string>() != "true" ? " " + v.get<std::string>() : "");
+                d.server_settings[name] = text;
+            }
+        }
+        for (const auto& sc : d.scenarios)
+            for (const auto& m : d.models) {
+                auto it = d.runs[sc].find(m);
+                if (it != d.runs[sc].end() && by_id.count(it->second.run_id)) {
+                    d.contexts.push_back(by_id[it->second.run_id]);
+                    it->second.context = by_id[it->second.run_id];
+                }
+            }
+    }
+
+    // The latency distribution of every trial merged: exact, as the histograms share one configuration.
+    if (std::filesystem::exists(paths.histograms)) {
+        auto records = load::read_histograms(paths.histograms);
+        if (!records)
+            return records.err();
+        std::map<std::pair<std::string, std::string>, stats::histogram> merged;
+        for (auto& r : *records) {
+            if (!shown.count(r.run_id) || (r.series != "latency" && r.series != "service"))
+                continue;
+            auto key = std::make_pair(r.run_id, r.series);
+            auto it = merged.find(key);
+            if (it == merged.end())
+                merged.emplace(key, std::move(r.histogram));
+            else if (auto m = it->second.merge(r.histogram); !m)
+                return fail(paths.histograms.string() + ": run " + r.run_id + ": " + m.err().message);
+        }
+        for (auto& [sc, by_arm] : d.runs)
+            for (auto& [a, v] : by_arm) {
+                if (auto it = merged.find({v.run_id, "latency"}); it != merged.end())
+                    v.latency_spectrum = spectrum_of(it->second);
+                if (auto it = merged.find({v.run_id, "service"}); it != merged.end())
+                    v.service_spectrum = spectrum_of(it->second);
+            }
+    }
+    return d;
+}
+
+void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir)
+{
+    for (const auto& name : s.scenarios) {
+        auto sc = load::load_named_scenario(scenario_dir, name);
+        if (!sc)
+            continue;   // a scenario renamed or removed since: the recorded settings are all there is
+        if (!s.descriptions.count(name))
+            s.descriptions[name] = sc->description;
+        const run_view* ran = nullptr;
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, name, m); v && v->ran()) {
+                ran = v;
+                break;
+            }
+        if (!ran)
+            continue;
+        auto get = [&](const char* c) {
+            auto it = ran->summary.find(c);
+            return it == ran->summary.end() ? std::string{} : it->second;
+        };
+        std::string file_duration =
+            sc->load.kind == load::shape::burst ? get("duration") : load::format_duration(sc->load.length);
+        auto file_warmup = load::format_duration(sc->warmup);
+        auto file_trials = std::to_string(sc->trials);
+        if (file_duration != get("duration") || file_warmup != get("warmup") || file_trials != get("trials"))
+            s.file_settings[name] = (sc->load.kind == load::shape::burst ? std::string{} : file_duration + ", ") +
+                                    "warm-up " + file_warmup + ", " + file_trials + " trial(s)";
+    }
+}
+
+const run_view* find_run(const suite_data& s, const std::string& scenario, const std::string& model)
+{
+    auto sc = s.runs.find(scenario);
+    if (sc == s.runs.end())
+        return nullptr;
+    auto it = sc->second.find(model);
+    return it == sc->second.end() ? nullptr : &it->second;
+}
+
+bool any_ran(const suite_data& s, const std::string& scenario)
+{
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran())
+            return true;
+    return false;
+}
+
+std::vector<scenario_figures> figures_of(const suite_data& s)
+{
+    std::vector<scenario_figures> out;
+    for (const auto& sc : s.scenarios) {
+        scenario_figures f;
+        f.scenario = sc;
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            if (!v || !v->ran())
+                continue;
+            for (const auto& rule : winner_metrics())
+                f.values[m][rule.column] = v->number(rule.column);
+            f.had_errors[m] = v->number("requests_error") > 0;
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+}  // namespace execbench::report
