@@ -151,12 +151,18 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         if (!t)
             return t.err();
         std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
+        std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
         for (auto& row : rows_of(*t))
-            if (shown.count(row["run_id"]))
+            if (shown.count(row["run_id"])) {
                 by_run[row["run_id"]].emplace_back(to_number(row["latency_millis_p99"]),
                                                    static_cast<unsigned>(to_number(row["trial"])));
+                auto& numbers = rows_by_run[row["run_id"]].emplace_back();
+                for (const auto& [k, val] : row)
+                    numbers[k] = to_number(val);
+            }
         for (auto& [sc, by_model] : d.runs)
             for (auto& [m, v] : by_model) {
+                v.trials = rows_by_run[v.run_id];
                 auto it = by_run.find(v.run_id);
                 if (it == by_run.end() || it->second.empty())
                     continue;
@@ -338,26 +344,6 @@ std::string load_text(const run_view& v)
     return out;
 }
 
-/// Figures for the winners table: the models that ran.
-std::vector<scenario_figures> figures_of(const suite_data& s)
-{
-    std::vector<scenario_figures> out;
-    for (const auto& sc : s.scenarios) {
-        scenario_figures f;
-        f.scenario = sc;
-        for (const auto& m : s.models) {
-            const auto* v = find_run(s, sc, m);
-            if (!v || !v->ran())
-                continue;
-            for (const auto& rule : winner_metrics())
-                f.values[m][rule.column] = v->number(rule.column);
-            f.had_errors[m] = v->number("requests_error") > 0;
-        }
-        out.push_back(std::move(f));
-    }
-    return out;
-}
-
 std::string chart_name(const std::string& scenario) { return scenario + ".png"; }
 
 nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scenario)
@@ -477,59 +463,7 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
     }
     md << "\n";
 
-    // Winners.
-    auto figures = figures_of(s);
-    auto w = rank(figures, s.models);
-    md << "## Winners\n\n";
-    md << "Per scenario and metric the best model, as in the Loom/WebFlux study: requests ok, requests per second "
-          "and sockets higher-is-better, everything else lower-is-better; a model with any request error ranks "
-          "below every model without; equal to three significant digits is undecided. Models that failed or did "
-          "not run take no part.\n\n";
-    md << "| model | wins | share |\n|---|---|---|\n";
-    for (const auto& m : w.ranking())
-        md << "| " << m << " | " << w.wins[m] << " | " << num(100.0 * w.share(m), 0) << " % |\n";
-    auto total = w.decided + w.undecided;
-    md << "| undecided | " << w.undecided << " | " << num(total ? 100.0 * w.undecided / total : 0.0, 0)
-       << " % |\n\n";
-    if (total > 0)
-        md << "![winners](" << s.name << "/winners.png)\n\n";
-    md << "| scenario |";
-    for (const auto& m : s.models)
-        md << " " << m << " wins |";
-    md << " undecided |\n|---|";
-    for (std::size_t i = 0; i < s.models.size(); ++i)
-        md << "---|";
-    md << "---|\n";
-    for (const auto& sc : w.scenarios) {
-        std::map<std::string, unsigned> per;
-        unsigned und = 0;
-        for (const auto& [col, model] : w.winner[sc]) {
-            if (model.empty())
-                ++und;
-            else
-                ++per[model];
-        }
-        md << "| " << sc << " |";
-        for (const auto& m : s.models)
-            md << " " << per[m] << " |";
-        md << " " << und << " |\n";
-    }
-    md << "\n<details><summary>Winner per metric</summary>\n\n| metric |";
-    for (const auto& sc : w.scenarios)
-        md << " " << sc << " |";
-    md << "\n|---|";
-    for (std::size_t i = 0; i < w.scenarios.size(); ++i)
-        md << "---|";
-    md << "\n";
-    for (const auto& rule : winner_metrics()) {
-        md << "| " << rule.label << (rule.direction == better::higher ? " ↑" : " ↓") << " |";
-        for (const auto& sc : w.scenarios) {
-            auto it = w.winner[sc].find(rule.column);
-            md << " " << (it == w.winner[sc].end() ? "–" : it->second.empty() ? "tie" : it->second) << " |";
-        }
-        md << "\n";
-    }
-    md << "\n</details>\n\n";
+    md << winners_markdown(s, rank(figures_of(s), s.models));
 
     // Per scenario, the models side by side.
     md << "## Per scenario\n";
@@ -663,10 +597,10 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
             out.charts.push_back(std::move(job));
         }
         auto w = rank(figures_of(s), s.models);
-        if (w.decided + w.undecided > 0) {
+        if (w.decided + w.ties > 0) {
             nlohmann::json j;
             j["kind"] = "winners";
-            j["title"] = s.name + " suite: wins per scenario (Loom/WebFlux study rules)";
+            j["title"] = s.name + " suite: wins per scenario (95 % bootstrap intervals; undecided = ties)";
             j["models"] = s.models;
             j["scenarios"] = w.scenarios;
             nlohmann::json per = nlohmann::json::object();
@@ -745,23 +679,13 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
         }
     }
     if (any) {
-        rb << "\nOverall winners (Loom/WebFlux study rules, share of metric × scenario cells):";
+        rb << "\nOverall winners (share of the decided metric × scenario cells: decided where the 95 % bootstrap "
+              "interval of the ratio of medians excludes 1; see the pages for ties and cells without a verdict):\n\n";
         for (const auto& name : paths.headline_suites) {
             auto it = std::find_if(suites.begin(), suites.end(), [&](const auto& s) { return s.name == name; });
-            if (it == suites.end())
-                continue;
-            auto w = rank(figures_of(*it), it->models);
-            rb << " " << name << ":";
-            bool first = true;
-            for (const auto& m : w.ranking()) {
-                rb << (first ? " " : ", ") << m << " " << num(100.0 * w.share(m), 0) << " %";
-                first = false;
-            }
-            auto total = w.decided + w.undecided;
-            rb << ", undecided " << num(total ? 100.0 * w.undecided / total : 0.0, 0) << " %";
-            rb << ";";
+            if (it != suites.end())
+                rb << "- " << name << ": " << share_text(rank(figures_of(*it), it->models)) << "\n";
         }
-        rb << "\n";
     } else {
         rb << "No results yet: run `bench-suite --suite reactive` and `bench-report`.\n";
     }

@@ -50,9 +50,9 @@ std::filesystem::path fake_suite(const std::filesystem::path& root)
           "io,pool,r1,3,600,0,0,1500.4,400,1201,12.5,burst,600,600,0,\n"
           "io,fiber,r2,3,598,2,2,1900,300,720,10.1,burst,600,600,1,wall_millis\n");
     write(dir / "s-trials.csv",
-          "run_id,scenario,model,trial,latency_millis_p99\n"
-          "r1,io,pool,1,1300\nr1,io,pool,2,1201\nr1,io,pool,3,1100\n"
-          "r2,io,fiber,1,700\nr2,io,fiber,2,720\nr2,io,fiber,3,900\n");
+          "run_id,scenario,model,trial,latency_millis_p99,requests_error\n"
+          "r1,io,pool,1,1300,0\nr1,io,pool,2,1201,0\nr1,io,pool,3,1100,0\n"
+          "r2,io,fiber,1,700,0\nr2,io,fiber,2,720,2\nr2,io,fiber,3,900,2\n");
     write(dir / "s-timeline.csv",
           "run_id,scenario,model,trial,second,requests_ok,requests_error,latency_millis_p50,latency_millis_p90,"
           "latency_millis_p99\n"

@@ -24,6 +24,7 @@ struct run_view {
     std::string run_id;
     std::map<std::string, std::string> summary;   ///< summary CSV column → value (empty when it did not run)
     unsigned chart_trial = 0;                     ///< the trial charted: median by latency p99
+    std::vector<std::map<std::string, double>> trials;            ///< every trial row, for the verdicts
     std::vector<std::map<std::string, double>> timeline;          ///< that trial's timeline rows
     std::vector<std::map<std::string, double>> server_timeline;   ///< that trial's server samples per second
     [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
