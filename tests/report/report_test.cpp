@@ -107,6 +107,8 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
     CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool |"));
+    CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber had failed or unsent requests; pool / "
+                                   "fiber 1.67× ("));
     CHECK_THAT(md, Catch::Contains("![io](s/io.png)"));
 }
 
