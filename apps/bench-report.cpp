@@ -1,6 +1,7 @@
 // bench-report: regenerates docs/results/<suite>.md, its charts and the README headline from results/.
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/report/compare.hpp"
 #include "execbench/report/report.hpp"
 
 #include <CLI/CLI.hpp>
@@ -79,6 +80,20 @@ int main(int argc, char** argv)
     app.add_flag("--no-charts", no_charts, "Do not draw charts (pages and README only)");
     app.add_option("--charts-script", chart_script, "The matplotlib chart script (default: src/report/charts.py)");
     app.add_option("--python", python, "Python interpreter with matplotlib")->capture_default_str();
+    auto* compare = app.add_subcommand("compare", "Compare two result folders: ratio of medians NEW / OLD per "
+                                                  "scenario × arm with a 95 % bootstrap interval; exit 1 when "
+                                                  "something regressed, 2 on bad input");
+    report::compare_options co;
+    std::string format = "md";
+    compare->add_option("OLD", co.old_dir, "Baseline: a suite folder (results/<suite>) or a results root")->required();
+    compare->add_option("NEW", co.new_dir, "Candidate: a suite folder or a results root")->required();
+    compare->add_option("--old-run", co.old_run, "In OLD, only runs whose run id or git revision starts with this");
+    compare->add_option("--new-run", co.new_run, "In NEW, only runs whose run id or git revision starts with this");
+    compare->add_option("--threshold", co.threshold_percent,
+                        "Percent a change must exceed with its whole interval to count")
+        ->capture_default_str();
+    compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+    compare->add_flag("--allow-scale-mismatch", co.allow_scale_mismatch, "Compare runs made at different load scales");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -90,6 +105,16 @@ int main(int argc, char** argv)
         std::cerr << "bench-report: " << what << "\nRun with --help for the options.\n";
         return 2;
     };
+    if (*compare) {
+        auto c = report::compare_results(co);
+        if (!c) {
+            std::cerr << "bench-report compare: " << c.err().message << "\nRun with --help for the options.\n";
+            return 2;
+        }
+        std::cout << (format == "json" ? report::compare_json(*c) : report::compare_markdown(*c));
+        return c->count(report::change::regressed) > 0 ? 1 : 0;
+    }
+
     // Every suite on disk is read: the README headline always shows all of them, --suite only picks the pages.
     auto dirs = report::suite_dirs(results);
     if (dirs.empty())

@@ -265,6 +265,8 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
     m.emplace_back("server_voluntary_switches", double(s.voluntary_switches));
     m.emplace_back("server_involuntary_switches", double(s.involuntary_switches));
     m.emplace_back("server_sockets_max", double(s.sockets_max));
+    // How many samples the server figures above rest on: the report leaves out figures from fewer than three.
+    m.emplace_back("server_samples", double(s.samples));
     auto elapsed_s = std::chrono::duration<double>(t.measured.elapsed).count();
     m.emplace_back("loadgen_cpu_seconds", t.measured.loadgen_cpu_seconds);
     m.emplace_back("loadgen_cpu_percent", elapsed_s > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed_s : 0.0);

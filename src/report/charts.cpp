@@ -100,48 +100,51 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
 
 nlohmann::json winners_chart_data(const suite_data& s)
 {
-    auto figures = figures_of(s);
-    auto w = rank(figures, s.models);
-    if (w.decided + w.undecided == 0)
+    auto w = rank(figures_of(s), s.models);
+    if (w.decided + w.ties == 0)
         return nullptr;
     nlohmann::json j;
     j["kind"] = "winners";
-    j["title"] = s.name + " suite: best and runner-up per metric (Loom/WebFlux study rules)";
+    j["title"] = s.name + " suite: winner and runner-up per metric (95 % bootstrap intervals)";
     j["all_arms"] = s.models;
     j["scenarios"] = w.scenarios;
     j["metrics"] = nlohmann::json::array();
     for (const auto& rule : winner_metrics())
         j["metrics"].push_back(rule.label + (rule.direction == better::higher ? " ↑" : " ↓"));
-    // Per metric and scenario: the verdict from the winners rules, the runner-up and the lead over it.
+    // Per metric and scenario: the verdict, the runner-up (the arm the winner leads by least) and that lead.
     nlohmann::json cells = nlohmann::json::array();
     for (const auto& rule : winner_metrics()) {
         nlohmann::json row = nlohmann::json::array();
         for (const auto& sc : w.scenarios) {
-            auto f = std::find_if(figures.begin(), figures.end(), [&](const auto& x) { return x.scenario == sc; });
-            auto verdict = w.winner[sc].find(rule.column);
             nlohmann::json cell = {{"winner", nullptr}, {"runner_up", nullptr}, {"lead_percent", nullptr}};
-            if (verdict == w.winner[sc].end() || f == figures.end() || f->values.size() < 2) {
+            auto by_metric = w.cells.find(sc);
+            const cell_verdict* v = nullptr;
+            if (by_metric != w.cells.end())
+                if (auto it = by_metric->second.find(rule.column); it != by_metric->second.end())
+                    v = &it->second;
+            if (!v || (v->kind != verdict::winner && v->kind != verdict::tie)) {
                 cell["state"] = "none";
-            } else if (verdict->second.empty()) {
+            } else if (v->kind == verdict::tie) {
                 cell["state"] = "tie";
             } else {
                 cell["state"] = "won";
-                cell["winner"] = verdict->second;
-                const auto best = f->values.at(verdict->second).at(rule.column);
-                std::optional<std::pair<std::string, double>> second;
-                for (const auto& [arm, values] : f->values) {
-                    if (arm == verdict->second)
+                cell["winner"] = v->winner;
+                std::optional<std::pair<std::string, double>> closest;
+                for (const auto& p : v->pairs) {
+                    if (p.first != v->winner && p.second != v->winner)
                         continue;
-                    auto v = values.at(rule.column);
-                    bool better_one = !second || (rule.direction == better::higher ? v > second->second
-                                                                                   : v < second->second);
-                    if (better_one)
-                        second = std::make_pair(arm, v);
+                    const auto& other = p.first == v->winner ? p.second : p.first;
+                    // The lead as "how many times better, minus one": 2× either way reads 100 %.
+                    double r = p.ratio.ratio > 0 ? p.ratio.ratio : 1.0;
+                    double lead = (std::max(r, 1.0 / r) - 1.0) * 100.0;
+                    if (p.by_failures)
+                        lead = 100.0;
+                    if (!closest || lead < closest->second)
+                        closest = std::make_pair(other, lead);
                 }
-                if (second) {
-                    cell["runner_up"] = second->first;
-                    auto base = std::max(std::fabs(best), std::fabs(second->second));
-                    cell["lead_percent"] = base > 0 ? 100.0 * std::fabs(best - second->second) / base : 0.0;
+                if (closest) {
+                    cell["runner_up"] = closest->first;
+                    cell["lead_percent"] = closest->second;
                 }
             }
             row.push_back(cell);

@@ -105,20 +105,24 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     }
     rb << markdown_table(header, rows);
 
-    rb << "\nWins per suite (Loom/WebFlux study rules, share of metric × scenario cells; the pages say which):\n\n";
+    rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
+          "of the ratio of medians excludes 1 (ties and cells without a verdict are counted apart; the pages say "
+          "which):\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());
-    wheader.push_back("undecided");
+    wheader.push_back("decided");
+    wheader.push_back("ties");
     std::vector<std::vector<std::string>> wrows;
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
-        auto total = w.decided + w.undecided;
+        bool none = w.single_arm || w.decided == 0;
         std::vector<std::string> r{s->name};
         for (const auto& m : arms) {
             bool in = std::find(s->models.begin(), s->models.end(), m) != s->models.end();
-            r.push_back(s->models.size() < 2 || !in || total == 0 ? "n/a" : num(100.0 * w.share(m), 0) + " %");
+            r.push_back(none || !in ? "n/a" : num(100.0 * w.share(m), 0) + " %");
         }
-        r.push_back(s->models.size() < 2 || total == 0 ? "n/a" : num(100.0 * w.undecided / total, 0) + " %");
+        r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided));
+        r.push_back(w.single_arm ? "n/a" : std::to_string(w.ties));
         wrows.push_back(std::move(r));
     }
     rb << markdown_table(wheader, wrows) << "\n";

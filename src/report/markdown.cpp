@@ -271,55 +271,7 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
 
 void winners_section(std::ostringstream& md, const suite_data& s)
 {
-    auto w = rank(figures_of(s), s.models);
-    md << "## Winners\n\n";
-    md << "Per scenario and metric the best model, as in the Loom/WebFlux study: requests ok, requests per second "
-          "and sockets higher-is-better, everything else lower-is-better; a model with any request error ranks "
-          "below every model without; equal to three significant digits is undecided. Models that failed or did "
-          "not run take no part.\n\n";
-    std::vector<std::vector<std::string>> share_rows;
-    for (const auto& m : w.ranking())
-        share_rows.push_back({m, std::to_string(w.wins[m]), num(100.0 * w.share(m), 0) + " %"});
-    auto total = w.decided + w.undecided;
-    share_rows.push_back({"undecided", std::to_string(w.undecided),
-                          num(total ? 100.0 * w.undecided / total : 0.0, 0) + " %"});
-    md << markdown_table({"model", "wins", "share"}, share_rows) << "\n";
-    if (total > 0)
-        md << "![winners](" << s.name << "/winners.png)\n\n";
-    std::vector<std::string> header{"scenario"};
-    for (const auto& m : s.models)
-        header.push_back(m + " wins");
-    header.push_back("undecided");
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& sc : w.scenarios) {
-        std::map<std::string, unsigned> per;
-        unsigned und = 0;
-        for (const auto& [col, model] : w.winner[sc]) {
-            if (model.empty())
-                ++und;
-            else
-                ++per[model];
-        }
-        std::vector<std::string> r{sc};
-        for (const auto& m : s.models)
-            r.push_back(std::to_string(per[m]));
-        r.push_back(std::to_string(und));
-        rows.push_back(std::move(r));
-    }
-    md << markdown_table(header, rows);
-    std::vector<std::string> metric_header{"metric"};
-    metric_header.insert(metric_header.end(), w.scenarios.begin(), w.scenarios.end());
-    std::vector<std::vector<std::string>> metric_rows;
-    for (const auto& rule : winner_metrics()) {
-        std::vector<std::string> r{rule.label + (rule.direction == better::higher ? " ↑" : " ↓")};
-        for (const auto& sc : w.scenarios) {
-            auto it = w.winner[sc].find(rule.column);
-            r.push_back(it == w.winner[sc].end() ? "–" : it->second.empty() ? "tie" : it->second);
-        }
-        metric_rows.push_back(std::move(r));
-    }
-    md << "\n<details><summary>Winner per metric</summary>\n\n"
-       << markdown_table(metric_header, metric_rows) << "\n</details>\n\n";
+    md << winners_markdown(s, rank(figures_of(s), s.models));
 }
 
 /// One scenario: the arms side by side, or why none ran.

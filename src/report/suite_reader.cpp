@@ -193,12 +193,18 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         if (!t)
             return t.err();
         std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
+        std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
         for (auto& row : rows_of(*t))
-            if (shown.count(row["run_id"]))
+            if (shown.count(row["run_id"])) {
                 by_run[row["run_id"]].emplace_back(to_number(row["latency_millis_p99"]),
                                                    static_cast<unsigned>(to_number(row["trial"])));
+                auto& numbers = rows_by_run[row["run_id"]].emplace_back();
+                for (const auto& [column, text] : row)
+                    numbers[column] = to_number(text);
+            }
         for (auto& [sc, by_model] : d.runs)
             for (auto& [m, v] : by_model) {
+                v.trials = rows_by_run[v.run_id];
                 auto it = by_run.find(v.run_id);
                 if (it == by_run.end() || it->second.empty())
                     continue;
@@ -349,25 +355,6 @@ bool any_ran(const suite_data& s, const std::string& scenario)
         if (const auto* v = find_run(s, scenario, m); v && v->ran())
             return true;
     return false;
-}
-
-std::vector<scenario_figures> figures_of(const suite_data& s)
-{
-    std::vector<scenario_figures> out;
-    for (const auto& sc : s.scenarios) {
-        scenario_figures f;
-        f.scenario = sc;
-        for (const auto& m : s.models) {
-            const auto* v = find_run(s, sc, m);
-            if (!v || !v->ran())
-                continue;
-            for (const auto& rule : winner_metrics())
-                f.values[m][rule.column] = v->number(rule.column);
-            f.had_errors[m] = v->number("requests_error") > 0;
-        }
-        out.push_back(std::move(f));
-    }
-    return out;
 }
 
 }  // namespace execbench::report

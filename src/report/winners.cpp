@@ -3,62 +3,130 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <set>
+#include <sstream>
 
 namespace execbench::report {
 
 const std::vector<metric_rule>& winner_metrics()
 {
+    using enum metric_source;
     static const std::vector<metric_rule> rules{
-        {"requests_ok", "requests ok", better::higher},
-        {"requests_error", "requests error", better::lower},
-        {"requests_per_second", "req/s", better::higher},
-        {"per_second_requests_p50", "req/s per second p50", better::higher},
-        {"per_second_requests_p90", "req/s per second p90", better::higher},
-        {"per_second_requests_max", "req/s per second max", better::higher},
-        {"latency_millis_min", "latency min", better::lower},
-        {"latency_millis_p50", "latency p50", better::lower},
-        {"latency_millis_p90", "latency p90", better::lower},
-        {"latency_millis_p99", "latency p99", better::lower},
-        {"latency_millis_max", "latency max", better::lower},
-        {"server_cpu_percent_avg", "CPU avg", better::lower},
-        {"server_cpu_percent_max", "CPU max", better::lower},
-        {"server_rss_mb_avg", "RSS avg", better::lower},
-        {"server_rss_mb_max", "RSS max", better::lower},
-        {"server_threads_max", "threads max", better::lower},
-        {"server_voluntary_switches", "voluntary ctx switches", better::lower},
-        {"server_involuntary_switches", "involuntary ctx switches", better::lower},
-        {"server_sockets_max", "sockets max", better::higher},
+        {"requests_ok", "requests ok", better::higher, requests},
+        {"requests_error", "requests error", better::lower, requests},
+        {"requests_per_second", "req/s", better::higher, requests},
+        {"per_second_requests_p50", "req/s per second p50", better::higher, per_second},
+        {"per_second_requests_p90", "req/s per second p90", better::higher, per_second},
+        {"per_second_requests_max", "req/s per second max", better::higher, per_second},
+        {"latency_millis_min", "latency min", better::lower, requests},
+        {"latency_millis_p50", "latency p50", better::lower, requests},
+        {"latency_millis_p90", "latency p90", better::lower, requests},
+        {"latency_millis_p99", "latency p99", better::lower, requests},
+        {"latency_millis_max", "latency max", better::lower, requests},
+        {"server_cpu_percent_avg", "CPU avg", better::lower, server_sampled},
+        {"server_cpu_percent_max", "CPU max", better::lower, server_sampled},
+        {"server_rss_mb_avg", "RSS avg", better::lower, server_sampled},
+        {"server_rss_mb_max", "RSS max", better::lower, server_sampled},
+        {"server_threads_max", "threads max", better::lower, server_sampled},
+        {"server_voluntary_switches", "voluntary ctx switches", better::lower, server_sampled},
+        {"server_involuntary_switches", "involuntary ctx switches", better::lower, server_sampled},
+        {"server_sockets_max", "sockets max", better::higher, client_set},
     };
     return rules;
 }
 
+std::string_view to_string(verdict v)
+{
+    switch (v) {
+    case verdict::winner: return "winner";
+    case verdict::tie: return "tie";
+    case verdict::too_few_trials: return "too few trials";
+    case verdict::not_sampled: return "not sampled";
+    case verdict::not_ranked: return "not ranked";
+    }
+    return "?";
+}
+
 namespace {
 
-/// Equal to three significant digits: closer than the measurement's own precision.
-bool same(double a, double b)
+/// The per-second figures count whole seconds only, so a trial under two seconds has a single bucket.
+constexpr double two_buckets_millis = 2000;
+
+bool any_trial(const std::vector<trial_row>& trials, auto predicate)
 {
-    if (a == b)
-        return true;
-    auto scale = std::max(std::fabs(a), std::fabs(b));
-    return std::fabs(a - b) < scale * 0.0005;
+    return std::any_of(trials.begin(), trials.end(), predicate);
+}
+
+/// Which of a pair ranks higher: failures first, then the interval, in the metric's direction.
+std::string better_of(const pair_verdict& p, bool first_failed, bool second_failed, better direction)
+{
+    if (first_failed != second_failed)
+        return first_failed ? p.second : p.first;
+    if (!p.ratio.excludes_one())
+        return {};
+    bool first_higher = p.ratio.low > 1;
+    return first_higher == (direction == better::higher) ? p.first : p.second;
 }
 
 }  // namespace
 
-std::string pick_winner(const std::vector<candidate>& candidates, better direction)
+cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
+                   const metric_rule& rule)
 {
-    if (candidates.empty())
-        return {};
-    auto before = [direction](const candidate& a, const candidate& b) {
-        if (a.had_errors != b.had_errors)
-            return !a.had_errors;
-        return direction == better::higher ? a.value > b.value : a.value < b.value;
-    };
-    auto sorted = candidates;
-    std::stable_sort(sorted.begin(), sorted.end(), before);
-    if (sorted.size() > 1 && sorted[0].had_errors == sorted[1].had_errors && same(sorted[0].value, sorted[1].value))
-        return {};
-    return sorted[0].model;
+    cell_verdict c;
+    if (rule.source == metric_source::client_set) {
+        c.kind = verdict::not_ranked;
+        return c;
+    }
+    std::vector<std::string> names;
+    std::map<std::string, std::vector<trial_row>> usable;
+    for (const auto& a : order)
+        if (auto it = arms.find(a); it != arms.end()) {
+            names.push_back(a);
+            usable[a] = usable_trials(it->second.trials);
+        }
+    for (const auto& a : names) {
+        const auto& ts = usable[a];
+        if (ts.size() < min_verdict_trials) {
+            c.kind = verdict::too_few_trials;
+            return c;
+        }
+        if (rule.source == metric_source::per_second &&
+            any_trial(ts, [](const trial_row& t) { return t.count("wall_millis") && t.at("wall_millis") < two_buckets_millis; })) {
+            c.kind = verdict::not_ranked;
+            return c;
+        }
+        if (rule.source == metric_source::server_sampled &&
+            any_trial(ts, [](const trial_row& t) { return server_samples(t) < min_server_samples; })) {
+            c.kind = verdict::not_sampled;
+            return c;
+        }
+    }
+    std::map<std::string, unsigned> above;   // arm → pairs it ranks higher in
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (std::size_t j = i + 1; j < names.size(); ++j) {
+            pair_verdict p;
+            p.first = names[i];
+            p.second = names[j];
+            auto a = values_of(usable[p.first], rule.column);
+            auto b = values_of(usable[p.second], rule.column);
+            p.ratio = stats::ratio_of_medians(a, b);
+            bool fa = failed_or_unsent(usable[p.first]);
+            bool fb = failed_or_unsent(usable[p.second]);
+            p.by_failures = fa != fb;
+            p.better = better_of(p, fa, fb, rule.direction);
+            if (!p.better.empty())
+                ++above[p.better];
+            c.pairs.push_back(std::move(p));
+        }
+    c.kind = verdict::tie;
+    for (const auto& a : names)
+        if (names.size() > 1 && above[a] == names.size() - 1) {
+            c.kind = verdict::winner;
+            c.winner = a;
+        }
+    return c;
 }
 
 std::vector<std::string> winners_table::ranking() const
@@ -72,50 +140,239 @@ std::vector<std::string> winners_table::ranking() const
     return out;
 }
 
-double winners_table::share(std::string_view model) const
+double winners_table::share(std::string_view arm) const
 {
-    auto total = decided + undecided;
-    auto it = wins.find(std::string(model));
-    if (total == 0 || it == wins.end())
+    auto it = wins.find(std::string(arm));
+    if (decided == 0 || it == wins.end())
         return 0;
-    return double(it->second) / double(total);
+    return double(it->second) / double(decided);
 }
 
 winners_table rank(const std::vector<scenario_figures>& scenarios, const std::vector<std::string>& models)
 {
     winners_table t;
     t.models = models;
+    t.single_arm = models.size() < 2;
     for (const auto& m : models)
         t.wins[m] = 0;
     for (const auto& sc : scenarios) {
-        if (sc.values.empty())
+        if (sc.arms.size() < 2)
             continue;
         t.scenarios.push_back(sc.scenario);
         for (const auto& rule : winner_metrics()) {
-            std::vector<candidate> cs;
-            for (const auto& m : models) {
-                auto v = sc.values.find(m);
-                if (v == sc.values.end())
-                    continue;
-                auto c = v->second.find(rule.column);
-                if (c == v->second.end())
-                    continue;
-                auto e = sc.had_errors.find(m);
-                cs.push_back({m, e != sc.had_errors.end() && e->second, c->second});
-            }
-            if (cs.empty())
+            // A column missing from an arm's results (older files) is no cell at all.
+            bool present = std::all_of(sc.arms.begin(), sc.arms.end(), [&](const auto& a) {
+                return a.second.trials.empty() || !values_of(a.second.trials, rule.column).empty();
+            });
+            if (!present)
                 continue;
-            auto w = pick_winner(cs, rule.direction);
-            t.winner[sc.scenario][rule.column] = w;
-            if (w.empty()) {
-                ++t.undecided;
-            } else {
+            auto c = judge(sc.arms, models, rule);
+            switch (c.kind) {
+            case verdict::winner:
                 ++t.decided;
-                ++t.wins[w];
+                ++t.wins[c.winner];
+                t.winner[sc.scenario][rule.column] = c.winner;
+                break;
+            case verdict::tie:
+                ++t.ties;
+                t.winner[sc.scenario][rule.column] = "";
+                break;
+            case verdict::too_few_trials: ++t.too_few_trials; break;
+            case verdict::not_sampled: ++t.not_sampled; break;
+            case verdict::not_ranked: ++t.not_ranked; break;
             }
+            t.cells[sc.scenario][rule.column] = std::move(c);
         }
     }
     return t;
+}
+
+std::vector<scenario_figures> figures_of(const suite_data& s)
+{
+    std::vector<scenario_figures> out;
+    for (const auto& sc : s.scenarios) {
+        scenario_figures f;
+        f.scenario = sc;
+        auto runs = s.runs.find(sc);
+        for (const auto& m : s.models) {
+            if (runs == s.runs.end())
+                break;
+            auto v = runs->second.find(m);
+            if (v != runs->second.end() && v->second.ran())
+                f.arms[m].trials = v->second.trials;
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+namespace {
+
+/// A factor at three significant digits, so a decided 1.004× does not print as a tie-looking 1.00×.
+std::string factor(double v)
+{
+    if (std::isinf(v))
+        return "∞";
+    char buf[32];
+    int decimals = v < 1.1 ? 3 : v < 10 ? 2 : v < 100 ? 1 : 0;
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string factor_with_interval(double f, double low, double high)
+{
+    return factor(f) + "× (" + factor(low) + "–" + factor(high) + ")";
+}
+
+std::string percent(double share)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.0f %%", 100.0 * share);
+    return buf;
+}
+
+}  // namespace
+
+std::string describe(const pair_verdict& p, const metric_rule& rule)
+{
+    const auto& r = p.ratio;
+    auto as_is = factor_with_interval(r.ratio, r.low, r.high);
+    if (p.better.empty())
+        return "tie: " + p.first + " / " + p.second + " " + as_is;
+    const auto& worse = p.better == p.first ? p.second : p.first;
+    if (p.by_failures)
+        return p.better + " above " + worse + " (" + worse + " had failed or unsent requests; " + p.first + " / " +
+               p.second + " " + as_is + ")";
+    // The factor is stated as ≥ 1 in the winner's favour, as hyperfine does.
+    bool invert = (p.better == p.first) == (rule.direction == better::lower);
+    auto inv = [](double x) { return x == 0 ? std::numeric_limits<double>::infinity() : 1 / x; };
+    auto text = invert ? factor_with_interval(inv(r.ratio), inv(r.high), inv(r.low)) : as_is;
+    return p.better + ": " + text + (rule.direction == better::lower ? " lower " : " higher ") + rule.label +
+           " than " + worse;
+}
+
+std::string share_text(const winners_table& t)
+{
+    if (t.single_arm)
+        return "n/a (one arm)";
+    std::string out;
+    if (t.decided == 0) {
+        out = "no decided cells";
+    } else {
+        for (const auto& m : t.ranking())
+            out += (out.empty() ? "" : ", ") + m + " " + percent(t.share(m));
+        out += " of " + std::to_string(t.decided) + " decided cells";
+    }
+    out += "; " + std::to_string(t.ties) + (t.ties == 1 ? " tie" : " ties");
+    if (t.too_few_trials > 0)
+        out += ", " + std::to_string(t.too_few_trials) + " too few trials";
+    if (t.not_sampled > 0)
+        out += ", " + std::to_string(t.not_sampled) + " not sampled";
+    return out;
+}
+
+std::string winners_markdown(const suite_data& s, const winners_table& w)
+{
+    std::ostringstream md;
+    md << "## Winners\n\n";
+    md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
+          "bootstrap interval (method and limits in [methodology](../methodology.md#statistics)). An arm wins a "
+          "cell only when it ranks above every other arm: an arm with any failed or unsent request ranks below "
+          "every arm without; otherwise a pair is decided only where the interval excludes 1, else the cell is a "
+          "**tie**. No verdict: *too few trials* (an arm with fewer than "
+       << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
+       << min_server_samples
+       << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
+          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket). "
+          "Requests ok, requests per second and sockets are higher-is-better, everything else lower-is-better, as "
+          "in the Loom/WebFlux study. Arms that failed or did not run take no part.\n\n";
+    if (w.single_arm) {
+        md << "n/a: a suite with one arm has no winners.\n\n";
+        return md.str();
+    }
+    md << "| arm | wins | share of decided cells |\n|---|---|---|\n";
+    for (const auto& m : w.ranking())
+        md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " |\n";
+    md << "\nDecided cells: " << w.decided << "; ties: " << w.ties << "; no verdict: " << w.too_few_trials
+       << " too few trials, " << w.not_sampled << " not sampled, " << w.not_ranked << " not ranked.\n\n";
+    if (w.decided + w.ties > 0)
+        md << "![winners](" << s.name << "/winners.png)\n\n";
+    if (w.scenarios.empty())
+        return md.str();
+
+    md << "| scenario |";
+    for (const auto& m : s.models)
+        md << " " << m << " wins |";
+    md << " ties | no verdict |\n|---|";
+    for (std::size_t i = 0; i < s.models.size(); ++i)
+        md << "---|";
+    md << "---|---|\n";
+    for (const auto& sc : w.scenarios) {
+        std::map<std::string, unsigned> per;
+        unsigned ties = 0, none = 0;
+        for (const auto& [col, c] : w.cells.at(sc)) {
+            if (c.kind == verdict::winner)
+                ++per[c.winner];
+            else if (c.kind == verdict::tie)
+                ++ties;
+            else
+                ++none;
+        }
+        md << "| " << sc << " |";
+        for (const auto& m : s.models)
+            md << " " << per[m] << " |";
+        md << " " << ties << " | " << none << " |\n";
+    }
+
+    md << "\n<details><summary>Verdict per metric</summary>\n\n| metric |";
+    for (const auto& sc : w.scenarios)
+        md << " " << sc << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < w.scenarios.size(); ++i)
+        md << "---|";
+    md << "\n";
+    for (const auto& rule : winner_metrics()) {
+        md << "| " << rule.label << (rule.direction == better::higher ? " ↑" : " ↓") << " |";
+        for (const auto& sc : w.scenarios) {
+            const auto& cells = w.cells.at(sc);
+            auto it = cells.find(rule.column);
+            md << " "
+               << (it == cells.end()                     ? std::string{"–"}
+                   : it->second.kind == verdict::winner ? it->second.winner
+                                                         : std::string(to_string(it->second.kind)))
+               << " |";
+        }
+        md << "\n";
+    }
+    md << "\n</details>\n\n<details><summary>Ratios of medians with 95 % intervals, per pair of arms</summary>\n\n";
+    for (const auto& sc : w.scenarios) {
+        const auto& cells = w.cells.at(sc);
+        md << "**" << sc << "**\n\n";
+        bool any = std::any_of(cells.begin(), cells.end(), [](const auto& c) { return !c.second.pairs.empty(); });
+        if (!any) {
+            std::set<std::string_view> why;
+            for (const auto& [col, c] : cells)
+                why.insert(to_string(c.kind));
+            std::string reasons;
+            for (auto r : why)
+                reasons += (reasons.empty() ? "" : ", ") + std::string(r);
+            md << "No ratios: " << (reasons.empty() ? std::string{"no metric"} : reasons) << ".\n\n";
+            continue;
+        }
+        md << "| metric | verdict |\n|---|---|\n";
+        for (const auto& rule : winner_metrics()) {
+            auto it = cells.find(rule.column);
+            if (it == cells.end() || it->second.pairs.empty())
+                continue;
+            std::string text;
+            for (const auto& p : it->second.pairs)
+                text += (text.empty() ? "" : "<br>") + describe(p, rule);
+            md << "| " << rule.label << " | " << text << " |\n";
+        }
+        md << "\n";
+    }
+    md << "</details>\n\n";
+    return md.str();
 }
 
 }  // namespace execbench::report

@@ -75,9 +75,9 @@ std::filesystem::path fake_suite(const std::filesystem::path& root, const std::s
     if (name != "s")
         return dir;
     write(dir / "s-trials.csv",
-          "run_id,scenario,model,trial,latency_millis_p99\n"
-          "r1,io,pool,1,1300\nr1,io,pool,2,1201\nr1,io,pool,3,1100\n"
-          "r2,io,fiber,1,700\nr2,io,fiber,2,720\nr2,io,fiber,3,900\n");
+          "run_id,scenario,model,trial,latency_millis_p99,requests_error\n"
+          "r1,io,pool,1,1300,0\nr1,io,pool,2,1201,0\nr1,io,pool,3,1100,0\n"
+          "r2,io,fiber,1,700,0\nr2,io,fiber,2,720,2\nr2,io,fiber,3,900,2\n");
     write(dir / "s-timeline.csv",
           "run_id,scenario,model,trial,second,requests_ok,requests_error,latency_millis_p50,latency_millis_p90,"
           "latency_millis_p99\n"
@@ -136,6 +136,8 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
     CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool |"));
+    CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber had failed or unsent requests; pool / "
+                                   "fiber 1.67× ("));
     CHECK_THAT(md, Catch::Contains("![io](s/io.png)"));
 }
 

@@ -2,72 +2,185 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace execbench::report;
 
-TEST_CASE("the best value wins in the metric's direction", "[report][winners]")
+namespace {
+
+/// One trial row: `column` = value, plus a wall time long enough for the server figures and per-second buckets.
+trial_row trial(const std::string& column, double value, double wall_millis = 20'000)
 {
-    std::vector<candidate> cs{{"pool", false, 300}, {"fiber", false, 120}, {"loop", false, 200}};
-    CHECK(pick_winner(cs, better::lower) == "fiber");
-    CHECK(pick_winner(cs, better::higher) == "pool");
+    trial_row t{{"wall_millis", wall_millis}, {"requests_error", 0}, {"requests_unsent", 0}};
+    t[column] = value;
+    return t;
 }
 
-TEST_CASE("a model with request errors ranks below every model without", "[report][winners]")
+arm_trials arm(const std::string& column, std::vector<double> values, double wall_millis = 20'000)
 {
-    std::vector<candidate> cs{{"pool", false, 900}, {"fiber", true, 10}, {"loop", false, 500}};
-    CHECK(pick_winner(cs, better::lower) == "loop");
-    CHECK(pick_winner(cs, better::higher) == "pool");
-    // When every model had errors, the metric decides among them.
-    std::vector<candidate> all{{"pool", true, 900}, {"fiber", true, 10}};
-    CHECK(pick_winner(all, better::lower) == "fiber");
+    arm_trials a;
+    for (auto v : values)
+        a.trials.push_back(trial(column, v, wall_millis));
+    return a;
 }
 
-TEST_CASE("equal to three significant digits is undecided", "[report][winners]")
+const metric_rule& rule_for(const std::string& column)
 {
-    CHECK(pick_winner({{"pool", false, 310.1}, {"fiber", false, 310.2}}, better::lower).empty());
-    CHECK(pick_winner({{"pool", false, 0}, {"fiber", false, 0}}, better::lower).empty());
-    CHECK(pick_winner({{"pool", false, 310}, {"fiber", false, 312}}, better::lower) == "pool");
-    CHECK(pick_winner({}, better::lower).empty());
-    // A tie between an error-free and an erroneous model is no tie.
-    CHECK(pick_winner({{"pool", true, 5}, {"fiber", false, 5}}, better::lower) == "fiber");
+    const auto& rules = winner_metrics();
+    return *std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r.column == column; });
 }
 
-TEST_CASE("sockets and requests are higher-is-better, the rest lower", "[report][winners]")
+const std::vector<std::string> three{"pool", "fiber", "loop"};
+
+}  // namespace
+
+TEST_CASE("an arm wins a cell only when its interval against every other arm excludes 1", "[report][winners]")
 {
-    for (const auto& r : winner_metrics()) {
-        bool higher = r.column == "requests_ok" || r.column == "server_sockets_max" ||
-                      r.column.find("per_second") != std::string::npos;
-        INFO(r.column);
-        CHECK((r.direction == better::higher) == higher);
-    }
+    const auto& p99 = rule_for("latency_millis_p99");
+    std::map<std::string, arm_trials> arms{
+        {"pool", arm(p99.column, {300, 290, 310, 305, 295})},
+        {"fiber", arm(p99.column, {150, 148, 152, 149, 151})},
+        {"loop", arm(p99.column, {151, 147, 153, 150, 149})},
+    };
+    auto c = judge(arms, three, p99);
+    // fiber and loop are equal within their spread: nobody ranks above both others.
+    CHECK(c.kind == verdict::tie);
+    REQUIRE(c.pairs.size() == 3);
+    CHECK(c.pairs[0].better == "fiber");   // pool vs fiber
+    CHECK(c.pairs[1].better == "loop");    // pool vs loop
+    CHECK(c.pairs[2].better.empty());      // fiber vs loop
+    CHECK(describe(c.pairs[2], p99).rfind("tie: fiber / loop", 0) == 0);
+
+    arms["loop"] = arm(p99.column, {100, 99, 101, 98, 102});
+    c = judge(arms, three, p99);
+    CHECK(c.kind == verdict::winner);
+    CHECK(c.winner == "loop");
+    // Said as hyperfine says it, in the winner's favour: pool / loop = 3×.
+    CHECK(describe(c.pairs[1], p99) == "loop: 3.00× (2.89–3.11) lower latency p99 than pool");
 }
 
-TEST_CASE("the overall ranking counts wins over scenarios and metrics", "[report][winners]")
+TEST_CASE("higher-is-better metrics rank the larger median first", "[report][winners]")
+{
+    const auto& rps = rule_for("requests_per_second");
+    std::map<std::string, arm_trials> arms{{"pool", arm(rps.column, {1000, 990, 1010})},
+                                           {"loop", arm(rps.column, {2000, 1980, 2020})}};
+    auto c = judge(arms, three, rps);
+    CHECK(c.winner == "loop");
+    CHECK(describe(c.pairs[0], rps).rfind("loop: 2.00× (", 0) == 0);
+}
+
+TEST_CASE("fewer than three usable trials give no verdict", "[report][winners]")
+{
+    const auto& p99 = rule_for("latency_millis_p99");
+    std::map<std::string, arm_trials> arms{{"pool", arm(p99.column, {300, 310})},
+                                           {"loop", arm(p99.column, {100, 101, 99})}};
+    CHECK(judge(arms, three, p99).kind == verdict::too_few_trials);
+    CHECK(judge(arms, three, p99).pairs.empty());
+
+    // Generator-bound trials are kept in the results but do not count.
+    arms["pool"] = arm(p99.column, {300, 310, 305, 290});
+    arms["pool"].trials[0]["generator_bound"] = 1;
+    arms["pool"].trials[1]["generator_bound"] = 1;
+    CHECK(judge(arms, three, p99).kind == verdict::too_few_trials);
+    arms["pool"].trials[1]["generator_bound"] = 0;
+    CHECK(judge(arms, three, p99).kind == verdict::winner);
+}
+
+TEST_CASE("server figures from fewer than three samples are not sampled", "[report][winners]")
+{
+    const auto& cpu = rule_for("server_cpu_percent_avg");
+    // A 70 ms burst without a server_samples column: 2 samples (start and stop of the 10 Hz sampler).
+    std::map<std::string, arm_trials> arms{{"pool", arm(cpu.column, {90, 95, 92}, 70)},
+                                           {"loop", arm(cpu.column, {20, 22, 21}, 70)}};
+    CHECK(server_samples(arms["pool"].trials[0]) == 2);
+    CHECK(judge(arms, three, cpu).kind == verdict::not_sampled);
+    // A 900 ms burst: 11 samples, enough.
+    arms = {{"pool", arm(cpu.column, {90, 95, 92}, 900)}, {"loop", arm(cpu.column, {20, 22, 21}, 900)}};
+    CHECK(judge(arms, three, cpu).winner == "loop");
+    // The recorded count wins over the estimate.
+    arms["loop"].trials[2]["server_samples"] = 2;
+    CHECK(judge(arms, three, cpu).kind == verdict::not_sampled);
+    // Client figures of the same short burst are still ranked.
+    const auto& p50 = rule_for("latency_millis_p50");
+    arms = {{"pool", arm(p50.column, {9, 9.5, 9.2}, 70)}, {"loop", arm(p50.column, {2, 2.2, 2.1}, 70)}};
+    CHECK(judge(arms, three, p50).winner == "loop");
+}
+
+TEST_CASE("sockets and one-bucket per-second figures are not ranked", "[report][winners]")
+{
+    const auto& sockets = rule_for("server_sockets_max");
+    std::map<std::string, arm_trials> arms{{"pool", arm(sockets.column, {600, 600, 600})},
+                                           {"loop", arm(sockets.column, {10, 10, 10})}};
+    CHECK(judge(arms, three, sockets).kind == verdict::not_ranked);
+    const auto& per_second = rule_for("per_second_requests_p50");
+    arms = {{"pool", arm(per_second.column, {600, 610, 590}, 900)},
+            {"loop", arm(per_second.column, {100, 101, 99}, 900)}};
+    CHECK(judge(arms, three, per_second).kind == verdict::not_ranked);
+    arms = {{"pool", arm(per_second.column, {600, 610, 590})}, {"loop", arm(per_second.column, {100, 101, 99})}};
+    CHECK(judge(arms, three, per_second).winner == "pool");
+}
+
+TEST_CASE("an arm with errors or unsent requests ranks below every arm without", "[report][winners]")
+{
+    const auto& cpu = rule_for("server_cpu_percent_avg");
+    std::map<std::string, arm_trials> arms{{"pool", arm(cpu.column, {10, 11, 12})},
+                                           {"loop", arm(cpu.column, {80, 82, 81})}};
+    CHECK(judge(arms, three, cpu).winner == "pool");
+    // The pool sent only part of its requests in one trial: its low CPU is doing less work, not winning.
+    arms["pool"].trials[1]["requests_unsent"] = 55'400;
+    auto c = judge(arms, three, cpu);
+    CHECK(c.winner == "loop");
+    CHECK(c.pairs[0].by_failures);
+    CHECK(describe(c.pairs[0], cpu).rfind("loop above pool (pool had failed or unsent requests", 0) == 0);
+    // Errors count exactly the same.
+    arms["pool"].trials[1]["requests_unsent"] = 0;
+    arms["pool"].trials[2]["requests_error"] = 1;
+    CHECK(judge(arms, three, cpu).winner == "loop");
+    // Both failed: the metric decides among them again.
+    arms["loop"].trials[0]["requests_error"] = 3;
+    CHECK(judge(arms, three, cpu).winner == "pool");
+}
+
+TEST_CASE("the share counts decided cells only, and a one-arm suite has no winners", "[report][winners]")
 {
     scenario_figures a;
     a.scenario = "a";
     scenario_figures b;
     b.scenario = "b";
-    for (const auto& r : winner_metrics()) {
-        // In a, fiber is best at everything; in b, loop is, but loop had request errors there, so pool wins.
-        bool hi = r.direction == better::higher;
-        a.values["pool"][r.column] = 2;
-        a.values["fiber"][r.column] = hi ? 3 : 1;
-        a.values["loop"][r.column] = 2;
-        b.values["pool"][r.column] = hi ? 2 : 3;
-        b.values["fiber"][r.column] = hi ? 1 : 4;
-        b.values["loop"][r.column] = hi ? 9 : 0;
+    // In a, fiber is clearly best at everything; in b, the two are the same run.
+    for (double k : {1.0, 1.01, 0.99}) {
+        trial_row pool{{"wall_millis", 20'000}, {"requests_unsent", 0}};
+        auto fiber = pool;
+        for (const auto& r : winner_metrics()) {
+            pool[r.column] = 100 * k;
+            fiber[r.column] = (r.direction == better::higher ? 300 : 30) * k;
+        }
+        a.arms["pool"].trials.push_back(pool);
+        a.arms["fiber"].trials.push_back(fiber);
+        b.arms["pool"].trials.push_back(pool);
+        b.arms["fiber"].trials.push_back(pool);
     }
-    b.had_errors["loop"] = true;
-    scenario_figures empty;
-    empty.scenario = "not-run";
-    auto t = rank({a, b, empty}, {"pool", "fiber", "loop"});
-    auto n = static_cast<unsigned>(winner_metrics().size());
+    scenario_figures alone;
+    alone.scenario = "alone";
+    alone.arms["pool"] = arm("latency_millis_p99", {1, 2, 3});
+    auto t = rank({a, b, alone}, {"pool", "fiber"});
+    auto ranked = static_cast<unsigned>(std::count_if(winner_metrics().begin(), winner_metrics().end(), [](const auto& r) {
+        return r.source != metric_source::client_set;
+    }));
     CHECK(t.scenarios == std::vector<std::string>{"a", "b"});
-    CHECK(t.wins["fiber"] == n);
-    CHECK(t.wins["pool"] == n);
-    CHECK(t.wins["loop"] == 0);
-    CHECK(t.undecided == 0);
-    CHECK(t.share("fiber") == Approx(0.5));
-    CHECK(t.ranking() == std::vector<std::string>{"pool", "fiber", "loop"});
-    CHECK(t.winner["b"]["latency_millis_p99"] == "pool");
+    CHECK(t.decided == ranked);
+    CHECK(t.wins["fiber"] == ranked);
+    CHECK(t.ties == ranked);
+    CHECK(t.not_ranked == 2);
+    CHECK(t.share("fiber") == Approx(1.0));
+    CHECK(t.share("pool") == Approx(0.0));
+    CHECK(t.ranking() == std::vector<std::string>{"fiber", "pool"});
+    CHECK(share_text(t).rfind("fiber 100 %, pool 0 % of " + std::to_string(ranked) + " decided cells; " +
+                                  std::to_string(ranked) + " ties",
+                              0) == 0);
+
+    auto one = rank({alone}, {"pool"});
+    CHECK(one.single_arm);
+    CHECK(one.decided == 0);
+    CHECK(share_text(one) == "n/a (one arm)");
 }

@@ -3,7 +3,6 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/suite.hpp"
-#include "execbench/report/winners.hpp"
 
 #include <filesystem>
 #include <map>
@@ -24,6 +23,7 @@ struct run_view {
     std::string run_id;
     std::map<std::string, std::string> summary;   ///< summary CSV column → value (empty when it did not run)
     unsigned chart_trial = 0;                     ///< the trial charted: median by latency p99
+    std::vector<std::map<std::string, double>> trials;            ///< every trial row, for the verdicts
     std::vector<std::map<std::string, double>> timeline;          ///< that trial's timeline rows
     std::vector<std::map<std::string, double>> server_timeline;   ///< that trial's server samples per second
     std::vector<std::pair<double, double>> latency_spectrum;   ///< all trials merged: (percentile, ms)
@@ -74,8 +74,5 @@ const run_view* find_run(const suite_data& s, const std::string& scenario, const
 
 /// True when at least one model ran `scenario`.
 bool any_ran(const suite_data& s, const std::string& scenario);
-
-/// Figures for the winners table: the models that ran, per scenario.
-std::vector<scenario_figures> figures_of(const suite_data& s);
 
 }  // namespace execbench::report

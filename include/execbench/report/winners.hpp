@@ -1,5 +1,9 @@
 #pragma once
 
+#include "execbench/report/suite_reader.hpp"
+#include "execbench/report/trial_figures.hpp"
+#include "execbench/stats/bootstrap.hpp"
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -10,52 +14,104 @@ namespace execbench::report {
 /// Which way a metric is better.
 enum class better { higher, lower };
 
-/// One metric the winners table ranks, by its summary CSV column.
+/// What decides whether a metric can be ranked at all.
+enum class metric_source {
+    requests,         ///< counted by the load generator: always measured
+    per_second,       ///< over whole seconds of the trial: one bucket in a trial under 2 s says nothing
+    server_sampled,   ///< from the server samples: needs min_server_samples per trial
+    client_set,       ///< set by the load generator's own settings (sockets = its connections): never ranked
+};
+
+/// One metric the winners table ranks, by its summary and trials CSV column.
 struct metric_rule {
     std::string column;   ///< e.g. "latency_millis_p99"
     std::string label;    ///< e.g. "latency p99"
     better direction = better::lower;
+    metric_source source = metric_source::requests;
 };
 
 /// The metrics ranked per scenario, after the Loom/WebFlux study: requests (ok count and per-second figures) and
 /// sockets higher-is-better, everything else lower-is-better.
 const std::vector<metric_rule>& winner_metrics();
 
-/// One model's figure for one metric.
-struct candidate {
-    std::string model;
-    bool had_errors = false;  ///< any failed request in the run
-    double value = 0;
+/// What one scenario × metric cell concluded.
+enum class verdict {
+    winner,           ///< one arm ranks above every other
+    tie,              ///< at least one pair's interval holds 1 at the top
+    too_few_trials,   ///< an arm had fewer than min_verdict_trials usable trials
+    not_sampled,      ///< a trial had fewer than min_server_samples server samples
+    not_ranked,       ///< the metric cannot decide here (client-set, or one per-second bucket)
 };
 
-/// The best model for one metric: a model with request errors ranks below every model without; among equals the
-/// metric decides. Returns "" (undecided) when there is no candidate or the best two are equal to three
-/// significant digits.
-std::string pick_winner(const std::vector<candidate>& candidates, better direction);
+/// How the text of a cell reads ("tie", "too few trials", ...); the arm's name for a winner.
+std::string_view to_string(verdict v);
 
-/// Per-scenario winners and the overall ranking by win count.
-struct winners_table {
-    std::vector<std::string> models;                                   ///< in display order
-    std::vector<std::string> scenarios;                                ///< in display order
-    std::map<std::string, std::map<std::string, std::string>> winner;  ///< scenario → metric column → model or ""
-    std::map<std::string, unsigned> wins;                              ///< model → metrics won over all scenarios
-    unsigned decided = 0;
-    unsigned undecided = 0;
-    /// Models sorted by wins (most first; ties by display order).
-    [[nodiscard]] std::vector<std::string> ranking() const;
-    /// Share of all ranked cells (decided and undecided) won by `model`, 0..1.
-    [[nodiscard]] double share(std::string_view model) const;
+/// Two arms compared on one metric.
+struct pair_verdict {
+    std::string first;                 ///< in display order
+    std::string second;
+    stats::ratio_interval ratio;       ///< median(first) / median(second), with its 95 % interval
+    std::string better;                ///< the arm ranked higher; "" for a tie
+    bool by_failures = false;          ///< decided because one arm had failed or unsent requests and the other none
 };
 
-/// Figures of one scenario: model → (column → value), and which models had request errors. Models missing from a
-/// scenario (failed, not run) take no part in its ranking.
+/// One arm's trials in one scenario, every trial (generator-bound ones included).
+struct arm_trials {
+    std::vector<trial_row> trials;
+};
+
+/// One scenario: arm → its trials. Arms that failed or did not run are absent and take no part.
 struct scenario_figures {
     std::string scenario;
-    std::map<std::string, std::map<std::string, double>> values;
-    std::map<std::string, bool> had_errors;
+    std::map<std::string, arm_trials> arms;
 };
 
-/// Ranks every metric of every scenario.
+/// The verdict of one scenario × metric.
+struct cell_verdict {
+    verdict kind = verdict::tie;
+    std::string winner;                ///< when kind == winner
+    std::vector<pair_verdict> pairs;   ///< every pair, when the metric could be ranked
+};
+
+/// Compares every pair of `arms` (display order) on `rule`: the ratio of medians with its bootstrap interval; an
+/// arm with failed or unsent requests ranks below every arm without; otherwise a pair is decided only where the
+/// interval excludes 1. The cell's winner is the arm ranked above every other; anything else is a tie.
+cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
+                   const metric_rule& rule);
+
+/// Per-scenario verdicts and the overall share of decided cells.
+struct winners_table {
+    std::vector<std::string> models;     ///< the arms, in display order
+    std::vector<std::string> scenarios;  ///< scenarios where at least two arms ran, in display order
+    std::map<std::string, std::map<std::string, cell_verdict>> cells;  ///< scenario → metric column → verdict
+    std::map<std::string, std::map<std::string, std::string>> winner;  ///< decided and tied cells: arm or "" (tie)
+    std::map<std::string, unsigned> wins;                              ///< arm → cells won over all scenarios
+    unsigned decided = 0;
+    unsigned ties = 0;
+    unsigned too_few_trials = 0;
+    unsigned not_sampled = 0;
+    unsigned not_ranked = 0;
+    bool single_arm = false;             ///< fewer than two arms ran anywhere: no winners ("n/a")
+    /// Arms sorted by wins (most first; equal counts in display order).
+    [[nodiscard]] std::vector<std::string> ranking() const;
+    /// Share of the decided cells won by `arm`, 0..1 (ties and cells without a verdict do not count).
+    [[nodiscard]] double share(std::string_view arm) const;
+};
+
+/// Judges every metric of every scenario.
 winners_table rank(const std::vector<scenario_figures>& scenarios, const std::vector<std::string>& models);
+
+/// The figures of a suite for rank(): the trials of every arm that ran.
+std::vector<scenario_figures> figures_of(const suite_data& suite);
+
+/// One pair in the words of hyperfine: "loop: 2.93× (2.88–2.99) lower latency p99 than pool", or a tie.
+std::string describe(const pair_verdict& p, const metric_rule& rule);
+
+/// "loop 45 %, fiber 30 %, pool 25 % of 60 decided cells; 40 ties", or why there is no share.
+std::string share_text(const winners_table& t);
+
+/// The "## Winners" section of a suite page: the rules, the shares, per scenario counts, the verdict per metric
+/// and every pair's ratio with its interval.
+std::string winners_markdown(const suite_data& suite, const winners_table& t);
 
 }  // namespace execbench::report

@@ -1,0 +1,351 @@
+#include "execbench/report/compare.hpp"
+
+#include "execbench/load/results.hpp"
+#include "execbench/report/suite_reader.hpp"
+#include "execbench/report/trial_figures.hpp"
+#include "execbench/stats/trials.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+namespace execbench::report {
+
+const char* to_string(change c)
+{
+    switch (c) {
+    case change::improved: return "improved";
+    case change::regressed: return "regressed";
+    case change::unchanged: return "unchanged";
+    case change::too_few_trials: return "too few trials";
+    case change::not_sampled: return "not sampled";
+    }
+    return "?";
+}
+
+unsigned comparison::count(change c) const
+{
+    unsigned n = 0;
+    for (const auto& r : rows)
+        for (const auto& m : r.metrics)
+            n += m.verdict == c ? 1 : 0;
+    return n;
+}
+
+namespace {
+
+/// The column the failure count is computed into: errors and unsent requests count alike.
+constexpr const char* failures_column = "requests_error+requests_unsent";
+
+struct headline_metric {
+    const char* label;
+    const char* column;
+    bool higher_is_better;
+    bool server_sampled;
+};
+
+/// The headline metrics of a run; the first is wall time for a burst and req/s for every other shape.
+std::vector<headline_metric> headline_metrics(bool burst)
+{
+    return {
+        burst ? headline_metric{"wall time", "wall_millis", false, false}
+              : headline_metric{"req/s", "requests_per_second", true, false},
+        {"latency p50", "latency_millis_p50", false, false},
+        {"latency p99", "latency_millis_p99", false, false},
+        {"errors + unsent", failures_column, false, false},
+        {"server RSS max", "server_rss_mb_max", false, true},
+        {"server CPU avg", "server_cpu_percent_avg", false, true},
+    };
+}
+
+double number_of(const std::string& s)
+{
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    return end == s.c_str() ? 0 : v;
+}
+
+/// One run as compare needs it: its summary texts and its trials.
+struct run_rows {
+    std::string run_id;
+    std::string shape;
+    double scale = 1;
+    std::vector<trial_row> trials;
+};
+
+/// scenario → arm → the chosen run.
+using suite_runs = std::map<std::string, std::map<std::string, run_rows>>;
+
+bool selected(const std::string& selector, const std::string& run_id, const std::string& revision)
+{
+    return selector.empty() || run_id.rfind(selector, 0) == 0 || (!revision.empty() && revision.rfind(selector, 0) == 0);
+}
+
+result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string& selector)
+{
+    auto name = dir.filename().string();
+    auto paths = load::output_paths_for(dir / (name + ".csv"));
+    auto summary = load::read_csv(paths.summary);
+    if (!summary)
+        return summary.err();
+    auto col = [](const load::csv_table& t, const char* c) { return t.column(c); };
+    auto text = [](const std::vector<std::string>& row, int i) { return i < 0 ? std::string{} : row[std::size_t(i)]; };
+    int scenario = col(*summary, "scenario"), model = col(*summary, "model"), arm = col(*summary, "arm"),
+        run_id = col(*summary, "run_id"), shape = col(*summary, "shape"), revision = col(*summary, "git_revision"),
+        scale = col(*summary, std::string(scale_column).c_str());
+    if (scenario < 0 || model < 0 || run_id < 0)
+        return fail(paths.summary.string() + ": no scenario, model or run_id column");
+    suite_runs out;
+    std::map<std::string, run_rows*> by_id;
+    for (const auto& row : summary->rows) {
+        if (!selected(selector, text(row, run_id), text(row, revision)))
+            continue;
+        // Readers of files without an arm column take the model as the arm.
+        auto arm_name = arm >= 0 && !text(row, arm).empty() ? text(row, arm) : text(row, model);
+        run_rows r;
+        r.run_id = text(row, run_id);
+        r.shape = text(row, shape);
+        r.scale = scale >= 0 && !text(row, scale).empty() ? number_of(text(row, scale)) : 1.0;
+        out[text(row, scenario)][arm_name] = std::move(r);   // later rows are later runs
+    }
+    for (auto& [sc, arms] : out)
+        for (auto& [a, r] : arms)
+            by_id[r.run_id] = &r;
+    if (std::filesystem::exists(paths.trials)) {
+        auto trials = load::read_csv(paths.trials);
+        if (!trials)
+            return trials.err();
+        int id = trials->column("run_id");
+        if (id < 0)
+            return fail(paths.trials.string() + ": no run_id column");
+        for (const auto& row : trials->rows) {
+            auto it = by_id.find(row[std::size_t(id)]);
+            if (it == by_id.end())
+                continue;
+            trial_row t;
+            for (std::size_t i = 0; i < trials->header.size() && i < row.size(); ++i)
+                t[trials->header[i]] = number_of(row[i]);
+            t[failures_column] = t["requests_error"] + t["requests_unsent"];
+            it->second->trials.push_back(std::move(t));
+        }
+    }
+    return out;
+}
+
+bool is_suite_dir(const std::filesystem::path& dir)
+{
+    return std::filesystem::exists(dir / (dir.filename().string() + ".csv"));
+}
+
+/// suite name → folder: the folder itself when it is a suite, else the suite folders under it.
+result<std::map<std::string, std::filesystem::path>> suites_in(const std::filesystem::path& dir)
+{
+    if (!std::filesystem::is_directory(dir))
+        return fail(dir.string() + ": no such folder");
+    std::map<std::string, std::filesystem::path> out;
+    auto clean = dir.lexically_normal();
+    if (clean.filename().empty())
+        clean = clean.parent_path();
+    if (is_suite_dir(clean)) {
+        out[clean.filename().string()] = clean;
+        return out;
+    }
+    for (const auto& d : suite_dirs(clean))
+        if (is_suite_dir(d))
+            out[d.filename().string()] = d;
+    if (out.empty())
+        return fail(dir.string() + ": holds no results (neither <name>/<name>.csv nor suite folders with one)");
+    return out;
+}
+
+change verdict_of(const stats::ratio_interval& r, bool higher_is_better, double threshold)
+{
+    auto up = 1 + threshold / 100, down = 1 - threshold / 100;
+    if (r.low > up)
+        return higher_is_better ? change::improved : change::regressed;
+    if (r.high < down)
+        return higher_is_better ? change::regressed : change::improved;
+    return change::unchanged;
+}
+
+arm_comparison compare_arm(const run_rows& old_run, const run_rows& new_run, double threshold)
+{
+    arm_comparison a;
+    a.old_run_id = old_run.run_id;
+    a.new_run_id = new_run.run_id;
+    auto old_trials = usable_trials(old_run.trials);
+    auto new_trials = usable_trials(new_run.trials);
+    a.old_trials = static_cast<unsigned>(old_trials.size());
+    a.new_trials = static_cast<unsigned>(new_trials.size());
+    bool few = a.old_trials < min_verdict_trials || a.new_trials < min_verdict_trials;
+    auto unsampled = [](const std::vector<trial_row>& ts) {
+        return std::any_of(ts.begin(), ts.end(), [](const trial_row& t) { return server_samples(t) < min_server_samples; });
+    };
+    bool burst = new_run.shape == "burst" || (new_run.shape.empty() && old_run.shape == "burst");
+    for (const auto& h : headline_metrics(burst)) {
+        metric_change m;
+        m.label = h.label;
+        m.column = h.column;
+        m.higher_is_better = h.higher_is_better;
+        auto ov = values_of(old_trials, h.column);
+        auto nv = values_of(new_trials, h.column);
+        m.old_median = stats::summarize(ov).median;
+        m.new_median = stats::summarize(nv).median;
+        if (few || ov.empty() || nv.empty()) {
+            m.verdict = change::too_few_trials;
+        } else if (h.server_sampled && (unsampled(old_trials) || unsampled(new_trials))) {
+            m.verdict = change::not_sampled;
+        } else {
+            m.ratio = stats::ratio_of_medians(nv, ov);
+            m.verdict = verdict_of(m.ratio, h.higher_is_better, threshold);
+        }
+        a.metrics.push_back(std::move(m));
+    }
+    return a;
+}
+
+std::string figure(double v)
+{
+    if (std::isinf(v))
+        return "∞";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+}  // namespace
+
+result<comparison> compare_results(const compare_options& o)
+{
+    if (!(o.threshold_percent >= 0 && o.threshold_percent < 100))
+        return fail("--threshold must be a percentage from 0 to under 100");
+    auto old_suites = suites_in(o.old_dir);
+    if (!old_suites)
+        return old_suites.err();
+    auto new_suites = suites_in(o.new_dir);
+    if (!new_suites)
+        return new_suites.err();
+    // Two suite folders are compared with each other whatever their names; two roots suite by suite.
+    std::vector<std::tuple<std::string, std::filesystem::path, std::filesystem::path>> pairs;
+    if (old_suites->size() == 1 && new_suites->size() == 1 && is_suite_dir(old_suites->begin()->second))
+        pairs.emplace_back(new_suites->begin()->first, old_suites->begin()->second, new_suites->begin()->second);
+    else
+        for (const auto& [name, dir] : *new_suites)
+            if (auto it = old_suites->find(name); it != old_suites->end())
+                pairs.emplace_back(name, it->second, dir);
+
+    comparison c;
+    c.old_label = o.old_dir.string() + (o.old_run.empty() ? "" : " @ " + o.old_run);
+    c.new_label = o.new_dir.string() + (o.new_run.empty() ? "" : " @ " + o.new_run);
+    c.threshold_percent = o.threshold_percent;
+    for (const auto& [name, old_dir, new_dir] : pairs) {
+        auto old_runs = read_runs(old_dir, o.old_run);
+        if (!old_runs)
+            return old_runs.err();
+        auto new_runs = read_runs(new_dir, o.new_run);
+        if (!new_runs)
+            return new_runs.err();
+        for (const auto& [sc, arms] : *new_runs)
+            for (const auto& [arm, nr] : arms) {
+                auto os = old_runs->find(sc);
+                if (os == old_runs->end() || !os->second.count(arm)) {
+                    c.only_one_side.push_back(name + "/" + sc + "/" + arm + ": only in NEW");
+                    continue;
+                }
+                const auto& orun = os->second.at(arm);
+                if (orun.scale != nr.scale && !o.allow_scale_mismatch)
+                    return fail(name + "/" + sc + "/" + arm + ": load scale differs (OLD " + figure(orun.scale) +
+                                ", NEW " + figure(nr.scale) + "); pass --allow-scale-mismatch to compare anyway");
+                auto a = compare_arm(orun, nr, o.threshold_percent);
+                a.suite = name;
+                a.scenario = sc;
+                a.arm = arm;
+                c.rows.push_back(std::move(a));
+            }
+        for (const auto& [sc, arms] : *old_runs)
+            for (const auto& [arm, r] : arms) {
+                auto ns = new_runs->find(sc);
+                if (ns == new_runs->end() || !ns->second.count(arm))
+                    c.only_one_side.push_back(name + "/" + sc + "/" + arm + ": only in OLD");
+            }
+    }
+    if (c.rows.empty())
+        return fail("nothing in common: no scenario × arm has a run in both " + c.old_label + " and " + c.new_label);
+    if (c.count(change::improved) + c.count(change::regressed) + c.count(change::unchanged) == 0)
+        return fail("nothing comparable: every scenario × arm in common has fewer than " +
+                    std::to_string(min_verdict_trials) + " usable trials on one side");
+    return c;
+}
+
+std::string compare_markdown(const comparison& c)
+{
+    std::ostringstream md;
+    md << "# Compare: " << c.old_label << " → " << c.new_label << "\n\n";
+    md << "Ratio NEW / OLD of the medians over the trials, with its 95 % percentile bootstrap interval. A change "
+          "counts only when the whole interval lies beyond ±"
+       << figure(c.threshold_percent) << " %.\n\n";
+    md << "| suite | scenario | arm | metric | OLD | NEW | NEW / OLD (95 % CI) | verdict |\n"
+          "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : c.rows)
+        for (const auto& m : r.metrics) {
+            bool measured = m.verdict != change::too_few_trials && m.verdict != change::not_sampled;
+            md << "| " << r.suite << " | " << r.scenario << " | " << r.arm << " | " << m.label << " | "
+               << figure(m.old_median) << " | " << figure(m.new_median) << " | "
+               << (measured ? figure(m.ratio.ratio) + "× (" + figure(m.ratio.low) + "–" + figure(m.ratio.high) + ")"
+                            : std::string{"–"})
+               << " | " << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "")
+               << to_string(m.verdict)
+               << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "") << " |\n";
+        }
+    md << "\n" << c.count(change::regressed) << " regressed, " << c.count(change::improved) << " improved, "
+       << c.count(change::unchanged) << " unchanged";
+    if (auto n = c.count(change::too_few_trials) + c.count(change::not_sampled))
+        md << ", " << n << " without a verdict (too few trials or not sampled)";
+    md << ".\n";
+    for (const auto& s : c.only_one_side)
+        md << "- " << s << "\n";
+    return md.str();
+}
+
+std::string compare_json(const comparison& c)
+{
+    nlohmann::json j;
+    j["old"] = c.old_label;
+    j["new"] = c.new_label;
+    j["threshold_percent"] = c.threshold_percent;
+    j["rows"] = nlohmann::json::array();
+    for (const auto& r : c.rows) {
+        nlohmann::json row{{"suite", r.suite},         {"scenario", r.scenario},     {"arm", r.arm},
+                           {"old_run_id", r.old_run_id}, {"new_run_id", r.new_run_id}, {"old_trials", r.old_trials},
+                           {"new_trials", r.new_trials}};
+        row["metrics"] = nlohmann::json::array();
+        for (const auto& m : r.metrics) {
+            // JSON has no infinity: a ratio against zero is written as null.
+            auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+            row["metrics"].push_back({{"metric", m.label},
+                                      {"column", m.column},
+                                      {"higher_is_better", m.higher_is_better},
+                                      {"old_median", m.old_median},
+                                      {"new_median", m.new_median},
+                                      {"ratio", finite(m.ratio.ratio)},
+                                      {"low", finite(m.ratio.low)},
+                                      {"high", finite(m.ratio.high)},
+                                      {"verdict", to_string(m.verdict)}});
+        }
+        j["rows"].push_back(std::move(row));
+    }
+    j["summary"] = {{"regressed", c.count(change::regressed)},
+                    {"improved", c.count(change::improved)},
+                    {"unchanged", c.count(change::unchanged)},
+                    {"too_few_trials", c.count(change::too_few_trials)},
+                    {"not_sampled", c.count(change::not_sampled)}};
+    j["only_one_side"] = c.only_one_side;
+    return j.dump(2) + "\n";
+}
+
+}  // namespace execbench::report
