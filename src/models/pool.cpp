@@ -24,6 +24,8 @@
 #include <vector>
 
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 namespace execbench::models {
 
@@ -35,11 +37,39 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
+/// Ends every blocking wait of the pool at once: an eventfd that poll() watches beside the socket. Raised when the
+/// shutdown deadline passes, so workers blocked in a delay, a downstream call or a write return at once.
+class abort_signal {
+public:
+    abort_signal() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
+    {
+        if (fd_ < 0)
+            throw std::system_error(errno, std::generic_category(), "eventfd");
+    }
+    ~abort_signal() { ::close(fd_); }
+    abort_signal(const abort_signal&) = delete;
+    abort_signal& operator=(const abort_signal&) = delete;
+
+    /// Ends every wait, now and later (the eventfd stays readable).
+    void raise() noexcept { ::eventfd_write(fd_, 1); }
+    [[nodiscard]] int fd() const noexcept { return fd_; }
+
+    /// Sleeps for `d` unless raised first; false when raised.
+    bool sleep_for(std::chrono::milliseconds d) const noexcept
+    {
+        pollfd fd{fd_, POLLIN, 0};
+        return ::poll(&fd, 1, static_cast<int>(d.count())) == 0;
+    }
+
+private:
+    int fd_;
+};
+
 /// Blocking reads and writes with a deadline over a socket in non-blocking mode: try the call, and when it would
 /// block, poll() for the remaining time. A SyncReadStream and SyncWriteStream, so Beast's sync read works on it.
 class blocking_stream {
 public:
-    explicit blocking_stream(tcp::socket& socket) : socket_(socket) {}
+    blocking_stream(tcp::socket& socket, const abort_signal& abort) : socket_(socket), abort_(abort) {}
 
     /// Every following call must finish by `deadline`.
     void expires_at(clock::time_point deadline) noexcept { deadline_ = deadline; }
@@ -101,8 +131,12 @@ public:
                 ec = asio::error::timed_out;
                 return false;
             }
-            pollfd fd{socket_.native_handle(), events, 0};
-            int r = ::poll(&fd, 1, static_cast<int>(std::min<long long>(left, 1'000'000)));
+            pollfd fds[2] = {{socket_.native_handle(), events, 0}, {abort_.fd(), POLLIN, 0}};
+            int r = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1'000'000)));
+            if (r > 0 && fds[1].revents != 0) {
+                ec = asio::error::operation_aborted;
+                return false;
+            }
             if (r > 0) {
                 ec.clear();
                 return true;
@@ -116,14 +150,16 @@ public:
 
 private:
     tcp::socket& socket_;
+    const abort_signal& abort_;
     clock::time_point deadline_ = clock::now();
 };
 
 /// A keep-alive downstream client for blocking workers: a locked stack of idle sockets.
 class downstream_client {
 public:
-    downstream_client(const http::url& server, tcp::resolver::results_type endpoints, const http::timeouts& timeouts)
-        : server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
+    downstream_client(const http::url& server, tcp::resolver::results_type endpoints, const http::timeouts& timeouts,
+                      const abort_signal& abort)
+        : server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts), abort_(abort)
     {
     }
 
@@ -141,7 +177,7 @@ public:
                 if (ec)
                     return http::call_outcome::from_error(ec);
             }
-            blocking_stream stream(*socket);
+            blocking_stream stream(*socket, abort_);
             stream.expires_after(timeouts_.downstream_response);
             asio::write(stream, asio::buffer(request), ec);
             beast::flat_buffer buffer;
@@ -172,7 +208,7 @@ private:
             socket->non_blocking(true, ec);
             socket->connect(entry.endpoint(), ec);
             if (ec == asio::error::in_progress || ec == asio::error::would_block) {
-                blocking_stream stream(*socket);
+                blocking_stream stream(*socket, abort_);
                 stream.expires_after(timeouts_.downstream_connect);
                 if (stream.wait(POLLOUT, ec)) {
                     int error = 0;
@@ -193,16 +229,19 @@ private:
     const http::url& server_;
     tcp::resolver::results_type endpoints_;
     const http::timeouts& timeouts_;
+    const abort_signal& abort_;
     idle_connections<tcp::socket> idle_;
 };
 
-/// A client connection; owned by the poller while idle and by one worker while a request is served.
+/// A client connection; owned by the poller while its request arrives and by one worker while it is served.
 struct connection {
-    connection(tcp::socket s, asio::io_context& poller) : socket(std::move(s)), idle_timer(poller) {}
+    connection(tcp::socket s, asio::io_context& poller) : socket(std::move(s)), timer(poller) {}
     tcp::socket socket;
-    asio::steady_timer idle_timer;
+    asio::steady_timer timer;
+    clock::time_point deadline;
     beast::flat_buffer buffer;
     http::request_storage storage;
+    std::optional<http::request_parser> parser;
     endpoints::plan plan;
     http::response response;
     std::string out;
@@ -274,7 +313,7 @@ public:
 
     void start() override
     {
-        downstream_.emplace(context_.downstream, resolve_downstream(context_.downstream), context_.timeouts);
+        downstream_.emplace(context_.downstream, resolve_downstream(context_.downstream), context_.timeouts, abort_);
         accept_timer_.emplace(poller_io_);
         do_accept();
         poller_ = std::thread([this] {
@@ -298,6 +337,8 @@ public:
             accept_timer_->cancel();
         });
         bool drained = wait_for_drain(app_.counters(), deadline);
+        if (!drained)
+            abort_.raise();  // the deadline bounds shutdown: blocked delays, calls and writes end now
         queue_.close();
         for (auto& worker : workers_)
             worker.join();
@@ -308,8 +349,6 @@ public:
     }
 
 private:
-    // --- the poller thread: accepting and watching idle connections ---
-
     void do_accept()
     {
         acceptor_.async_accept([this](error_code ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
@@ -331,44 +370,81 @@ private:
         socket.set_option(tcp::no_delay(true), ec);
         socket.non_blocking(true, ec);
         app_.counters().connection_opened();
-        do_watch(std::make_shared<connection>(std::move(socket), poller_io_));
+        read_request(std::make_shared<connection>(std::move(socket), poller_io_));
         do_accept();
     }
 
-    /// An idle connection costs no worker: wait here until its next request starts arriving.
-    void do_watch(std::shared_ptr<connection> c)
+    /// Reads the next request on the poller without blocking, as Tomcat's NIO connector does: a worker is taken only
+    /// once the whole request (head and body) is buffered, so a slow or idle client costs no worker. Waiting for the
+    /// first byte is idleness; once it arrives the header clock runs for the rest of the request.
+    void read_request(std::shared_ptr<connection> c)
     {
-        c->idle_timer.expires_after(context_.timeouts.idle);
-        c->idle_timer.async_wait([c](error_code ec) {
-            if (!ec)
-                c->socket.cancel(ec);
+        if (!c->parser) {
+            c->parser.emplace(c->storage);
+            c->deadline = clock::now() + (c->buffer.size() == 0 ? context_.timeouts.idle : context_.timeouts.header);
+        }
+        error_code ec;
+        if (parse_buffered(*c->parser, c->buffer, ec)) {
+            c->parser.reset();
+            if (!queue_.try_push(c))
+                reject_overloaded(*c);
+            return;
+        }
+        if (ec)
+            return reject_malformed(*c, ec);
+        c->timer.expires_at(c->deadline);
+        c->timer.async_wait([c](error_code timer_ec) {
+            if (!timer_ec)
+                c->socket.cancel(timer_ec);
         });
-        c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code ec) { on_readable(ec, c); });
+        c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
     }
 
     void on_readable(error_code ec, std::shared_ptr<connection> c)
     {
-        c->idle_timer.cancel();
+        c->timer.cancel();
         if (ec || stopping_)
-            return close(*c);
-        if (!queue_.try_push(c))
-            reject_overloaded(*c);
+            return close(*c);  // deadline passed or the server is stopping: nothing to answer
+        const bool first_bytes = c->buffer.size() == 0 && !c->parser->got_some();
+        auto n = c->socket.read_some(c->buffer.prepare(read_chunk), ec);
+        if (ec == asio::error::would_block)
+            return read_request(std::move(c));
+        if (ec)
+            return close(*c);  // the client went away
+        c->buffer.commit(n);
+        if (first_bytes)
+            c->deadline = clock::now() + context_.timeouts.header;
+        read_request(std::move(c));
+    }
+
+    void reject_malformed(connection& c, error_code ec)
+    {
+        if (is_answerable_read_error(ec)) {
+            reject(ec, c.response);
+            answer_now(c);
+        }
+        close(c);
     }
 
     void reject_overloaded(connection& c)
     {
-        // The request is still unread: read what is there so closing does not reset the connection before the
-        // client sees the answer.
+        // Read what else is there so closing does not reset the connection before the client sees the answer.
         error_code ec;
         char discard[16 * 1024];
         c.socket.read_some(asio::buffer(discard), ec);
-        http::response response;
-        http::make_error(http::failure::overloaded, "all workers busy and the queue is full", response);
-        std::string out;
-        http::serialize(response, false, out);
-        c.socket.write_some(asio::buffer(out), ec);
-        app_.counters().request_rejected(response.code);
+        http::make_error(http::failure::overloaded, "all workers busy and the queue is full", c.response);
+        answer_now(c);
         close(c);
+    }
+
+    /// Writes a short error answer from the poller as far as the socket takes it at once; the poller never blocks.
+    void answer_now(connection& c)
+    {
+        c.out.clear();
+        http::serialize(c.response, false, c.out);
+        error_code ec;
+        c.socket.write_some(asio::buffer(c.out), ec);
+        app_.counters().request_rejected(c.response.code);
     }
 
     void close(connection& c)
@@ -379,50 +455,32 @@ private:
         app_.counters().connection_closed();
     }
 
-    // --- the workers: one request start to finish, blocking ---
-
     void work()
     {
         while (auto c = queue_.pop()) {
             if (serve(*c))
-                asio::post(poller_io_, [this, c = std::move(c)]() mutable { do_watch(std::move(c)); });
+                asio::post(poller_io_, [this, c = std::move(c)]() mutable { read_request(std::move(c)); });
             else
                 close(*c);
         }
     }
 
-    /// Serves the requests that are already arriving on `c`; true when the connection stays open.
+    /// Serves the request buffered on `c`, blocking this worker; true when the connection stays open.
     bool serve(connection& c)
     {
-        blocking_stream stream(c.socket);
-        do {
-            http::request_parser parser(c.storage);
-            stream.expires_after(context_.timeouts.header);
-            error_code ec;
-            beast::http::read(stream, c.buffer, parser, ec);
-            if (ec) {
-                if (is_answerable_read_error(ec)) {
-                    reject(ec, c.response);
-                    write_response(stream, c, false);
-                    app_.counters().request_rejected(c.response.code);
-                }
-                return false;
-            }
-            app_.counters().request_started();
-            auto req = c.storage.view();
-            bool keep_alive = req.keep_alive && !stopping_;
-            std::optional<bool> streamed;
-            if (app_.plan(req, c.plan, c.response)) {
-                wait_or_call(c);
-                if (c.response.code == http::status::ok)
-                    streamed = do_work(stream, c, keep_alive);
-            }
-            bool written = streamed ? *streamed : write_response(stream, c, keep_alive);
-            app_.counters().request_finished(c.plan.route, c.response.code);
-            if (!written || !keep_alive || c.response.close)
-                return false;
-        } while (c.buffer.size() != 0);  // pipelined requests are served before the connection goes back
-        return true;
+        blocking_stream stream(c.socket, abort_);
+        app_.counters().request_started();
+        auto req = c.storage.view();
+        bool keep_alive = req.keep_alive && !stopping_;
+        std::optional<bool> streamed;
+        if (app_.plan(req, c.plan, c.response)) {
+            wait_or_call(c);
+            if (c.response.code == http::status::ok)
+                streamed = do_work(stream, c, keep_alive);
+        }
+        bool written = streamed ? *streamed : write_response(stream, c, keep_alive);
+        app_.counters().request_finished(c.plan.route, c.response.code);
+        return written && keep_alive && !c.response.close;
     }
 
     /// Stage 1: the downstream call or the delay, blocking this worker either way.
@@ -435,7 +493,7 @@ private:
             if (outcome.failed)
                 app_.respond_downstream_failure(*outcome.failed, outcome.detail, c.response);
         } else if (c.plan.delay_millis > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(c.plan.delay_millis));
+            abort_.sleep_for(std::chrono::milliseconds(c.plan.delay_millis));
         }
     }
 
@@ -461,8 +519,9 @@ private:
         c.out.clear();
         http::serialize_event_stream_head(keep_alive, c.out);
         for (std::uint32_t i = 0; i < c.plan.stream.count; ++i) {
-            if (i != 0 && c.plan.stream.interval_millis > 0)
-                std::this_thread::sleep_for(std::chrono::milliseconds(c.plan.stream.interval_millis));
+            if (i != 0 && c.plan.stream.interval_millis > 0 &&
+                !abort_.sleep_for(std::chrono::milliseconds(c.plan.stream.interval_millis)))
+                return false;
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
             app_.stream_event(c.plan, i, c.out);
             if (!write(stream, c.out))
@@ -487,8 +546,11 @@ private:
         return !ec;
     }
 
+    static constexpr std::size_t read_chunk = 4096;
+
     const server_context& context_;
     endpoints::app& app_;
+    abort_signal abort_;
     asio::io_context poller_io_{1};
     tcp::acceptor acceptor_;
     std::optional<asio::steady_timer> accept_timer_;
