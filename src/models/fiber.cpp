@@ -12,7 +12,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -25,6 +24,8 @@
 #include <thread>
 #include <unordered_set>
 #include <vector>
+
+#include <sys/socket.h>
 
 namespace execbench::models {
 
@@ -40,10 +41,10 @@ using socket_type = asio::basic_stream_socket<tcp, asio::io_context::executor_ty
 
 /// A fiber's socket and deadline, shared with the deadline sweep.
 ///
-/// Deadlines are checked by a periodic sweep rather than a timer per operation; when one passes, the sweep posts a
-/// cancel to the fiber's own executor so the socket is only ever touched in the fiber's sequence.
+/// Deadlines are checked by a periodic sweep rather than a timer per operation; when one passes, the sweep shuts
+/// the descriptor down (see `sweep_loop`).
 struct fiber_connection {
-    fiber_connection(socket_type s, asio::any_io_executor ex) : socket(std::move(s)), executor(std::move(ex)) {}
+    explicit fiber_connection(socket_type s) : socket(std::move(s)) {}
 
     void expires_after(clock::duration d) noexcept
     {
@@ -53,7 +54,6 @@ struct fiber_connection {
 
     static constexpr clock::rep never = std::numeric_limits<clock::rep>::max();
     socket_type socket;
-    asio::any_io_executor executor;
     std::atomic<clock::rep> deadline{never};
 };
 
@@ -105,10 +105,9 @@ private:
     template <class Function>
     void spawn_fiber(Function&& function)
     {
-        // With several carriers a fiber may resume on any of them; its strand keeps its handlers in sequence.
-        asio::any_io_executor executor = context_.threads > 1 ? asio::any_io_executor(asio::make_strand(io_))
-                                                              : asio::any_io_executor(io_.get_executor());
-        asio::spawn(executor, std::allocator_arg,
+        // No strand: a fiber has one operation in flight at a time and spawn starts it only once the fiber is
+        // suspended, so its handlers run in sequence whichever carrier runs them (docs/models.md).
+        asio::spawn(io_.get_executor(), std::allocator_arg,
                     boost::context::protected_fixedsize_stack(std::size_t{context_.fiber_stack_kb} * 1024),
                     std::forward<Function>(function), asio::detached);
     }
@@ -148,10 +147,10 @@ private:
                 if (c->deadline.load(std::memory_order_relaxed) > now)
                     continue;
                 c->expires_never();
-                asio::post(c->executor, [c] {
-                    error_code cancel_ec;
-                    c->socket.cancel(cancel_ec);  // the fiber's pending wait fails and it closes the connection
-                });
+                // The fiber may be running on another carrier, so the socket object is not touched here: shutting
+                // the descriptor down is safe from any thread, and wakes the fiber's pending wait; it then sees
+                // end-of-stream (or a failed write) and closes. A fiber leaves this set before it closes the socket.
+                ::shutdown(c->socket.native_handle(), SHUT_RDWR);
             }
         }
     }
@@ -159,7 +158,7 @@ private:
     void serve(socket_type socket, const asio::yield_context& yield)
     {
         endpoints::connection_scope scope(app_.counters());
-        auto conn = std::make_shared<fiber_connection>(std::move(socket), yield.get_executor());
+        auto conn = std::make_shared<fiber_connection>(std::move(socket));
         {
             std::lock_guard lock(connections_mutex_);
             connections_.insert(conn);
@@ -184,10 +183,12 @@ private:
             if (!cycle.finish(streamed ? *streamed : write_response(*conn, cycle, out, yield)))
                 break;
         }
+        {
+            std::lock_guard lock(connections_mutex_);
+            connections_.erase(conn);
+        }
         conn->socket.shutdown(tcp::socket::shutdown_send, ec);
         conn->socket.close(ec);
-        std::lock_guard lock(connections_mutex_);
-        connections_.erase(conn);
     }
 
     /// Reads one request into the cycle's storage, parking the fiber while the socket has nothing to read. Waiting
