@@ -256,23 +256,18 @@ void app::respond_downstream_failure(http::failure f, std::string_view detail, h
     http::make_error(f, message, out);
 }
 
-void app::stream_event(const struct plan& p, std::uint32_t index, std::string& out)
+digest app::compute(const struct plan& p) const { return sha256_chain(p.iterations); }
+
+void app::stream_event(const struct plan& p, std::uint32_t index, bool keep_alive, std::string& out)
 {
-    // The chunk header needs the event size before the event is written: compute it the way sse.cpp pads.
-    constexpr std::size_t framing = sizeof("data: event-") - 1 + 2;
-    std::size_t digits = 1;
-    for (auto n = index; n >= 10; n /= 10)
-        ++digits;
-    std::size_t size = std::max<std::size_t>(framing + digits, p.stream.event_bytes);
-    char hex[16];
-    auto [end, ec] = std::to_chars(hex, hex + sizeof hex, size, 16);
-    (void)ec;
-    out.append(hex, end);
-    out.append("\r\n");
+    using http::event_stream;
+    if (index == 0)
+        event_stream::append_head(keep_alive, out);
+    event_stream::begin_chunk(sse_event_size(index, p.stream.event_bytes), out);
     append_sse_event(index, p.stream.event_bytes, out);
-    out.append("\r\n");
+    event_stream::end_chunk(out);
     if (index + 1 == p.stream.count)
-        http::append_last_chunk(out);
+        event_stream::append_last_chunk(out);
     metrics_.event_produced();
 }
 

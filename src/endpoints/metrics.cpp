@@ -6,13 +6,12 @@ namespace execbench::endpoints {
 
 namespace {
 
-constexpr std::array<http::status, 15> known_statuses{
+constexpr std::array<http::status, 13> known_statuses{
     http::status::ok,
     http::status::created,
     http::status::bad_request,
     http::status::not_found,
     http::status::method_not_allowed,
-    http::status::request_timeout,
     http::status::payload_too_large,
     http::status::unsupported_media_type,
     http::status::request_header_fields_too_large,
@@ -21,7 +20,6 @@ constexpr std::array<http::status, 15> known_statuses{
     http::status::bad_gateway,
     http::status::service_unavailable,
     http::status::gateway_timeout,
-    http::status::http_version_not_supported,
 };
 
 template <class Number>

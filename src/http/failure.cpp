@@ -21,8 +21,6 @@ status to_status(failure f) noexcept
     case failure::header_too_large: return status::request_header_fields_too_large;
     case failure::body_too_large: return status::payload_too_large;
     case failure::unsupported_media_type: return status::unsupported_media_type;
-    case failure::request_timeout: return status::request_timeout;
-    case failure::version_not_supported: return status::http_version_not_supported;
     case failure::downstream_unavailable:
     case failure::downstream_bad_answer: return status::bad_gateway;
     case failure::downstream_timeout: return status::gateway_timeout;
@@ -38,13 +36,11 @@ void make_error(failure f, std::string_view message, response& out)
     out.code = to_status(f);
     out.body = nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     switch (f) {
-    // After a framing error the rest of the stream cannot be trusted; after a timeout or an oversized message
-    // the unread remainder would be taken for the next request.
+    // After a framing error the rest of the stream cannot be trusted; after an oversized message the unread
+    // remainder would be taken for the next request.
     case failure::malformed_request:
     case failure::header_too_large:
     case failure::body_too_large:
-    case failure::request_timeout:
-    case failure::version_not_supported:
     case failure::unsupported_media_type: out.close = true; break;
     case failure::overloaded:
         out.retry_after_seconds = 1;
@@ -96,10 +92,6 @@ failure classify_parse_error(const boost::system::error_code& ec, std::string_vi
     if (ec == be::error::partial_message) {
         message = "request ended before the declared body";
         return failure::malformed_request;
-    }
-    if (ec == boost::beast::error::timeout) {
-        message = "request not received in time";
-        return failure::request_timeout;
     }
     if (ec == make_error_code(request_error::bad_host)) {
         message = "an HTTP/1.1 request needs exactly one Host header";

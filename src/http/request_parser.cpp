@@ -177,4 +177,28 @@ std::size_t request_parser::on_chunk_body_impl(std::uint64_t, boost::beast::stri
 
 void request_parser::on_finish_impl(boost::beast::error_code&) {}
 
+bool parse_buffered(request_parser& parser, boost::beast::flat_buffer& buffer, boost::system::error_code& ec)
+{
+    ec = {};
+    while (buffer.size() != 0 && !parser.is_done()) {
+        auto used = parser.put(buffer.data(), ec);
+        buffer.consume(used);
+        if (ec == be::error::need_more) {
+            ec = {};
+            break;
+        }
+        if (ec)
+            return false;
+    }
+    return parser.is_done();
+}
+
+bool is_parse_error(const boost::system::error_code& ec) noexcept
+{
+    if (ec == be::error::end_of_stream || ec == be::error::partial_message)
+        return false;
+    return ec.category() == be::make_error_code(be::error::bad_method).category() ||
+           ec.category() == request_error_category();
+}
+
 }  // namespace execbench::http

@@ -14,7 +14,6 @@ std::string_view reason(status s) noexcept
     case status::bad_request: return "Bad Request";
     case status::not_found: return "Not Found";
     case status::method_not_allowed: return "Method Not Allowed";
-    case status::request_timeout: return "Request Timeout";
     case status::payload_too_large: return "Payload Too Large";
     case status::unsupported_media_type: return "Unsupported Media Type";
     case status::request_header_fields_too_large: return "Request Header Fields Too Large";
@@ -23,7 +22,6 @@ std::string_view reason(status s) noexcept
     case status::bad_gateway: return "Bad Gateway";
     case status::service_unavailable: return "Service Unavailable";
     case status::gateway_timeout: return "Gateway Timeout";
-    case status::http_version_not_supported: return "HTTP Version Not Supported";
     }
     return "Unknown";
 }
@@ -64,9 +62,9 @@ void append_common_head(status code, bool keep_alive, std::string& out)
 
 }  // namespace
 
-void serialize(const response& r, bool keep_alive, std::string& out)
+void serialize_head(const response& r, bool keep_alive, std::string& out)
 {
-    append_common_head(r.code, keep_alive && !r.close, out);
+    append_common_head(r.code, keep_alive, out);
     out.append("Content-Type: ");
     out.append(r.content_type);
     out.append("\r\nContent-Length: ");
@@ -83,29 +81,37 @@ void serialize(const response& r, bool keep_alive, std::string& out)
         out.append("\r\n");
     }
     out.append("\r\n");
+}
+
+void serialize(const response& r, bool keep_alive, std::string& out)
+{
+    serialize_head(r, keep_alive, out);
     out.append(r.body);
 }
 
-void serialize_event_stream_head(bool keep_alive, std::string& out)
+void event_stream::append_head(bool keep_alive, std::string& out)
 {
     append_common_head(status::ok, keep_alive, out);
     out.append("Content-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
 }
 
-void append_chunk(std::string_view data, std::string& out)
+void event_stream::begin_chunk(std::size_t size, std::string& out)
 {
-    if (data.empty())
-        return;  // an empty chunk would end the body
     char digits[20];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, data.size(), 16);
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, size, 16);
     (void)ec;
     out.append(digits, end);
     out.append("\r\n");
-    out.append(data);
-    out.append("\r\n");
 }
 
-void append_last_chunk(std::string& out) { out.append("0\r\n\r\n"); }
+void event_stream::append_chunk(std::string_view data, std::string& out)
+{
+    if (data.empty())
+        return;  // an empty chunk would end the body
+    begin_chunk(data.size(), out);
+    out.append(data);
+    end_chunk(out);
+}
 
 std::string_view date_header() noexcept
 {

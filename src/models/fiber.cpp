@@ -1,8 +1,8 @@
 #include "execbench/models/fiber.hpp"
 
-#include "execbench/http/client.hpp"
-#include "execbench/http/limits.hpp"
+#include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/downstream.hpp"
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server_support.hpp"
 
@@ -12,20 +12,20 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
-#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <array>
 #include <atomic>
 #include <limits>
-#include <unordered_set>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 #include <vector>
+
+#include <sys/socket.h>
 
 namespace execbench::models {
 
@@ -36,70 +36,15 @@ namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
-/// A keep-alive downstream client shared by all fibers; a call parks the calling fiber, never its carrier.
-class downstream_client {
-public:
-    downstream_client(asio::io_context& io, const http::url& server, tcp::resolver::results_type endpoints,
-                      const http::timeouts& timeouts)
-        : io_(io), server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
-    {
-    }
-
-    /// Sends GET `target` and returns the outcome once the answer is in.
-    http::call_outcome get(std::string_view target, const asio::yield_context& yield)
-    {
-        std::string request;
-        http::write_get_request(server_, target, request);
-        for (;;) {
-            error_code ec;
-            auto stream = idle_.take();
-            const bool reused = stream != nullptr;
-            if (!reused) {
-                stream = std::make_unique<beast::tcp_stream>(io_);
-                stream->expires_after(timeouts_.downstream_connect);
-                stream->async_connect(endpoints_, yield[ec]);
-                if (ec)
-                    return http::call_outcome::from_error(ec);
-                stream->socket().set_option(tcp::no_delay(true), ec);
-            }
-            stream->expires_after(timeouts_.downstream_response);
-            asio::async_write(*stream, asio::buffer(request), yield[ec]);
-            beast::flat_buffer buffer;
-            http::downstream_parser parser;
-            http::configure(parser);
-            if (!ec)
-                beast::http::async_read(*stream, buffer, parser, yield[ec]);
-            if (ec) {
-                // A pooled connection the server already closed fails at once: retry on a fresh one.
-                if (reused && http::is_stale_connection_error(ec))
-                    continue;
-                return http::call_outcome::from_error(ec);
-            }
-            if (parser.keep_alive() && buffer.size() == 0) {
-                stream->expires_never();
-                idle_.give_back(std::move(stream));
-            }
-            return http::judge_response(parser);
-        }
-    }
-
-private:
-    asio::io_context& io_;
-    const http::url& server_;
-    tcp::resolver::results_type endpoints_;
-    const http::timeouts& timeouts_;
-    idle_connections<beast::tcp_stream> idle_;
-};
-
 using clock = std::chrono::steady_clock;
 using socket_type = asio::basic_stream_socket<tcp, asio::io_context::executor_type>;
 
 /// A fiber's socket and deadline, shared with the deadline sweep.
 ///
-/// Deadlines are checked by a periodic sweep rather than a timer per operation; when one passes, the sweep posts a
-/// cancel to the fiber's own executor so the socket is only ever touched in the fiber's sequence.
+/// Deadlines are checked by a periodic sweep rather than a timer per operation; when one passes, the sweep shuts
+/// the descriptor down (see `sweep_loop`).
 struct fiber_connection {
-    fiber_connection(socket_type s, asio::any_io_executor ex) : socket(std::move(s)), executor(std::move(ex)) {}
+    explicit fiber_connection(socket_type s) : socket(std::move(s)) {}
 
     void expires_after(clock::duration d) noexcept
     {
@@ -109,7 +54,6 @@ struct fiber_connection {
 
     static constexpr clock::rep never = std::numeric_limits<clock::rep>::max();
     socket_type socket;
-    asio::any_io_executor executor;
     std::atomic<clock::rep> deadline{never};
 };
 
@@ -130,14 +74,12 @@ public:
 
     void start() override
     {
-        downstream_.emplace(io_, context_.downstream, resolve_downstream(context_.downstream), context_.timeouts);
+        downstream_.emplace(io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
+                            context_.timeouts);
         spawn_fiber([this](const asio::yield_context& yield) { accept_loop(yield); });
         spawn_fiber([this](const asio::yield_context& yield) { sweep_loop(yield); });
         for (unsigned i = 0; i < context_.threads; ++i)
-            carriers_.emplace_back([this] {
-                auto guard = asio::make_work_guard(io_);
-                io_.run();
-            });
+            carriers_.push_back(run_in_thread(io_));
     }
 
     [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
@@ -163,10 +105,9 @@ private:
     template <class Function>
     void spawn_fiber(Function&& function)
     {
-        // With several carriers a fiber may resume on any of them; its strand keeps its handlers in sequence.
-        asio::any_io_executor executor = context_.threads > 1 ? asio::any_io_executor(asio::make_strand(io_))
-                                                              : asio::any_io_executor(io_.get_executor());
-        asio::spawn(executor, std::allocator_arg,
+        // No strand: a fiber has one operation in flight at a time and spawn starts it only once the fiber is
+        // suspended, so its handlers run in sequence whichever carrier runs them (docs/models.md).
+        asio::spawn(io_.get_executor(), std::allocator_arg,
                     boost::context::protected_fixedsize_stack(std::size_t{context_.fiber_stack_kb} * 1024),
                     std::forward<Function>(function), asio::detached);
     }
@@ -206,18 +147,18 @@ private:
                 if (c->deadline.load(std::memory_order_relaxed) > now)
                     continue;
                 c->expires_never();
-                asio::post(c->executor, [c] {
-                    error_code cancel_ec;
-                    c->socket.cancel(cancel_ec);  // the fiber's pending wait fails and it closes the connection
-                });
+                // The fiber may be running on another carrier, so the socket object is not touched here: shutting
+                // the descriptor down is safe from any thread, and wakes the fiber's pending wait; it then sees
+                // end-of-stream (or a failed write) and closes. A fiber leaves this set before it closes the socket.
+                ::shutdown(c->socket.native_handle(), SHUT_RDWR);
             }
         }
     }
 
     void serve(socket_type socket, const asio::yield_context& yield)
     {
-        app_.counters().connection_opened();
-        auto conn = std::make_shared<fiber_connection>(std::move(socket), yield.get_executor());
+        endpoints::connection_scope scope(app_.counters());
+        auto conn = std::make_shared<fiber_connection>(std::move(socket));
         {
             std::lock_guard lock(connections_mutex_);
             connections_.insert(conn);
@@ -227,54 +168,38 @@ private:
         conn->socket.non_blocking(true, ec);
         beast::flat_buffer buffer;
         asio::steady_timer timer(yield.get_executor());
-        http::request_storage storage;
-        endpoints::plan plan;
-        http::response response;
+        endpoints::request_cycle cycle(app_);
         std::string out;
-        std::string target;
 
         for (;;) {
-            http::request_parser parser(storage);
-            if (!read_request(*conn, parser, buffer, yield, ec)) {
-                if (is_answerable_read_error(ec)) {
-                    reject(ec, response);
-                    write_response(*conn, response, false, out, yield);
-                    app_.counters().request_rejected(response.code);
-                }
+            if (!read_request(*conn, cycle, buffer, yield, ec)) {
+                if (cycle.reject(ec))
+                    cycle.finish(write_response(*conn, cycle, out, yield));
                 break;
             }
-
-            app_.counters().request_started();
-            auto req = storage.view();
-            bool keep_alive = req.keep_alive && !stopping_;
             std::optional<bool> streamed;
-            if (app_.plan(req, plan, response)) {
-                wait_or_call(plan, response, target, timer, yield);
-                if (response.code == http::status::ok)
-                    streamed = do_work(*conn, plan, response, keep_alive, out, timer, yield);
-            }
-            bool written = streamed ? *streamed : write_response(*conn, response, keep_alive, out, yield);
-            app_.counters().request_finished(plan.route, response.code);
-            if (!written || !keep_alive || response.close)
+            if (cycle.begin(stopping_) && wait_or_call(cycle, timer, yield))
+                streamed = do_work(*conn, cycle, out, timer, yield);
+            if (!cycle.finish(streamed ? *streamed : write_response(*conn, cycle, out, yield)))
                 break;
         }
-        conn->socket.shutdown(tcp::socket::shutdown_send, ec);
-        conn->socket.close(ec);
         {
             std::lock_guard lock(connections_mutex_);
             connections_.erase(conn);
         }
-        app_.counters().connection_closed();
+        conn->socket.shutdown(tcp::socket::shutdown_send, ec);
+        conn->socket.close(ec);
     }
 
-    /// Reads one request into `parser`, parking the fiber while the socket has nothing to read. Waiting for the
-    /// first byte is idleness; once it arrives the header clock starts.
-    bool read_request(fiber_connection& conn, http::request_parser& parser, beast::flat_buffer& buffer,
+    /// Reads one request into the cycle's storage, parking the fiber while the socket has nothing to read. Waiting
+    /// for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
+    bool read_request(fiber_connection& conn, endpoints::request_cycle& cycle, beast::flat_buffer& buffer,
                       const asio::yield_context& yield, error_code& ec)
     {
+        http::request_parser parser(cycle.storage);
         bool idle = buffer.size() == 0;
         conn.expires_after(idle ? context_.timeouts.idle : context_.timeouts.header);
-        while (!parse_buffered(parser, buffer, ec)) {
+        while (!http::parse_buffered(parser, buffer, ec)) {
             if (ec)
                 return false;
             // Wait for readiness first: right after a response there is usually nothing to read yet.
@@ -298,78 +223,76 @@ private:
         return true;
     }
 
-    /// Stage 1: the downstream call or the delay. Leaves an error in `response` when the call failed.
-    void wait_or_call(const endpoints::plan& plan, http::response& response, std::string& target,
-                      asio::steady_timer& timer, const asio::yield_context& yield)
+    /// Stage 1: the downstream call or the delay, parking the fiber either way; false when the call failed.
+    bool wait_or_call(endpoints::request_cycle& cycle, asio::steady_timer& timer, const asio::yield_context& yield)
     {
-        response.clear();
-        if (plan.calls_downstream()) {
-            app_.downstream_target(plan, target);
-            auto outcome = downstream_->get(target, yield);
-            if (outcome.failed)
-                app_.respond_downstream_failure(*outcome.failed, outcome.detail, response);
-        } else if (plan.delay_millis > 0) {
+        if (cycle.plan.calls_downstream())
+            return cycle.stage1_done(downstream_->async_get(cycle.downstream_target(), yield));
+        if (cycle.plan.delay_millis > 0) {
             error_code ec;
-            timer.expires_after(std::chrono::milliseconds(plan.delay_millis));
+            timer.expires_after(std::chrono::milliseconds(cycle.plan.delay_millis));
             timer.async_wait(yield[ec]);
         }
+        return cycle.stage1_done();
     }
 
     /// Stages 2 and 3: the endpoint's work. A stream writes itself and returns whether that succeeded; other
-    /// endpoints leave their answer in `response` and return nothing.
-    std::optional<bool> do_work(fiber_connection& conn, const endpoints::plan& plan, http::response& response, bool keep_alive,
-                 std::string& out, asio::steady_timer& timer, const asio::yield_context& yield)
+    /// endpoints leave their answer in the cycle's response and return nothing.
+    std::optional<bool> do_work(fiber_connection& conn, endpoints::request_cycle& cycle, std::string& out,
+                                asio::steady_timer& timer, const asio::yield_context& yield)
     {
-        switch (plan.what) {
-        case endpoints::work::respond: app_.respond(plan, response); break;
+        switch (cycle.plan.what) {
+        case endpoints::work::respond: cycle.respond(); break;
         case endpoints::work::compute:
             // On the carrier: a fiber that computes holds its carrier, as a virtual thread pins its carrier.
-            app_.respond(plan, endpoints::sha256_chain(plan.iterations), response);
+            cycle.respond(app_.compute(cycle.plan));
             break;
         case endpoints::work::compute_offloaded:
-            app_.respond(plan, context_.offload.async_compute(plan.iterations, yield), response);
+            cycle.respond(context_.offload.async_run([&] { return app_.compute(cycle.plan); }, yield));
             break;
-        case endpoints::work::stream: return stream_events(conn, plan, keep_alive, out, timer, yield);
+        case endpoints::work::stream: return stream_events(conn, cycle, out, timer, yield);
         }
         return std::nullopt;
     }
 
-    bool stream_events(fiber_connection& conn, const endpoints::plan& plan, bool keep_alive, std::string& out,
+    bool stream_events(fiber_connection& conn, endpoints::request_cycle& cycle, std::string& out,
                        asio::steady_timer& timer, const asio::yield_context& yield)
     {
-        out.clear();
-        http::serialize_event_stream_head(keep_alive, out);
-        for (std::uint32_t i = 0; i < plan.stream.count; ++i) {
-            if (i != 0 && plan.stream.interval_millis > 0) {
+        const auto& stream = cycle.plan.stream;
+        for (std::uint32_t i = 0; i < stream.count; ++i) {
+            if (i != 0 && stream.interval_millis > 0) {
                 error_code ec;
-                timer.expires_after(std::chrono::milliseconds(plan.stream.interval_millis));
+                timer.expires_after(std::chrono::milliseconds(stream.interval_millis));
                 timer.async_wait(yield[ec]);
             }
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
-            app_.stream_event(plan, i, out);
-            if (!write(conn, out, yield))
-                return false;
             out.clear();
+            cycle.append_event(i, out);
+            if (!write(conn, out, {}, yield))
+                return false;
         }
         return true;
     }
 
-    bool write_response(fiber_connection& conn, const http::response& response, bool keep_alive,
-                        std::string& out, const asio::yield_context& yield)
+    bool write_response(fiber_connection& conn, const endpoints::request_cycle& cycle, std::string& out,
+                        const asio::yield_context& yield)
     {
         out.clear();
-        http::serialize(response, keep_alive, out);
-        return write(conn, out, yield);
+        cycle.append_head(out);
+        return write(conn, out, cycle.response.body, yield);
     }
 
-    /// Writes `out`, trying at once and parking the fiber only while the socket has no room.
-    bool write(fiber_connection& conn, const std::string& out, const asio::yield_context& yield) const
+    /// Writes `head` and `body` in one gathered write, trying at once and parking the fiber only while the socket
+    /// has no room.
+    bool write(fiber_connection& conn, std::string_view head, std::string_view body,
+               const asio::yield_context& yield) const
     {
         conn.expires_after(context_.timeouts.write);
-        std::size_t written = 0;
-        while (written < out.size()) {
+        std::array buffers{asio::buffer(head), asio::buffer(body)};
+        beast::buffers_suffix pending(buffers);
+        while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
-            written += conn.socket.write_some(asio::buffer(out) + written, ec);
+            pending.consume(conn.socket.write_some(pending, ec));
             if (ec == asio::error::would_block)
                 conn.socket.async_wait(tcp::socket::wait_write, yield[ec]);
             if (ec)

@@ -1,25 +1,22 @@
 #include "execbench/models/loop.hpp"
 
-#include "execbench/http/client.hpp"
-#include "execbench/http/limits.hpp"
+#include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/downstream.hpp"
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server_support.hpp"
 
+#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 
-#include <algorithm>
+#include <array>
 #include <atomic>
-#include <functional>
 #include <optional>
 #include <thread>
 #include <unordered_set>
@@ -34,125 +31,6 @@ namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
-/// One event loop: its io_context, its thread and its own downstream client (nothing shared between loops).
-struct event_loop;
-
-/// A keep-alive downstream client owned by one loop; callbacks only, no locks.
-class downstream_client {
-public:
-    using handler = std::function<void(http::call_outcome)>;
-
-    downstream_client(asio::io_context& context, const http::url& server, tcp::resolver::results_type endpoints,
-                      const http::timeouts& timeouts)
-        : context_(context), server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
-    {
-    }
-
-    /// Sends GET `target` and calls `done` on this loop with the outcome.
-    void async_get(std::string_view target, handler done)
-    {
-        auto c = std::make_shared<call>(*this, target, std::move(done));
-        c->start();
-    }
-
-private:
-    class call : public std::enable_shared_from_this<call> {
-    public:
-        call(downstream_client& client, std::string_view target, handler done)
-            : client_(client), done_(std::move(done))
-        {
-            http::write_get_request(client_.server_, target, request_);
-        }
-
-        void start()
-        {
-            if (!client_.idle_.empty()) {
-                stream_ = std::move(client_.idle_.back());
-                client_.idle_.pop_back();
-                reused_ = true;
-                do_write();
-            } else {
-                do_connect();
-            }
-        }
-
-    private:
-        void do_connect()
-        {
-            reused_ = false;
-            stream_ = std::make_unique<beast::tcp_stream>(client_.context_);
-            stream_->expires_after(client_.timeouts_.downstream_connect);
-            stream_->async_connect(client_.endpoints_,
-                                   [self = shared_from_this()](error_code ec, const tcp::endpoint&) {
-                                       self->on_connect(ec);
-                                   });
-        }
-
-        void on_connect(error_code ec)
-        {
-            if (ec)
-                return finish(http::call_outcome::from_error(ec));
-            stream_->socket().set_option(tcp::no_delay(true), ec);
-            do_write();
-        }
-
-        void do_write()
-        {
-            stream_->expires_after(client_.timeouts_.downstream_response);
-            asio::async_write(*stream_, asio::buffer(request_),
-                              [self = shared_from_this()](error_code ec, std::size_t) { self->on_write(ec); });
-        }
-
-        void on_write(error_code ec)
-        {
-            if (ec)
-                return retry_or_finish(ec);
-            parser_.emplace();
-            http::configure(*parser_);
-            beast::http::async_read(*stream_, buffer_, *parser_,
-                                    [self = shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
-        }
-
-        void on_read(error_code ec)
-        {
-            if (ec)
-                return retry_or_finish(ec);
-            auto outcome = http::judge_response(*parser_);
-            if (parser_->keep_alive() && buffer_.size() == 0) {
-                stream_->expires_never();
-                client_.idle_.push_back(std::move(stream_));
-            }
-            finish(std::move(outcome));
-        }
-
-        void retry_or_finish(error_code ec)
-        {
-            // A pooled connection the server already closed fails at once; that is not the downstream's fault.
-            if (reused_ && http::is_stale_connection_error(ec)) {
-                buffer_.clear();
-                return do_connect();
-            }
-            finish(http::call_outcome::from_error(ec));
-        }
-
-        void finish(http::call_outcome outcome) { done_(std::move(outcome)); }
-
-        downstream_client& client_;
-        handler done_;
-        std::string request_;
-        std::unique_ptr<beast::tcp_stream> stream_;
-        beast::flat_buffer buffer_;
-        std::optional<http::downstream_parser> parser_;
-        bool reused_ = false;
-    };
-
-    asio::io_context& context_;
-    const http::url& server_;
-    tcp::resolver::results_type endpoints_;
-    const http::timeouts& timeouts_;
-    std::vector<std::unique_ptr<beast::tcp_stream>> idle_;
-};
-
 using loop_executor = asio::io_context::executor_type;
 // Concrete executor types: the hot path pays for no type erasure.
 using socket_type = asio::basic_stream_socket<tcp, loop_executor>;
@@ -166,7 +44,7 @@ class connection;
 /// between loops.
 struct event_loop {
     event_loop(const server_context& context, tcp::resolver::results_type downstream_endpoints)
-        : io(1), downstream(io, context.downstream, std::move(downstream_endpoints), context.timeouts),
+        : io(1), downstream(io.get_executor(), context.downstream, std::move(downstream_endpoints), context.timeouts),
           sweep_timer(io.get_executor())
     {
     }
@@ -193,17 +71,12 @@ class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
         : socket_(std::move(socket)), timer_(loop.io.get_executor()), loop_(loop), context_(context),
-          app_(context.app), stopping_(stopping)
+          app_(context.app), stopping_(stopping), scope_(app_.counters()), cycle_(app_)
     {
-        app_.counters().connection_opened();
         loop_.connections.insert(this);
     }
 
-    ~connection()
-    {
-        loop_.connections.erase(this);
-        app_.counters().connection_closed();
-    }
+    ~connection() { loop_.connections.erase(this); }
 
     void start()
     {
@@ -226,14 +99,14 @@ public:
 private:
     void do_read()
     {
-        parser_.emplace(storage_);
+        parser_.emplace(cycle_.storage);
         if (buffer_.size() != 0) {
             // A pipelined request is already buffered; go through the loop so a long pipeline cannot recurse.
             deadline_ = clock::now() + context_.timeouts.header;
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->parse_buffered(); });
             return;
         }
-        // Waiting for the first byte is idleness; once it arrives the header clock starts.
+        // Waiting for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
         deadline_ = clock::now() + context_.timeouts.idle;
         do_wait_readable();
     }
@@ -262,7 +135,7 @@ private:
     void parse_buffered()
     {
         error_code ec;
-        if (models::parse_buffered(*parser_, buffer_, ec)) {
+        if (http::parse_buffered(*parser_, buffer_, ec)) {
             deadline_ = clock::time_point::max();
             return on_read({});
         }
@@ -274,126 +147,102 @@ private:
     void on_read(error_code ec)
     {
         if (ec) {
-            if (!is_answerable_read_error(ec))
+            if (!cycle_.reject(ec))
                 return close();
-            reject(ec, response_);
-            keep_alive_ = false;
             return do_write_response();
         }
-        app_.counters().request_started();
-        started_ = true;
-        auto req = storage_.view();
-        keep_alive_ = req.keep_alive && !stopping_.load(std::memory_order_relaxed);
-        if (!app_.plan(req, plan_, response_))
+        if (!cycle_.begin(stopping_.load(std::memory_order_relaxed)))
             return do_write_response();
         do_wait_or_call();
     }
 
     void do_wait_or_call()
     {
-        if (plan_.calls_downstream()) {
-            app_.downstream_target(plan_, target_);
-            loop_.downstream.async_get(target_, [self = shared_from_this()](http::call_outcome outcome) {
-                self->on_downstream(std::move(outcome));
+        if (cycle_.plan.calls_downstream()) {
+            loop_.downstream.async_get(cycle_.downstream_target(), [self = shared_from_this()](http::call_outcome o) {
+                self->on_stage1(o);
             });
-        } else if (plan_.delay_millis > 0) {
-            timer_.expires_after(std::chrono::milliseconds(plan_.delay_millis));
-            timer_.async_wait([self = shared_from_this()](error_code) { self->do_work(); });
+        } else if (cycle_.plan.delay_millis > 0) {
+            timer_.expires_after(std::chrono::milliseconds(cycle_.plan.delay_millis));
+            timer_.async_wait([self = shared_from_this()](error_code) { self->on_stage1({}); });
         } else {
-            do_work();
+            on_stage1({});
         }
     }
 
-    void on_downstream(http::call_outcome outcome)
+    void on_stage1(const http::call_outcome& outcome)
     {
-        if (outcome.failed) {
-            app_.respond_downstream_failure(*outcome.failed, outcome.detail, response_);
+        if (!cycle_.stage1_done(outcome))
             return do_write_response();
-        }
         do_work();
     }
 
     void do_work()
     {
-        switch (plan_.what) {
+        switch (cycle_.plan.what) {
         case endpoints::work::respond:
-            app_.respond(plan_, response_);
+            cycle_.respond();
             return do_write_response();
         case endpoints::work::compute:
             // Deliberately on the loop thread: this is the naive reactive handler whose cost the study measures.
-            app_.respond(plan_, endpoints::sha256_chain(plan_.iterations), response_);
+            cycle_.respond(app_.compute(cycle_.plan));
             return do_write_response();
         case endpoints::work::compute_offloaded:
-            context_.offload.async_compute(
-                plan_.iterations,
+            context_.offload.async_run(
+                [self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
                 asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) { self->on_computed(d); }));
             return;
-        case endpoints::work::stream: return do_stream_head();
+        case endpoints::work::stream: event_ = 0; return do_stream_event();
         }
     }
 
     void on_computed(const endpoints::digest& d)
     {
-        app_.respond(plan_, d, response_);
+        cycle_.respond(d);
         do_write_response();
     }
 
     void do_write_response()
     {
         out_.clear();
-        http::serialize(response_, keep_alive_, out_);
-        if (response_.close)
-            keep_alive_ = false;
-        do_write([](connection& self) { self.on_response_written(); });
+        cycle_.append_head(out_);
+        do_write(cycle_.response.body, [](connection& self) { self.on_written(); });
     }
 
-    void on_response_written()
+    void on_written()
     {
-        finish_request(response_.code);
-        if (!keep_alive_)
+        if (!cycle_.finish(true))
             return close();
         do_read();
-    }
-
-    void do_stream_head()
-    {
-        out_.clear();
-        http::serialize_event_stream_head(keep_alive_, out_);
-        event_ = 0;
-        do_stream_event();
     }
 
     void do_stream_event()
     {
         // Demand-driven: the next event is produced only when the previous write has completed.
-        app_.stream_event(plan_, event_, out_);
-        ++event_;
-        do_write([](connection& self) { self.on_event_written(); });
+        out_.clear();
+        cycle_.append_event(event_++, out_);
+        do_write({}, [](connection& self) { self.on_event_written(); });
     }
 
     void on_event_written()
     {
-        out_.clear();
-        if (event_ == plan_.stream.count) {
-            finish_request(http::status::ok);
-            if (!keep_alive_)
-                return close();
-            return do_read();
-        }
-        if (plan_.stream.interval_millis == 0) {
+        if (event_ == cycle_.plan.stream.count)
+            return on_written();
+        if (cycle_.plan.stream.interval_millis == 0) {
             // Through the loop, so a stream the socket keeps absorbing neither recurses nor starves the others.
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->do_stream_event(); });
             return;
         }
-        timer_.expires_after(std::chrono::milliseconds(plan_.stream.interval_millis));
+        timer_.expires_after(std::chrono::milliseconds(cycle_.plan.stream.interval_millis));
         timer_.async_wait([self = shared_from_this()](error_code) { self->do_stream_event(); });
     }
 
-    /// Writes `out_`, trying at once and waiting for room only when the socket is full; then calls `next`.
+    /// Writes `out_` and then `body` in one gathered write, trying at once and waiting for room only when the
+    /// socket is full; then calls `next`.
     template <class Next>
-    void do_write(Next next)
+    void do_write(std::string_view body, Next next)
     {
-        written_ = 0;
+        pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(out_)), asio::buffer(body)});
         deadline_ = clock::now() + context_.timeouts.write;
         continue_write(next);
     }
@@ -401,9 +250,9 @@ private:
     template <class Next>
     void continue_write(Next next)
     {
-        while (written_ < out_.size()) {
+        while (beast::buffer_bytes(pending_) != 0) {
             error_code ec;
-            written_ += socket_.write_some(asio::buffer(out_) + written_, ec);
+            pending_.consume(socket_.write_some(pending_, ec));
             if (ec == asio::error::would_block) {
                 socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this(), next](error_code wait_ec) {
                     if (wait_ec)
@@ -421,18 +270,8 @@ private:
 
     void on_write_failed()
     {
-        finish_request(response_.code);
+        cycle_.finish(false);
         close();
-    }
-
-    void finish_request(http::status code)
-    {
-        if (started_) {
-            app_.counters().request_finished(plan_.route, code);
-            started_ = false;
-        } else {
-            app_.counters().request_rejected(code);
-        }
     }
 
     void close()
@@ -452,17 +291,13 @@ private:
     const server_context& context_;
     endpoints::app& app_;
     const std::atomic<bool>& stopping_;
+    endpoints::connection_scope scope_;
     clock::time_point deadline_ = clock::time_point::max();
-    http::request_storage storage_;
     std::optional<http::request_parser> parser_;
-    endpoints::plan plan_;
-    http::response response_;
+    endpoints::request_cycle cycle_;
     std::string out_;
-    std::size_t written_ = 0;
-    std::string target_;
+    beast::buffers_suffix<std::array<asio::const_buffer, 2>> pending_;
     std::uint32_t event_ = 0;
-    bool keep_alive_ = true;
-    bool started_ = false;
 };
 
 void event_loop::start_sweeping(clock::duration period)
@@ -506,12 +341,8 @@ public:
         do_accept();
         for (auto& loop : loops_)
             loop->start_sweeping(sweep_period(context_.timeouts));
-        for (auto& loop : loops_) {
-            loop->thread = std::thread([&io = loop->io] {
-                auto guard = asio::make_work_guard(io);
-                io.run();
-            });
-        }
+        for (auto& loop : loops_)
+            loop->thread = run_in_thread(loop->io);
     }
 
     [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }

@@ -1,9 +1,8 @@
 #include "execbench/models/pool.hpp"
 
-#include "execbench/http/client.hpp"
-#include "execbench/http/failure.hpp"
-#include "execbench/http/limits.hpp"
+#include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/downstream.hpp"
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server_support.hpp"
 
@@ -11,19 +10,22 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_future.hpp>
-#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/read.hpp>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 namespace execbench::models {
 
@@ -35,178 +37,48 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
-/// Blocking reads and writes with a deadline over a socket in non-blocking mode: try the call, and when it would
-/// block, poll() for the remaining time. A SyncReadStream and SyncWriteStream, so Beast's sync read works on it.
-class blocking_stream {
+/// Ends every blocking wait of the workers at once: an eventfd that poll() watches beside the socket. Raised when the
+/// shutdown deadline passes, so workers blocked in a delay or a write return at once.
+class abort_signal {
 public:
-    explicit blocking_stream(tcp::socket& socket) : socket_(socket) {}
-
-    /// Every following call must finish by `deadline`.
-    void expires_at(clock::time_point deadline) noexcept { deadline_ = deadline; }
-    void expires_after(clock::duration d) noexcept { deadline_ = clock::now() + d; }
-
-    using executor_type = tcp::socket::executor_type;
-    executor_type get_executor() noexcept { return socket_.get_executor(); }
-
-    template <class MutableBuffers>
-    std::size_t read_some(const MutableBuffers& buffers, error_code& ec)
+    abort_signal() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
     {
-        for (;;) {
-            auto n = socket_.read_some(buffers, ec);
-            if (ec != asio::error::would_block)
-                return n;
-            if (!wait(POLLIN, ec))
-                return 0;
-        }
+        if (fd_ < 0)
+            throw std::system_error(errno, std::generic_category(), "eventfd");
     }
+    ~abort_signal() { ::close(fd_); }
+    abort_signal(const abort_signal&) = delete;
+    abort_signal& operator=(const abort_signal&) = delete;
 
-    template <class ConstBuffers>
-    std::size_t write_some(const ConstBuffers& buffers, error_code& ec)
-    {
-        for (;;) {
-            auto n = socket_.write_some(buffers, ec);
-            if (ec != asio::error::would_block)
-                return n;
-            if (!wait(POLLOUT, ec))
-                return 0;
-        }
-    }
+    /// Ends every wait, now and later (the eventfd stays readable).
+    void raise() noexcept { ::eventfd_write(fd_, 1); }
 
-    template <class MutableBuffers>
-    std::size_t read_some(const MutableBuffers& buffers)
+    /// Blocks until `socket` is ready for `events` (when not -1) or `timeout` passes; false when raised first.
+    bool wait(int socket, short events, std::chrono::milliseconds timeout) const noexcept
     {
-        error_code ec;
-        auto n = read_some(buffers, ec);
-        if (ec)
-            throw boost::system::system_error(ec);
-        return n;
-    }
-
-    template <class ConstBuffers>
-    std::size_t write_some(const ConstBuffers& buffers)
-    {
-        error_code ec;
-        auto n = write_some(buffers, ec);
-        if (ec)
-            throw boost::system::system_error(ec);
-        return n;
-    }
-
-    /// Blocks until the socket is ready for `events` or the deadline passes (then `ec` is timed_out).
-    bool wait(short events, error_code& ec)
-    {
-        for (;;) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - clock::now()).count();
-            if (left <= 0) {
-                ec = asio::error::timed_out;
-                return false;
-            }
-            pollfd fd{socket_.native_handle(), events, 0};
-            int r = ::poll(&fd, 1, static_cast<int>(std::min<long long>(left, 1'000'000)));
-            if (r > 0) {
-                ec.clear();
-                return true;
-            }
-            if (r < 0 && errno != EINTR) {
-                ec.assign(errno, boost::system::system_category());
-                return false;
-            }
-        }
+        pollfd fds[2] = {{fd_, POLLIN, 0}, {socket, events, 0}};
+        int r = ::poll(fds, socket < 0 ? 1 : 2, static_cast<int>(std::max<long long>(timeout.count(), 0)));
+        return !(r > 0 && fds[0].revents != 0);
     }
 
 private:
-    tcp::socket& socket_;
-    clock::time_point deadline_ = clock::now();
+    int fd_;
 };
 
-/// A keep-alive downstream client for blocking workers: a locked stack of idle sockets.
-class downstream_client {
-public:
-    downstream_client(const http::url& server, tcp::resolver::results_type endpoints, const http::timeouts& timeouts)
-        : server_(server), endpoints_(std::move(endpoints)), timeouts_(timeouts)
-    {
-    }
-
-    /// Sends GET `target` and blocks the calling worker until the answer is in.
-    http::call_outcome get(std::string_view target)
-    {
-        std::string request;
-        http::write_get_request(server_, target, request);
-        for (;;) {
-            error_code ec;
-            auto socket = idle_.take();
-            const bool reused = socket != nullptr;
-            if (!reused) {
-                socket = connect(ec);
-                if (ec)
-                    return http::call_outcome::from_error(ec);
-            }
-            blocking_stream stream(*socket);
-            stream.expires_after(timeouts_.downstream_response);
-            asio::write(stream, asio::buffer(request), ec);
-            beast::flat_buffer buffer;
-            http::downstream_parser parser;
-            http::configure(parser);
-            if (!ec)
-                beast::http::read(stream, buffer, parser, ec);
-            if (ec) {
-                // A pooled connection the server already closed fails at once: retry on a fresh one.
-                if (reused && http::is_stale_connection_error(ec))
-                    continue;
-                return http::call_outcome::from_error(ec);
-            }
-            if (parser.keep_alive() && buffer.size() == 0)
-                idle_.give_back(std::move(socket));
-            return http::judge_response(parser);
-        }
-    }
-
-private:
-    std::unique_ptr<tcp::socket> connect(error_code& ec)
-    {
-        for (const auto& entry : endpoints_) {
-            auto socket = std::make_unique<tcp::socket>(io_);
-            socket->open(entry.endpoint().protocol(), ec);
-            if (ec)
-                continue;
-            socket->non_blocking(true, ec);
-            socket->connect(entry.endpoint(), ec);
-            if (ec == asio::error::in_progress || ec == asio::error::would_block) {
-                blocking_stream stream(*socket);
-                stream.expires_after(timeouts_.downstream_connect);
-                if (stream.wait(POLLOUT, ec)) {
-                    int error = 0;
-                    socklen_t length = sizeof error;
-                    ::getsockopt(socket->native_handle(), SOL_SOCKET, SO_ERROR, &error, &length);
-                    ec.assign(error, boost::system::system_category());
-                }
-            }
-            if (!ec) {
-                socket->set_option(tcp::no_delay(true), ec);
-                return socket;
-            }
-        }
-        return nullptr;
-    }
-
-    asio::io_context io_;  // never run: only owns the sockets, whose calls are all synchronous
-    const http::url& server_;
-    tcp::resolver::results_type endpoints_;
-    const http::timeouts& timeouts_;
-    idle_connections<tcp::socket> idle_;
-};
-
-/// A client connection; owned by the poller while idle and by one worker while a request is served.
+/// A client connection; owned by the poller while its request arrives and by one worker while it is served.
 struct connection {
-    connection(tcp::socket s, asio::io_context& poller) : socket(std::move(s)), idle_timer(poller) {}
+    connection(tcp::socket s, asio::io_context& poller, endpoints::app& app)
+        : socket(std::move(s)), timer(poller), scope(app.counters()), cycle(app)
+    {
+    }
     tcp::socket socket;
-    asio::steady_timer idle_timer;
+    asio::steady_timer timer;
+    clock::time_point deadline;
+    endpoints::connection_scope scope;
     beast::flat_buffer buffer;
-    http::request_storage storage;
-    endpoints::plan plan;
-    http::response response;
+    std::optional<http::request_parser> parser;
+    endpoints::request_cycle cycle;
     std::string out;
-    std::string target;
 };
 
 /// The bounded queue between the poller and the workers.
@@ -274,13 +146,12 @@ public:
 
     void start() override
     {
-        downstream_.emplace(context_.downstream, resolve_downstream(context_.downstream), context_.timeouts);
+        // The downstream calls' I/O runs on the poller; a worker blocks on the answer.
+        downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
+                            context_.timeouts);
         accept_timer_.emplace(poller_io_);
         do_accept();
-        poller_ = std::thread([this] {
-            auto guard = asio::make_work_guard(poller_io_);
-            poller_io_.run();
-        });
+        poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
             workers_.emplace_back([this] { work(); });
     }
@@ -298,6 +169,11 @@ public:
             accept_timer_->cancel();
         });
         bool drained = wait_for_drain(app_.counters(), deadline);
+        if (!drained) {
+            // The deadline bounds shutdown: blocked delays, downstream calls and writes end now.
+            abort_.raise();
+            downstream_->cancel();
+        }
         queue_.close();
         for (auto& worker : workers_)
             worker.join();
@@ -308,8 +184,6 @@ public:
     }
 
 private:
-    // --- the poller thread: accepting and watching idle connections ---
-
     void do_accept()
     {
         acceptor_.async_accept([this](error_code ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
@@ -330,45 +204,75 @@ private:
         }
         socket.set_option(tcp::no_delay(true), ec);
         socket.non_blocking(true, ec);
-        app_.counters().connection_opened();
-        do_watch(std::make_shared<connection>(std::move(socket), poller_io_));
+        read_request(std::make_shared<connection>(std::move(socket), poller_io_, app_));
         do_accept();
     }
 
-    /// An idle connection costs no worker: wait here until its next request starts arriving.
-    void do_watch(std::shared_ptr<connection> c)
+    /// Reads the next request on the poller without blocking, as Tomcat's NIO connector does: a worker is taken only
+    /// once the whole request (head and body) is buffered, so a slow or idle client costs no worker. Waiting for the
+    /// first byte is idleness; once it arrives the header clock runs for the rest of the request.
+    void read_request(std::shared_ptr<connection> c)
     {
-        c->idle_timer.expires_after(context_.timeouts.idle);
-        c->idle_timer.async_wait([c](error_code ec) {
-            if (!ec)
-                c->socket.cancel(ec);
+        if (!c->parser) {
+            c->parser.emplace(c->cycle.storage);
+            c->deadline = clock::now() + (c->buffer.size() == 0 ? context_.timeouts.idle : context_.timeouts.header);
+        }
+        error_code ec;
+        if (http::parse_buffered(*c->parser, c->buffer, ec)) {
+            c->parser.reset();
+            if (!queue_.try_push(c))
+                reject_overloaded(*c);
+            return;
+        }
+        if (ec) {
+            if (c->cycle.reject(ec))
+                answer_now(*c);
+            return close(*c);
+        }
+        c->timer.expires_at(c->deadline);
+        c->timer.async_wait([c](error_code timer_ec) {
+            if (!timer_ec)
+                c->socket.cancel(timer_ec);
         });
-        c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code ec) { on_readable(ec, c); });
+        c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
     }
 
     void on_readable(error_code ec, std::shared_ptr<connection> c)
     {
-        c->idle_timer.cancel();
+        c->timer.cancel();
         if (ec || stopping_)
-            return close(*c);
-        if (!queue_.try_push(c))
-            reject_overloaded(*c);
+            return close(*c);  // deadline passed or the server is stopping: nothing to answer
+        const bool first_bytes = c->buffer.size() == 0 && !c->parser->got_some();
+        auto n = c->socket.read_some(c->buffer.prepare(read_chunk), ec);
+        if (ec == asio::error::would_block)
+            return read_request(std::move(c));
+        if (ec)
+            return close(*c);  // the client went away
+        c->buffer.commit(n);
+        if (first_bytes)
+            c->deadline = clock::now() + context_.timeouts.header;
+        read_request(std::move(c));
     }
 
     void reject_overloaded(connection& c)
     {
-        // The request is still unread: read what is there so closing does not reset the connection before the
-        // client sees the answer.
+        // Read what else is there so closing does not reset the connection before the client sees the answer.
         error_code ec;
         char discard[16 * 1024];
         c.socket.read_some(asio::buffer(discard), ec);
-        http::response response;
-        http::make_error(http::failure::overloaded, "all workers busy and the queue is full", response);
-        std::string out;
-        http::serialize(response, false, out);
-        c.socket.write_some(asio::buffer(out), ec);
-        app_.counters().request_rejected(response.code);
+        c.cycle.reject(http::failure::overloaded, "all workers busy and the queue is full");
+        answer_now(c);
         close(c);
+    }
+
+    /// Writes a short error answer from the poller as far as the socket takes it at once; the poller never blocks.
+    void answer_now(connection& c)
+    {
+        c.out.clear();
+        c.cycle.append_head(c.out);
+        error_code ec;
+        auto n = c.socket.write_some(std::array{asio::buffer(c.out), asio::buffer(c.cycle.response.body)}, ec);
+        c.cycle.finish(!ec && n == c.out.size() + c.cycle.response.body.size());
     }
 
     void close(connection& c)
@@ -376,119 +280,101 @@ private:
         error_code ec;
         c.socket.shutdown(tcp::socket::shutdown_send, ec);
         c.socket.close(ec);
-        app_.counters().connection_closed();
     }
-
-    // --- the workers: one request start to finish, blocking ---
 
     void work()
     {
         while (auto c = queue_.pop()) {
             if (serve(*c))
-                asio::post(poller_io_, [this, c = std::move(c)]() mutable { do_watch(std::move(c)); });
+                asio::post(poller_io_, [this, c = std::move(c)]() mutable { read_request(std::move(c)); });
             else
                 close(*c);
         }
     }
 
-    /// Serves the requests that are already arriving on `c`; true when the connection stays open.
+    /// Serves the request buffered on `c`, blocking this worker throughout; true when the connection stays open.
     bool serve(connection& c)
     {
-        blocking_stream stream(c.socket);
-        do {
-            http::request_parser parser(c.storage);
-            stream.expires_after(context_.timeouts.header);
-            error_code ec;
-            beast::http::read(stream, c.buffer, parser, ec);
-            if (ec) {
-                if (is_answerable_read_error(ec)) {
-                    reject(ec, c.response);
-                    write_response(stream, c, false);
-                    app_.counters().request_rejected(c.response.code);
-                }
-                return false;
-            }
-            app_.counters().request_started();
-            auto req = c.storage.view();
-            bool keep_alive = req.keep_alive && !stopping_;
-            std::optional<bool> streamed;
-            if (app_.plan(req, c.plan, c.response)) {
-                wait_or_call(c);
-                if (c.response.code == http::status::ok)
-                    streamed = do_work(stream, c, keep_alive);
-            }
-            bool written = streamed ? *streamed : write_response(stream, c, keep_alive);
-            app_.counters().request_finished(c.plan.route, c.response.code);
-            if (!written || !keep_alive || c.response.close)
-                return false;
-        } while (c.buffer.size() != 0);  // pipelined requests are served before the connection goes back
-        return true;
+        std::optional<bool> streamed;
+        if (c.cycle.begin(stopping_) && wait_or_call(c))
+            streamed = do_work(c);
+        return c.cycle.finish(streamed ? *streamed : write_response(c));
     }
 
-    /// Stage 1: the downstream call or the delay, blocking this worker either way.
-    void wait_or_call(connection& c)
+    /// Stage 1: the downstream call or the delay, blocking this worker either way; false when the call failed.
+    bool wait_or_call(connection& c)
     {
-        c.response.clear();
-        if (c.plan.calls_downstream()) {
-            app_.downstream_target(c.plan, c.target);
-            auto outcome = downstream_->get(c.target);
-            if (outcome.failed)
-                app_.respond_downstream_failure(*outcome.failed, outcome.detail, c.response);
-        } else if (c.plan.delay_millis > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(c.plan.delay_millis));
-        }
+        if (c.cycle.plan.calls_downstream())
+            return c.cycle.stage1_done(downstream_->async_get(c.cycle.downstream_target(), asio::use_future).get());
+        if (c.cycle.plan.delay_millis > 0)
+            abort_.wait(-1, 0, std::chrono::milliseconds(c.cycle.plan.delay_millis));
+        return c.cycle.stage1_done();
     }
 
     /// Stages 2 and 3. A stream writes itself and returns whether that succeeded; other endpoints leave their
-    /// answer in the connection's response and return nothing.
-    std::optional<bool> do_work(blocking_stream& stream, connection& c, bool keep_alive)
+    /// answer in the cycle's response and return nothing.
+    std::optional<bool> do_work(connection& c)
     {
-        switch (c.plan.what) {
-        case endpoints::work::respond: app_.respond(c.plan, c.response); break;
-        case endpoints::work::compute: app_.respond(c.plan, endpoints::sha256_chain(c.plan.iterations), c.response); break;
+        auto& plan = c.cycle.plan;
+        switch (plan.what) {
+        case endpoints::work::respond: c.cycle.respond(); break;
+        case endpoints::work::compute: c.cycle.respond(app_.compute(plan)); break;
         case endpoints::work::compute_offloaded:
             // The worker blocks on the future while a compute thread does the work.
-            app_.respond(c.plan, context_.offload.async_compute(c.plan.iterations, asio::use_future).get(),
-                         c.response);
+            c.cycle.respond(context_.offload.async_run([&] { return app_.compute(plan); }, asio::use_future).get());
             break;
-        case endpoints::work::stream: return stream_events(stream, c, keep_alive);
+        case endpoints::work::stream: return stream_events(c);
         }
         return std::nullopt;
     }
 
-    bool stream_events(blocking_stream& stream, connection& c, bool keep_alive)
+    bool stream_events(connection& c)
     {
-        c.out.clear();
-        http::serialize_event_stream_head(keep_alive, c.out);
-        for (std::uint32_t i = 0; i < c.plan.stream.count; ++i) {
-            if (i != 0 && c.plan.stream.interval_millis > 0)
-                std::this_thread::sleep_for(std::chrono::milliseconds(c.plan.stream.interval_millis));
-            // Demand-driven: event i+1 is produced only after event i was handed to the socket.
-            app_.stream_event(c.plan, i, c.out);
-            if (!write(stream, c.out))
+        const auto& stream = c.cycle.plan.stream;
+        for (std::uint32_t i = 0; i < stream.count; ++i) {
+            if (i != 0 && stream.interval_millis > 0 &&
+                !abort_.wait(-1, 0, std::chrono::milliseconds(stream.interval_millis)))
                 return false;
+            // Demand-driven: event i+1 is produced only after event i was handed to the socket.
             c.out.clear();
+            c.cycle.append_event(i, c.out);
+            if (!write(c, {}))
+                return false;
         }
         return true;
     }
 
-    bool write_response(blocking_stream& stream, connection& c, bool keep_alive) const
+    bool write_response(connection& c)
     {
         c.out.clear();
-        http::serialize(c.response, keep_alive, c.out);
-        return write(stream, c.out);
+        c.cycle.append_head(c.out);
+        return write(c, c.cycle.response.body);
     }
 
-    bool write(blocking_stream& stream, const std::string& out) const
+    /// Writes `c.out` and then `body` in one gathered write, blocking until done, the write timeout or the abort.
+    bool write(connection& c, std::string_view body)
     {
-        error_code ec;
-        stream.expires_after(context_.timeouts.write);
-        asio::write(stream, asio::buffer(out), ec);
-        return !ec;
+        const auto deadline = clock::now() + context_.timeouts.write;
+        std::array buffers{asio::const_buffer(asio::buffer(c.out)), asio::const_buffer(asio::buffer(body))};
+        beast::buffers_suffix pending(buffers);
+        while (beast::buffer_bytes(pending) != 0) {
+            error_code ec;
+            pending.consume(c.socket.write_some(pending, ec));
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            if (ec == asio::error::would_block &&
+                (left.count() <= 0 || !abort_.wait(c.socket.native_handle(), POLLOUT, left)))
+                return false;
+            if (ec && ec != asio::error::would_block)
+                return false;
+        }
+        return true;
     }
+
+    static constexpr std::size_t read_chunk = 4096;
 
     const server_context& context_;
     endpoints::app& app_;
+    abort_signal abort_;
     asio::io_context poller_io_{1};
     tcp::acceptor acceptor_;
     std::optional<asio::steady_timer> accept_timer_;

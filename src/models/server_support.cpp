@@ -1,11 +1,7 @@
 #include "execbench/models/server_support.hpp"
 
-#include "execbench/http/failure.hpp"
-#include "execbench/http/request_parser.hpp"
-
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/beast/http/error.hpp>
 
 #include <algorithm>
 #include <system_error>
@@ -44,38 +40,6 @@ tcp::resolver::results_type resolve_downstream(const http::url& downstream)
     return results;
 }
 
-bool parse_buffered(http::request_parser& parser, boost::beast::flat_buffer& buffer, boost::system::error_code& ec)
-{
-    ec = {};
-    while (buffer.size() != 0 && !parser.is_done()) {
-        auto used = parser.put(buffer.data(), ec);
-        buffer.consume(used);
-        if (ec == boost::beast::http::error::need_more) {
-            ec = {};
-            break;
-        }
-        if (ec)
-            return false;
-    }
-    return parser.is_done();
-}
-
-bool is_answerable_read_error(const boost::system::error_code& ec) noexcept
-{
-    namespace be = boost::beast::http;
-    if (ec == be::error::end_of_stream || ec == be::error::partial_message)
-        return false;
-    return ec.category() == be::make_error_code(be::error::bad_method).category() ||
-           ec.category() == http::request_error_category();
-}
-
-void reject(const boost::system::error_code& ec, http::response& out)
-{
-    std::string_view message;
-    auto f = http::classify_parse_error(ec, message);
-    http::make_error(f, message, out);
-}
-
 std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) noexcept
 {
     if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory ||
@@ -88,6 +52,14 @@ std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept
 {
     auto shortest = std::min({timeouts.header, timeouts.idle, timeouts.write});
     return std::clamp(shortest / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(250));
+}
+
+std::thread run_in_thread(asio::io_context& io)
+{
+    return std::thread([&io] {
+        auto guard = asio::make_work_guard(io);
+        io.run();
+    });
 }
 
 bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline)

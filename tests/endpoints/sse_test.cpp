@@ -39,3 +39,14 @@ TEST_CASE("append_sse_event pads with '.' to exactly event_bytes", "[endpoints]"
         CHECK(event.find('\n') == event.size() - 2);
     }
 }
+
+TEST_CASE("sse_event_size is the size append_sse_event writes", "[endpoints]")
+{
+    for (std::size_t index : {0u, 9u, 10u, 99u, 12345u}) {
+        for (std::size_t bytes : {0u, 5u, 16u, 17u, 100u}) {
+            std::string out;
+            append_sse_event(index, bytes, out);
+            CHECK(execbench::endpoints::sse_event_size(index, bytes) == out.size());
+        }
+    }
+}

@@ -104,8 +104,8 @@ void exercise_request(fixture& f, std::string_view bytes, std::size_t split)
             break;
         case endpoints::work::stream:
             f.out.clear();
-            f.app.stream_event(f.plan, 0, f.out);
-            f.app.stream_event(f.plan, f.plan.stream.count - 1, f.out);
+            f.app.stream_event(f.plan, 0, true, f.out);
+            f.app.stream_event(f.plan, f.plan.stream.count - 1, true, f.out);
             break;
         }
         if (f.plan.calls_downstream()) {

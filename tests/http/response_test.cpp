@@ -42,9 +42,36 @@ TEST_CASE("serialize says Connection: close when the connection ends", "[http]")
     SECTION("because the response demands it")
     {
         r.close = true;
-        serialize(r, true, out);
+        serialize(r, keeps_open(true, r, false), out);
         check_closing(out);
     }
+    SECTION("because the server is stopping")
+    {
+        serialize(r, keeps_open(true, r, true), out);
+        check_closing(out);
+    }
+}
+
+TEST_CASE("keeps_open is the one keep-alive rule", "[http]")
+{
+    response r;
+    CHECK(keeps_open(true, r, false));
+    CHECK_FALSE(keeps_open(false, r, false));
+    CHECK_FALSE(keeps_open(true, r, true));
+    r.close = true;
+    CHECK_FALSE(keeps_open(true, r, false));
+}
+
+TEST_CASE("serialize_head leaves the body to be written beside it", "[http]")
+{
+    response r;
+    r.body = "{\"a\":1}";
+    std::string head;
+    std::string whole;
+    serialize_head(r, true, head);
+    serialize(r, true, whole);
+    CHECK_THAT(head, Catch::EndsWith("\r\nContent-Length: 7\r\n\r\n"));
+    CHECK(head + r.body == whole);
 }
 
 TEST_CASE("serialize adds Allow and Retry-After when set", "[http]")
@@ -94,7 +121,7 @@ TEST_CASE("response::clear resets to an empty 200", "[http]")
 TEST_CASE("event streams are chunked", "[http]")
 {
     std::string out;
-    serialize_event_stream_head(true, out);
+    event_stream::append_head(true, out);
     CHECK_THAT(out, Catch::StartsWith("HTTP/1.1 200 OK\r\n"));
     CHECK_THAT(out, Catch::Contains("\r\nContent-Type: text/event-stream\r\n"));
     CHECK_THAT(out, Catch::Contains("\r\nTransfer-Encoding: chunked\r\n"));
@@ -102,9 +129,9 @@ TEST_CASE("event streams are chunked", "[http]")
     CHECK(out.find("Content-Length") == std::string::npos);
 
     std::string chunks;
-    append_chunk("hello", chunks);
-    append_chunk(std::string(26, 'z'), chunks);
-    append_chunk("", chunks);  // must not end the body early
-    append_last_chunk(chunks);
+    event_stream::append_chunk("hello", chunks);
+    event_stream::append_chunk(std::string(26, 'z'), chunks);
+    event_stream::append_chunk("", chunks);  // must not end the body early
+    event_stream::append_last_chunk(chunks);
     CHECK(chunks == "5\r\nhello\r\n1a\r\n" + std::string(26, 'z') + "\r\n0\r\n\r\n");
 }

@@ -138,6 +138,31 @@ TEMPLATE_TEST_CASE("a client trickling its head is dropped at the header timeout
     CHECK(next.get("/io?delayInMillis=0").status == 200);
 }
 
+TEMPLATE_TEST_CASE("500 clients stuck in their request heads do not delay a normal request", "[limits]", pool_model,
+                   fiber_model, loop_model)
+{
+    // The default header timeout (10 s): the stuck clients stay stuck for the whole test. In pool, a worker is
+    // taken only once a whole request is buffered, so they hold none of the 4 workers.
+    auto opts = short_timeouts(TestType::value);
+    opts.timeouts = {};
+    option_server server(opts);
+    std::vector<std::unique_ptr<raw_client>> stuck;
+    for (int i = 0; i < 500; ++i) {
+        stuck.push_back(std::make_unique<raw_client>(server.port()));
+        stuck.back()->send("GET /io?delayInMillis=0 HTTP/1.1\r\nHost: a\r\nX-Partial: ");
+    }
+    std::this_thread::sleep_for(300ms);  // every partial head has reached the server
+    auto t0 = clock_type::now();
+    raw_client normal(server.port());
+    CHECK(normal.get("/io?delayInMillis=0", {}, 5s).status == 200);
+    auto took = seconds_since(t0);
+    INFO("answered after " << took << " s");
+    CHECK(took < 1.0);
+    // And the stuck ones are still served once they finish their heads.
+    stuck.front()->send("x\r\n\r\n");
+    CHECK(stuck.front()->read_response(5s).status == 200);
+}
+
 TEMPLATE_TEST_CASE("an idle keep-alive connection is closed at the idle timeout", "[limits]", pool_model,
                    fiber_model, loop_model)
 {

@@ -100,6 +100,36 @@ TEST_CASE("SIGTERM drains in-flight requests, refuses new ones and exits 0", "[l
     }
 }
 
+TEST_CASE("--shutdown-timeout bounds shutdown when requests are blocked, and the exit status says so", "[lifecycle]")
+{
+    if (bench_server_path().empty())
+        return;
+    for (const char* model : {"pool", "fiber", "loop"}) {
+        INFO("model " << model);
+        server_process server({"--model", model, "--threads", "2", "--shutdown-timeout", "1"});
+        std::vector<std::unique_ptr<raw_client>> blocked;
+        // A long delay, and two requests calling the server itself: on pool's two workers they deadlock until the
+        // downstream timeout (60 s), as both workers wait for answers only a worker could give.
+        blocked.push_back(std::make_unique<raw_client>(server.port()));
+        blocked.back()->send_get("/io?delayInMillis=30000");
+        for (int i = 0; i < 2; ++i) {
+            blocked.push_back(std::make_unique<raw_client>(server.port()));
+            blocked.back()->send_get("/epoch-millis?delayCallDepth=1&delayInMillis=30000");
+        }
+        std::this_thread::sleep_for(300ms);
+        auto t0 = clock_type::now();
+        server.process().signal(SIGTERM);
+        auto code = server.process().wait_exit(10s);
+        REQUIRE(code.has_value());
+        CHECK(*code == 1);
+        auto took = seconds_since(t0);
+        INFO("exited after " << took << " s");
+        CHECK(took >= 0.9);
+        CHECK(took < 3.0);
+        CHECK(server.process().stderr_text().find("shutdown timeout reached") != std::string::npos);
+    }
+}
+
 TEST_CASE("a second signal while draining exits at once", "[lifecycle]")
 {
     if (bench_server_path().empty())

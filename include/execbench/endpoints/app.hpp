@@ -70,14 +70,16 @@ public:
 
     /// Builds the response for a completed `work::respond` plan.
     void respond(const struct plan& p, http::response& out);
+    /// The computation of a compute plan (the SHA-256 chain), run wherever the model chooses.
+    [[nodiscard]] digest compute(const struct plan& p) const;
     /// Builds the response for a completed compute plan from its digest.
     void respond(const struct plan& p, const digest& d, http::response& out) const;
     /// Builds the error response for a failed downstream call.
     void respond_downstream_failure(http::failure f, std::string_view detail, http::response& out) const;
 
-    /// Appends event `index` of a stream, framed as one HTTP chunk (plus the last chunk after the final event),
-    /// and counts it.
-    void stream_event(const struct plan& p, std::uint32_t index, std::string& out);
+    /// Appends event `index` of a stream as `http::event_stream` frames it (the head before the first event, the
+    /// last chunk after the final one), and counts it. `keep_alive` is the connection's state after the stream.
+    void stream_event(const struct plan& p, std::uint32_t index, bool keep_alive, std::string& out);
 
     /// The counters this app reports on /metrics.
     [[nodiscard]] metrics& counters() noexcept { return metrics_; }

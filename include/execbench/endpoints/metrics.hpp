@@ -55,4 +55,16 @@ private:
     std::atomic<std::int64_t> connections_{0};
 };
 
+/// Counts a connection open for as long as it lives, so no path can forget to count it closed.
+class connection_scope {
+public:
+    explicit connection_scope(metrics& counters) noexcept : counters_(counters) { counters_.connection_opened(); }
+    ~connection_scope() { counters_.connection_closed(); }
+    connection_scope(const connection_scope&) = delete;
+    connection_scope& operator=(const connection_scope&) = delete;
+
+private:
+    metrics& counters_;
+};
+
 }  // namespace execbench::endpoints

@@ -18,4 +18,7 @@ struct stream_params {
 /// `event_bytes` long.
 void append_sse_event(std::size_t index, std::size_t event_bytes, std::string& out);
 
+/// The size `append_sse_event` gives event `index` (for a chunk header written before the event).
+std::size_t sse_event_size(std::size_t index, std::size_t event_bytes) noexcept;
+
 }  // namespace execbench::endpoints

@@ -19,8 +19,6 @@ enum class failure : std::uint8_t {
     header_too_large,       ///< request head over the limit
     body_too_large,         ///< request body over the limit
     unsupported_media_type, ///< wrong Content-Type for a body
-    request_timeout,        ///< the client did not send the request in time
-    version_not_supported,  ///< not HTTP/1.0 or HTTP/1.1
     downstream_unavailable, ///< the downstream server refused or dropped the call
     downstream_bad_answer,  ///< the downstream server answered something unusable
     downstream_timeout,     ///< the downstream call exceeded its deadline

@@ -11,12 +11,11 @@ struct limits {
     static constexpr std::size_t max_header_bytes = 8 * 1024;
     /// Request body; beyond it the answer is 413.
     static constexpr std::size_t max_body_bytes = 1024 * 1024;
-    /// A client must deliver a complete request head within this time once it started one.
+    /// A client must deliver a complete request (head and body) within this time once it started one; a client
+    /// that misses it is disconnected without an answer, as nginx does (it logs 408 but sends nothing).
     static constexpr std::chrono::seconds header_timeout{10};
     /// An idle keep-alive connection is closed after this time.
     static constexpr std::chrono::seconds idle_timeout{60};
-    /// Time allowed for the rest of a body once the head has arrived.
-    static constexpr std::chrono::seconds body_timeout{30};
     /// Time allowed for one write to make progress (a client not reading is dropped after it).
     static constexpr std::chrono::seconds write_timeout{60};
     /// Downstream connect and response timeouts.

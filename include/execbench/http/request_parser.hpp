@@ -2,6 +2,7 @@
 
 #include "execbench/http/request.hpp"
 
+#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/basic_parser.hpp>
 #include <boost/system/error_code.hpp>
 
@@ -52,5 +53,13 @@ private:
     bool connection_close_ = false;
     bool connection_keep_alive_ = false;
 };
+
+/// Feeds the buffered bytes to `parser`: true once the request is complete; false when more bytes are needed
+/// (`ec` clear) or the request is malformed (`ec` set). Consumes what the parser used.
+bool parse_buffered(request_parser& parser, boost::beast::flat_buffer& buffer, boost::system::error_code& ec);
+
+/// True for request read errors the client should hear about (a malformed request, answered 4xx); false for those
+/// that leave nobody to answer (the peer left, a deadline closed the connection).
+bool is_parse_error(const boost::system::error_code& ec) noexcept;
 
 }  // namespace execbench::http

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,7 +14,6 @@ enum class status : std::uint16_t {
     bad_request = 400,
     not_found = 404,
     method_not_allowed = 405,
-    request_timeout = 408,
     payload_too_large = 413,
     unsupported_media_type = 415,
     request_header_fields_too_large = 431,
@@ -22,7 +22,6 @@ enum class status : std::uint16_t {
     bad_gateway = 502,
     service_unavailable = 503,
     gateway_timeout = 504,
-    http_version_not_supported = 505,
 };
 
 /// The reason phrase for a status, e.g. "Not Found".
@@ -41,15 +40,33 @@ struct response {
     void clear() noexcept;
 };
 
-/// Appends status line, headers and body to `out`; `keep_alive` is the connection's state after this response.
+/// True when the connection stays open after `r`: the client asked for keep-alive (`requested`), the response does
+/// not close it and the server is not stopping. The one keep-alive rule every model follows.
+[[nodiscard]] constexpr bool keeps_open(bool requested, const response& r, bool stopping) noexcept
+{
+    return requested && !r.close && !stopping;
+}
+
+/// Appends status line and headers to `out`; the body follows from `r.body` (written beside it, not copied).
+/// `keep_alive` is the connection's state after this response.
+void serialize_head(const response& r, bool keep_alive, std::string& out);
+/// Appends status line, headers and body to `out`.
 void serialize(const response& r, bool keep_alive, std::string& out);
 
-/// Appends the head of a chunked `text/event-stream` response.
-void serialize_event_stream_head(bool keep_alive, std::string& out);
-/// Appends one chunk holding `data`.
-void append_chunk(std::string_view data, std::string& out);
-/// Appends the last (empty) chunk that ends a chunked body.
-void append_last_chunk(std::string& out);
+/// A chunked `text/event-stream` response, framed here once: the head, then one chunk per event, then the last
+/// chunk. The events' bytes come from the caller.
+struct event_stream {
+    /// Appends the response head.
+    static void append_head(bool keep_alive, std::string& out);
+    /// Appends one chunk holding `data`.
+    static void append_chunk(std::string_view data, std::string& out);
+    /// Appends the header of a chunk of `size` bytes; the caller appends the bytes, then `end_chunk`.
+    static void begin_chunk(std::size_t size, std::string& out);
+    /// Ends a chunk begun with `begin_chunk`.
+    static void end_chunk(std::string& out) { out.append("\r\n"); }
+    /// Appends the last (empty) chunk that ends the body.
+    static void append_last_chunk(std::string& out) { out.append("0\r\n\r\n"); }
+};
 
 /// The current `Date` header value (IMF-fixdate), recomputed at most once per second per thread.
 std::string_view date_header() noexcept;

@@ -1,7 +1,5 @@
 #pragma once
 
-#include "execbench/endpoints/sha256_chain.hpp"
-
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -9,16 +7,16 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
-#include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace execbench::models {
 
 /// The dedicated compute pool behind `/cpu-offloaded` (like Reactor's `Schedulers.parallel()`).
 ///
-/// `async_compute` takes any Asio completion token, so each model waits in its own idiom: `use_future` and a
-/// blocking get() in `pool`, a `yield_context` in `fiber`, a callback bound to the loop in `loop`. The completion
-/// runs on the handler's associated executor.
+/// `async_run` takes any Asio completion token, so each model waits in its own idiom: `use_future` and a blocking
+/// get() in `pool`, a `yield_context` in `fiber`, a callback bound to the loop in `loop`. The completion runs on the
+/// handler's associated executor. What runs is the caller's business (the endpoint's `app::compute`).
 class offload_pool {
 public:
     /// Starts `threads` compute threads.
@@ -27,26 +25,28 @@ public:
     offload_pool(const offload_pool&) = delete;
     offload_pool& operator=(const offload_pool&) = delete;
 
-    /// Computes the SHA-256 chain of `iterations` on a compute thread and completes with the digest.
-    template <class CompletionToken>
-    auto async_compute(std::uint32_t iterations, CompletionToken&& token)
+    /// Runs `f()` on a compute thread and completes with its result.
+    template <class Function, class CompletionToken>
+    auto async_run(Function f, CompletionToken&& token)
     {
-        return boost::asio::async_initiate<CompletionToken, void(endpoints::digest)>(
-            [this](auto handler, std::uint32_t n) {
+        using result = std::invoke_result_t<Function&>;
+        return boost::asio::async_initiate<CompletionToken, void(result)>(
+            [this](auto handler, Function f) {
                 // Keep the handler's executor busy while the work is elsewhere, so its loop does not exit.
                 auto work = boost::asio::make_work_guard(boost::asio::get_associated_executor(handler));
-                boost::asio::post(pool_, [n, handler = std::move(handler), work = std::move(work)]() mutable {
-                    auto d = endpoints::sha256_chain(n);
+                boost::asio::post(pool_, [f = std::move(f), handler = std::move(handler), work = std::move(work)]() mutable {
+                    auto r = f();
                     auto ex = work.get_executor();
                     // The guard travels with the completion: once dispatched, this thread must not touch the
                     // handler's context again, which may be gone as soon as the handler has run.
-                    boost::asio::dispatch(ex, [handler = std::move(handler), work = std::move(work), d]() mutable {
-                        std::move(handler)(d);
+                    boost::asio::dispatch(ex, [handler = std::move(handler), work = std::move(work),
+                                               r = std::move(r)]() mutable {
+                        std::move(handler)(std::move(r));
                         work.reset();
                     });
                 });
             },
-            token, iterations);
+            token, std::move(f));
     }
 
     /// The number of compute threads.
