@@ -1,4 +1,6 @@
 // bench-report: regenerates docs/results/<suite>.md, its charts and the README headline from results/.
+#include "app_support.hpp"
+
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/report/report.hpp"
@@ -75,12 +77,8 @@ int main(int argc, char** argv)
     app.add_flag("--no-charts", no_charts, "Do not draw charts (pages and README only)");
     app.add_option("--charts-script", chart_script, "The matplotlib chart script (default: src/report/charts.py)");
     app.add_option("--python", python, "Python interpreter with matplotlib")->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        auto code = app.exit(e);
-        return code == 0 ? 0 : 2;
-    }
+    if (auto code = execbench::apps::parse_command_line(app, "bench-report", argc, argv))
+        return *code;
 
     std::vector<std::filesystem::path> dirs;
     if (suites.empty()) {
