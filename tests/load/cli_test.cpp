@@ -228,7 +228,8 @@ TEST_CASE("bench-load prints a banner, and JSON with --format json", "[cli][load
     CHECK(quiet.err.find("closed loop") == std::string::npos);
 }
 
-TEST_CASE("--slo gates a run: exit 3 naming the broken gate and the measured value", "[cli][load][slo][integration]")
+TEST_CASE("SLO gates of bench-load: exit 3 naming the broken gate and the measured value",
+          "[cli][load][slo][integration]")
 {
     if (bench_load_path().empty() || bench_server_path().empty())
         return;

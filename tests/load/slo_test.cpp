@@ -25,7 +25,7 @@ run_result run_with(std::vector<std::tuple<std::string, double, double>> metrics
 
 }  // namespace
 
-TEST_CASE("--slo gates parse from the documented grammar", "[load][slo]")
+TEST_CASE("SLO gates parse from the documented grammar", "[load][slo]")
 {
     auto gates = parse_slo("p99<300ms, p50<=0.12s,errors=0,unsent=0,rps>=1800,errors_http_5xx==0,wall>2");
     REQUIRE(gates.ok());
@@ -48,7 +48,8 @@ TEST_CASE("--slo gates parse from the documented grammar", "[load][slo]")
     CHECK_FALSE(parse_slo(" , ").ok());
 }
 
-TEST_CASE("--slo verdicts: medians, the worst trial for failure counts, no latency without successes", "[load][slo]")
+TEST_CASE("SLO verdicts read medians and the worst trial for failure counts and need a success for latency",
+          "[load][slo]")
 {
     auto gates = *parse_slo("p99<300ms,errors=0,rps>=1800");
     auto good = run_with({{"requests_ok", 100, 100}, {"latency_millis_p99", 250, 400},
