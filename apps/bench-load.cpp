@@ -1,155 +1,211 @@
 // bench-load: parses options and runs a scenario through the execbench load library.
+#include "app_support.hpp"
+
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/overrides.hpp"
+#include "execbench/load/preflight.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/runner.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/slo.hpp"
+#include "execbench/load/target.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
 namespace {
 
-std::atomic<bool> stop_requested{false};
+constexpr std::string_view program = "bench-load";
 
-extern "C" void on_sigint(int)
+/// A run that cannot start: the reason, exit 2 (no --help hint: the command line was fine).
+int cannot_start(const std::string& why)
 {
-    stop_requested.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+    std::fprintf(stderr, "bench-load: %s\n", why.c_str());
+    return execbench::apps::exit_usage;
 }
-
-constexpr int exit_ok = 0;
-constexpr int exit_run_errors = 1;
-constexpr int exit_usage = 2;
 
 }  // namespace
 
 int main(int argc, char** argv)
 {
     namespace load = execbench::load;
+    namespace apps = execbench::apps;
     CLI::App app{"bench-load: drives an HTTP/1.1 server with named scenarios and writes median-of-N results"};
     app.set_version_flag("--version", execbench::version_string());
 
     std::optional<std::string> scenario_name;
     bool list = false;
+    bool list_suites = false;
     std::optional<std::string> scenarios_dir;
     load::run_options options;
     load::overrides o;
     std::optional<std::string> out;
     bool quiet = false;
+    bool allow_errors = false;
+    std::string format = "text";
+    std::optional<std::string> slo_text;
     std::optional<int> server_pid;
     std::optional<unsigned> threads;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
-    app.add_flag("--list-scenarios", list, "List scenarios: name, suites, description");
+    app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
+    app.add_flag("--list-suites", list_suites, "List suites and their scenarios");
     app.add_option("--scenarios-dir", scenarios_dir, "Scenario directory (default: ./scenarios, then the installed one)");
-    app.add_option("--url", options.url, "Server base URL")->capture_default_str();
+    app.add_option("--url", options.url,
+                   "Server URL; without --scenario and --path its path and query are the request "
+                   "(http://127.0.0.1:8080/io?delayInMillis=5), otherwise it is the server's base")
+        ->capture_default_str();
     app.add_flag("--allow-remote", options.allow_remote, "Allow a target that is not loopback");
     app.add_option("--path", o.path, "Request path with query (ad-hoc run, or replaces the scenario's requests)");
     app.add_option("--method", o.method, "Request method");
     app.add_option("--body-file", o.body_file, "Request body file");
     app.add_option("--header", o.headers, "Request header \"Name: value\" (repeatable)");
-    app.add_option("--shape", o.shape, "Load shape")->check(CLI::IsMember({"burst", "closed", "open", "ramp"}));
-    app.add_option("--connections", o.connections, "Connections (ramp: peak users)");
-    app.add_option("--requests", o.requests, "Requests in a burst");
-    app.add_option("--rate", o.rate, "Open shape: requests per second");
-    app.add_option("--duration", o.duration, "How long requests are issued: seconds or 500ms, 3s, 2m");
-    app.add_option("--think", o.think, "Think time between a response and the next request: 2s or 1s..3s");
-    app.add_option("--threads", threads, "Load-generator threads (default 1)");
-    app.add_option("--trials", o.trials, "Number of measured trials");
+    app.add_option("--shape", o.shape, "Load shape: burst, closed, open, ramp (ad-hoc default closed; --rate alone "
+                                       "implies open, --requests alone burst)");
+    app.add_option("--connections", o.connections, "Connections (ramp: peak users)")
+        ->check(apps::integer_in(1, 1'000'000, "a number of connections"));
+    app.add_option("--requests", o.requests, "Burst: requests in total")
+        ->check(apps::integer_in(1, 1'000'000'000, "a number of requests"));
+    app.add_option("--rate", o.rate, "Open shape: requests per second")
+        ->check(apps::number_in(1e-3, 1e8, "a rate in requests per second"));
+    app.add_option("--duration", o.duration, "Closed/open/ramp: how long requests are issued: 500ms, 3s, 2m");
+    app.add_option("--think", o.think, "Closed/ramp: think time between a response and the next request: 2s or 1s..3s");
+    app.add_option("--threads", threads, "Load-generator threads (default 1)")
+        ->check(apps::integer_in(1, 1024, "a number of threads"));
+    app.add_option("--trials", o.trials, "Number of measured trials")
+        ->check(apps::integer_in(1, 1000, "a number of trials"));
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
     app.add_option("--pause", o.pause, "Pause between trials");
     app.add_option("--timeout", o.timeout, "Per-request timeout");
     app.add_option("--out", out, "Summary CSV to append to (trials, histograms, timeline, context beside it)");
-    app.add_flag("--quiet", quiet, "No progress output");
-    app.add_option("--server-pid", server_pid, "Pid of the server to sample (default: found from the port)");
+    app.add_option("--format", format, "Standard output: text (one line per trial and a summary) or json (one "
+                                       "object per trial and one for the summary)")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    app.add_option("--slo", slo_text, "Gates on the result, e.g. 'p99<300ms,errors=0,rps>=1800'; exit 3 when one "
+                                      "is broken");
+    app.add_flag("--allow-errors", allow_errors, "Run even when the pre-flight request fails (deliberate failure runs)");
+    app.add_flag("--quiet", quiet, "No banner, no progress output");
+    app.add_option("--server-pid", server_pid, "Pid of the server to sample (default: from /health or the port)")
+        ->check(apps::integer_in(1, 4'194'304, "a process id"));
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        auto code = app.exit(e);
-        return code == 0 ? exit_ok : exit_usage;
+    if (auto code = apps::parse_command_line(app, program, argc, argv))
+        return *code;
+
+    if (list || list_suites) {
+        auto dir = load::find_scenario_dir(scenarios_dir);
+        if (!dir)
+            return apps::usage_error(program, dir.err().message);
+        if (list_suites) {
+            for (const auto& [suite, names] : load::list_suites(*dir)) {
+                std::string joined;
+                for (const auto& n : names)
+                    joined += (joined.empty() ? "" : ", ") + n;
+                std::printf("%-14s %2zu  %s\n", suite.c_str(), names.size(), joined.c_str());
+            }
+            return apps::exit_ok;
+        }
+        auto entries = load::list_scenarios(*dir);
+        std::fputs(load::format_scenario_table(entries).c_str(), stdout);
+        bool invalid = std::any_of(entries.begin(), entries.end(), [](const auto& e) { return !e.problem.empty(); });
+        return invalid ? apps::exit_run_errors : apps::exit_ok;
     }
 
-    if (list) {
-        auto dir = load::find_scenario_dir(scenarios_dir);
-        if (!dir) {
-            std::cerr << "bench-load: " << dir.err().message << "\n";
-            return exit_usage;
-        }
-        for (const auto& e : load::list_scenarios(*dir)) {
-            std::string suites;
-            for (const auto& s : e.suites)
-                suites += (suites.empty() ? "" : ",") + s;
-            std::printf("%-32s %-12s %s\n", e.name.c_str(), suites.c_str(),
-                        e.problem.empty() ? e.description.c_str() : ("INVALID: " + e.problem).c_str());
-        }
-        return exit_ok;
+    std::vector<load::slo_gate> gates;
+    if (slo_text) {
+        auto parsed = load::parse_slo(*slo_text);
+        if (!parsed)
+            return apps::usage_error(program, parsed.err().message);
+        gates = std::move(*parsed);
     }
 
     load::scenario s = load::ad_hoc_scenario();
     if (scenario_name) {
         auto dir = load::find_scenario_dir(scenarios_dir);
-        if (!dir) {
-            std::cerr << "bench-load: " << dir.err().message << "\n";
-            return exit_usage;
-        }
+        if (!dir)
+            return apps::usage_error(program, dir.err().message);
         auto loaded = load::load_named_scenario(*dir, *scenario_name);
-        if (!loaded) {
-            std::cerr << "bench-load: " << loaded.err().message << "\n";
-            return exit_usage;
-        }
+        if (!loaded)
+            return apps::usage_error(program, loaded.err().message);
         s = std::move(loaded.value());
     }
-    if (auto applied = load::apply_overrides(s, o); !applied) {
-        std::cerr << "bench-load: " << applied.err().message << "\n";
-        return exit_usage;
-    }
-    if (threads) {
-        if (*threads < 1) {
-            std::cerr << "bench-load: --threads: expected at least 1\n";
-            return exit_usage;
-        }
+    auto url = load::read_url_option(options.url, load::is_ad_hoc(s), o.path.has_value());
+    if (!url)
+        return apps::usage_error(program, url.err().message);
+    options.url = url->base;
+    if (url->request_target)
+        o.path = url->request_target;
+    auto applied = load::apply_overrides(s, o);
+    if (!applied)
+        return apps::usage_error(program, applied.err().message);
+    for (const auto& note : *applied)
+        std::fprintf(stderr, "bench-load: %s\n", note.c_str());
+    if (threads)
         options.threads = *threads;
-    }
     if (server_pid)
         options.server_pid = static_cast<pid_t>(*server_pid);
 
-    std::signal(SIGINT, on_sigint);
-    options.stop = &stop_requested;
+    auto target = load::resolve_target(options.url, options.allow_remote);
+    if (!target)
+        return cannot_start(target.err().message);
+    auto server = load::probe_server(*target, options);
+    if (!quiet)
+        std::fprintf(stderr, "bench-load: %s\n", load::format_banner(s, options, *target, server).c_str());
+    // One request before the warm-up: a dead port or a wrong path would otherwise fail every request of the run.
+    auto first = load::preflight(s, *target, std::min<std::chrono::milliseconds>(
+                                                 std::chrono::duration_cast<std::chrono::milliseconds>(s.timeout),
+                                                 std::chrono::seconds{10}));
+    if (!first) {
+        if (!allow_errors)
+            return cannot_start("pre-flight request failed: " + first.err().message +
+                                " (--allow-errors runs anyway)");
+        std::fprintf(stderr, "bench-load: pre-flight request failed: %s; running anyway (--allow-errors)\n",
+                     first.err().message.c_str());
+    }
+    for (const auto& warning : load::server_mismatches(s, *target, server))
+        std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
+
+    const bool json = format == "json";
+    apps::stop_on_sigint();
+    options.stop = &apps::stop_requested;
     load::progress_printer progress(stderr);
     options.on_progress = [&](const load::progress_event& ev) {
         if (!quiet)
             progress(ev);
         if (ev.what == load::progress_event::phase::trial_done && ev.finished) {
             progress.clear();
-            std::printf("%s\n", load::format_trial_line(*ev.run, *ev.finished).c_str());
+            auto line = json ? load::format_trial_json(*ev.run, *ev.finished)
+                             : load::format_trial_line(*ev.run, *ev.finished);
+            std::printf("%s\n", line.c_str());
             std::fflush(stdout);
         }
     };
 
     auto result = load::run(s, options);
-    if (!result) {
-        std::cerr << "bench-load: " << result.err().message << "\n";
-        return exit_usage;
-    }
+    if (!result)
+        return cannot_start(result.err().message);
     const auto& r = *result;
     progress.clear();
+    auto verdicts = gates.empty() || r.trials.empty() ? std::vector<load::slo_verdict>{} : load::check_slo(gates, r);
     if (!r.trials.empty())
-        std::printf("%s\n", load::format_summary_line(r).c_str());
+        std::printf("%s\n", (json ? load::format_summary_json(r, verdicts) : load::format_summary_line(r)).c_str());
+    std::fflush(stdout);
     if (out) {
         auto paths = load::output_paths_for(*out);
         if (auto written = load::write_results(r, paths); !written) {
-            std::cerr << "bench-load: " << written.err().message << "\n";
-            return exit_run_errors;
+            std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
+            return apps::exit_run_errors;
         }
     }
     if (r.partial)
-        std::cerr << "bench-load: stopped early; results written so far are marked partial\n";
-    return (r.had_errors() || r.partial) ? exit_run_errors : exit_ok;
+        std::fprintf(stderr, "bench-load: stopped early; results written so far are marked partial\n");
+    for (const auto& v : verdicts)
+        if (!v.passed)
+            std::fprintf(stderr, "bench-load: SLO broken: %s\n", load::describe(v).c_str());
+    if (load::slo_broken(verdicts) || (!gates.empty() && r.trials.empty()))
+        return apps::exit_slo;
+    return (r.had_errors() || r.partial) ? apps::exit_run_errors : apps::exit_ok;
 }

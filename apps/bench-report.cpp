@@ -1,4 +1,6 @@
 // bench-report: regenerates docs/results/<suite>.md, its charts and the README headline from results/.
+#include "app_support.hpp"
+
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/report/compare.hpp"
@@ -94,12 +96,8 @@ int main(int argc, char** argv)
         ->capture_default_str();
     compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
     compare->add_flag("--allow-scale-mismatch", co.allow_scale_mismatch, "Compare runs made at different load scales");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        auto code = app.exit(e);
-        return code == 0 ? 0 : 2;
-    }
+    if (auto code = execbench::apps::parse_command_line(app, "bench-report", argc, argv))
+        return *code;
 
     auto usage = [](const std::string& what) {
         std::cerr << "bench-report: " << what << "\nRun with --help for the options.\n";

@@ -1,4 +1,6 @@
 // bench-server: serves the execbench endpoints under one execution model. Parses options and calls the library.
+#include "app_support.hpp"
+
 #include "execbench/core/build_info.hpp"
 #include "execbench/server/options.hpp"
 
@@ -13,6 +15,8 @@
 int main(int argc, char** argv)
 {
     using namespace execbench;
+    namespace apps = execbench::apps;
+    constexpr std::string_view program = "bench-server";
     server::options opts;
     std::string model_name = "loop";
     double shutdown_seconds = 10;
@@ -26,45 +30,43 @@ int main(int argc, char** argv)
     cli.add_option("--model", model_name, "Execution model: pool (thread per request), fiber, loop")
         ->check(CLI::IsMember({"pool", "fiber", "loop"}))
         ->capture_default_str();
-    cli.add_option("--host", opts.host, "Address to listen on")->capture_default_str();
-    cli.add_option("--port", opts.port, "Port to listen on; 0 picks a free one")->capture_default_str();
+    cli.add_option("--host", opts.host, "Address to listen on: an IP address or localhost")->capture_default_str();
+    cli.add_option("--port", opts.port, "Port to listen on; 0 picks a free one")
+        ->check(apps::integer_in(0, 65535, "a port"))
+        ->capture_default_str();
     cli.add_option("--threads", opts.threads,
                    "Workers (pool, default 200), carriers (fiber) or event loops (loop); default per model")
-        ->check(CLI::Range(1u, 10000u));
+        ->check(apps::integer_in(1, 10000, "a number of threads"));
     cli.add_option("--cpu-threads", opts.cpu_threads, "Compute pool size for /cpu-offloaded (default: cores)")
-        ->check(CLI::Range(1u, 1024u));
+        ->check(apps::integer_in(1, 1024, "a number of threads"));
     cli.add_option("--queue", opts.queue, "pool: connections waiting for a worker before 503")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+        ->check(apps::integer_in(1, 1'000'000, "a queue length"))
         ->capture_default_str();
     cli.add_option("--fiber-stack-kb", opts.fiber_stack_kb, "fiber: stack size per fiber in KiB")
-        ->check(CLI::Range(16u, 65536u))
+        ->check(apps::integer_in(16, 65536, "a stack size in KiB"))
         ->capture_default_str();
     cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
     cli.add_option("--movies-db", opts.movies_db, "SQLite file for movies (default: in memory)");
     cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
     cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
-        ->check(CLI::Range(0.0, 3600.0))
+        ->check(apps::number_in(0.0, 3600.0, "a number of seconds"))
         ->capture_default_str();
     cli.add_option("--header-timeout", header_seconds, "Seconds a client has to send a complete request")
-        ->check(CLI::Range(0.001, 3600.0))
+        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
         ->capture_default_str();
     cli.add_option("--idle-timeout", idle_seconds, "Seconds an idle keep-alive connection is kept open")
-        ->check(CLI::Range(0.001, 3600.0))
+        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
         ->capture_default_str();
     cli.add_option("--downstream-timeout", downstream_seconds, "Seconds to wait for a downstream answer (then 504)")
-        ->check(CLI::Range(0.001, 3600.0))
+        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
         ->capture_default_str();
 
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return cli.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return cli.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "bench-server: " << e.what() << "\nRun with --help for the options.\n";
-        return 2;
-    }
+    if (auto code = apps::parse_command_line(cli, program, argc, argv))
+        return *code;
+    auto host = server::listen_address(opts.host);
+    if (!host)
+        return apps::usage_error(program, host.err().message);
+    opts.host = *host;
     opts.model = *models::parse_model(model_name);
     auto millis_of = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
     opts.shutdown_timeout = millis_of(shutdown_seconds);
@@ -76,6 +78,6 @@ int main(int argc, char** argv)
         return server::run(opts);
     } catch (const std::exception& e) {
         std::cerr << "bench-server: " << e.what() << "\n";
-        return 2;
+        return apps::exit_usage;
     }
 }

@@ -1,8 +1,11 @@
 // bench-suite: runs a suite (or a list) of scenarios under each model, a fresh bench-server per run.
+#include "app_support.hpp"
+
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/slo.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <CLI/CLI.hpp>
@@ -18,13 +21,8 @@
 
 namespace {
 
-std::atomic<bool> stop_requested{false};
-
-extern "C" void on_sigint(int)
-{
-    stop_requested.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
-}
+using namespace execbench::apps;
+constexpr std::string_view program = "bench-suite";
 
 std::vector<std::string> split(const std::string& text)
 {
@@ -35,14 +33,6 @@ std::vector<std::string> split(const std::string& text)
         if (!item.empty())
             out.push_back(item);
     return out;
-}
-
-std::string clock_text(execbench::load::duration d)
-{
-    auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
-    return buf;
 }
 
 /// bench-server beside this binary, when there is one.
@@ -106,9 +96,46 @@ void print_table(const std::vector<table_row>& rows)
     std::printf("\n");
 }
 
-constexpr int exit_ok = 0;
-constexpr int exit_run_errors = 1;
-constexpr int exit_usage = 2;
+/// The scenarios to run: the suite's, narrowed by --scenarios to the names it lists (a name not in the suite is an
+/// error: its results would be filed under a suite it does not belong to), or --scenarios alone.
+execbench::result<std::vector<std::string>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
+                                                             const std::string& scenario_list)
+{
+    namespace load = execbench::load;
+    std::vector<std::string> all;
+    for (const auto& e : load::list_scenarios(dir))
+        all.push_back(e.name);
+    auto listed = split(scenario_list);
+    for (const auto& name : listed)
+        if (std::find(all.begin(), all.end(), name) == all.end()) {
+            auto guess = load::closest_match(name, all);
+            return execbench::fail("--scenarios: no scenario '" + name + "' in " + dir.string() +
+                                   (guess ? "; did you mean " + *guess + "?" : std::string{}));
+        }
+    if (suite.empty())
+        return listed;
+    auto in_suite = load::scenarios_in_suite(dir, suite);
+    if (in_suite.empty()) {
+        std::vector<std::string> suites;
+        for (const auto& [name, members] : load::list_suites(dir))
+            suites.push_back(name);
+        auto guess = load::closest_match(suite, suites);
+        return execbench::fail("--suite: no scenario in " + dir.string() + " lists suite '" + suite + "'" +
+                               (guess ? "; did you mean " + *guess + "?" : std::string{}) +
+                               " (bench-load --list-suites lists them)");
+    }
+    if (listed.empty())
+        return in_suite;
+    std::vector<std::string> out;
+    for (const auto& name : in_suite)
+        if (std::find(listed.begin(), listed.end(), name) != listed.end())
+            out.push_back(name);
+    for (const auto& name : listed)
+        if (std::find(in_suite.begin(), in_suite.end(), name) == in_suite.end())
+            return execbench::fail("--scenarios: " + name + " is not in suite " + suite +
+                                   "; its results would be filed under it (drop --suite to run it on its own)");
+    return out;
+}
 
 }  // namespace
 
@@ -130,7 +157,8 @@ int main(int argc, char** argv)
     double start_timeout = 20, stop_timeout = 15;
 
     app.add_option("--suite", suite, "Suite name: runs every scenario listing it (and names the results folder)");
-    app.add_option("--scenarios", scenario_list, "Comma-separated scenario names (instead of, or narrowing, --suite)");
+    app.add_option("--scenarios", scenario_list,
+                   "Comma-separated scenario names: alone, or narrowing --suite to those of its scenarios");
     app.add_option("--models", models, "Comma-separated models")->capture_default_str();
     app.add_option("--scenarios-dir", scenarios_dir, "Scenario directory (default: ./scenarios, then the installed one)");
     app.add_option("--server-bin", server_bin, "bench-server binary (default: the one beside this binary)");
@@ -138,55 +166,77 @@ int main(int argc, char** argv)
     app.add_option("--out,--out-dir", out_dir, "Exact results folder (overrides --results-dir/<suite>)");
     app.add_option("--duration", options.override_values.duration, "Override every scenario's duration (e.g. 20s)");
     app.add_option("--warmup", options.override_values.warmup, "Override every scenario's warm-up");
-    app.add_option("--trials", options.override_values.trials, "Override every scenario's number of trials");
+    app.add_option("--trials", options.override_values.trials, "Override every scenario's number of trials")
+        ->check(integer_in(1, 1000, "a number of trials"));
     app.add_option("--pause", options.override_values.pause, "Override the pause between trials");
     app.add_option("--timeout", options.override_values.timeout, "Override the per-request timeout");
-    app.add_option("--threads", options.threads, "Load-generator threads")->capture_default_str();
-    app.add_option("--start-timeout", start_timeout, "Seconds to wait for a server's /health")->capture_default_str();
-    app.add_option("--stop-timeout", stop_timeout, "Seconds between SIGTERM and SIGKILL")->capture_default_str();
+    app.add_option("--threads", options.threads, "Load-generator threads")
+        ->check(integer_in(1, 1024, "a number of threads"))
+        ->capture_default_str();
+    app.add_option("--start-timeout", start_timeout, "Seconds to wait for a server's /health")
+        ->check(number_in(0.1, 3600, "a number of seconds"))
+        ->capture_default_str();
+    app.add_option("--stop-timeout", stop_timeout, "Seconds between SIGTERM and SIGKILL")
+        ->check(number_in(0.1, 3600, "a number of seconds"))
+        ->capture_default_str();
+    std::optional<std::string> slo_text;
+    app.add_option("--slo", slo_text, "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");
     app.add_flag("--quiet", quiet, "No per-run progress bar");
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        auto code = app.exit(e);
-        return code == 0 ? exit_ok : exit_usage;
-    }
-    if (suite.empty() && scenario_list.empty()) {
-        std::cerr << "bench-suite: give --suite NAME or --scenarios a,b,c\n";
-        return exit_usage;
+    if (auto code = parse_command_line(app, program, argc, argv))
+        return *code;
+    if (suite.empty() && scenario_list.empty())
+        return usage_error(program, "give --suite NAME or --scenarios a,b,c");
+    std::vector<load::slo_gate> gates;
+    if (slo_text) {
+        auto parsed = load::parse_slo(*slo_text);
+        if (!parsed)
+            return usage_error(program, parsed.err().message);
+        gates = std::move(*parsed);
     }
     auto dir = load::find_scenario_dir(scenarios_dir);
-    if (!dir) {
-        std::cerr << "bench-suite: " << dir.err().message << "\n";
-        return exit_usage;
-    }
+    if (!dir)
+        return usage_error(program, dir.err().message);
     options.scenarios_dir = *dir;
-    options.scenarios = scenario_list.empty() ? load::scenarios_in_suite(*dir, suite) : split(scenario_list);
-    if (options.scenarios.empty()) {
-        std::cerr << "bench-suite: no scenario in " << dir->string() << " lists suite '" << suite << "'\n";
-        return exit_usage;
+    auto selected = select_scenarios(*dir, suite, scenario_list);
+    if (!selected)
+        return usage_error(program, selected.err().message);
+    options.scenarios = std::move(*selected);
+    {
+        // Overrides are checked against the scenarios they change before anything starts, naming the flag.
+        std::vector<load::scenario> loaded;
+        for (const auto& name : options.scenarios) {
+            auto sc = load::load_named_scenario(*dir, name);
+            if (!sc)
+                return usage_error(program, sc.err().message);
+            loaded.push_back(std::move(*sc));
+        }
+        auto notes = load::check_suite_overrides(loaded, options.override_values);
+        if (!notes)
+            return usage_error(program, notes.err().message);
+        for (const auto& note : *notes)
+            std::fprintf(stderr, "bench-suite: %s\n", note.c_str());
     }
     options.suite = suite.empty() ? "adhoc" : suite;
     options.models = split(models);
     for (const auto& m : options.models)
-        if (m != "pool" && m != "fiber" && m != "loop") {
-            std::cerr << "bench-suite: --models: '" << m << "' is not pool, fiber or loop\n";
-            return exit_usage;
-        }
+        if (m != "pool" && m != "fiber" && m != "loop")
+            return usage_error(program, "--models: '" + m + "' is not pool, fiber or loop");
+    if (server_bin && ::access(server_bin->c_str(), X_OK) != 0)
+        return usage_error(program, "--server-bin: '" + *server_bin + "' is not an executable file");
     options.server_binary = server_bin ? std::filesystem::path(*server_bin) : default_server_binary();
     options.out_dir = out_dir ? std::filesystem::path(*out_dir) : std::filesystem::path(results_dir) / options.suite;
     options.start_timeout = std::chrono::milliseconds(static_cast<long long>(start_timeout * 1000));
     options.stop_timeout = std::chrono::milliseconds(static_cast<long long>(stop_timeout * 1000));
     options.threads = std::max(1u, options.threads);
 
-    std::signal(SIGINT, on_sigint);
+    stop_on_sigint();
     options.stop = &stop_requested;
     load::progress_printer progress(stderr);
     options.on_run_start = [&](const load::suite_progress& p) {
         progress.clear();
         std::fprintf(stderr, "== [%zu/%zu] %s %s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
-                     p.model.c_str(), clock_text(p.elapsed).c_str(), clock_text(p.remaining).c_str());
+                     p.model.c_str(), load::clock_text(p.elapsed).c_str(), load::clock_text(p.remaining).c_str());
         std::fflush(stderr);
     };
     options.on_progress = [&](const load::progress_event& ev) {
@@ -194,11 +244,16 @@ int main(int argc, char** argv)
             progress(ev);
     };
     std::vector<table_row> table;
+    std::vector<std::string> broken;
     options.on_run_done = [&](const load::suite_entry& e, const load::run_result* r) {
         progress.clear();
         table.push_back(row_of(e, r));
         if (r && !r->trials.empty())
             std::printf("%s\n", load::format_summary_line(*r).c_str());
+        if (r && !r->trials.empty() && !gates.empty())
+            for (const auto& v : load::check_slo(gates, *r))
+                if (!v.passed)
+                    broken.push_back(e.model + " " + e.scenario + ": " + load::describe(v));
         if (e.status != load::run_status::ok)
             std::printf("%s %s: %s%s%s\n", e.model.c_str(), e.scenario.c_str(),
                         std::string(load::to_string(e.status)).c_str(), e.message.empty() ? "" : ": ",
@@ -209,10 +264,8 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "bench-suite: %zu scenario(s) x %zu model(s) into %s\n", options.scenarios.size(),
                  options.models.size(), options.out_dir.string().c_str());
     auto entries = load::run_suite(options);
-    if (!entries) {
-        std::cerr << "bench-suite: " << entries.err().message << "\n";
-        return exit_usage;
-    }
+    if (!entries)
+        return usage_error(program, entries.err().message);
     print_table(table);
     std::size_t ok = 0, errors = 0, failed = 0, not_run = 0;
     for (const auto& e : *entries) {
@@ -226,5 +279,9 @@ int main(int argc, char** argv)
     std::printf("bench-suite %s: %zu run(s): %zu ok, %zu with request errors, %zu failed, %zu not run%s\n",
                 options.suite.c_str(), entries->size(), ok, errors, failed, not_run,
                 stop_requested.load() ? " (stopped early)" : "");
-    return (failed > 0 || stop_requested.load()) ? exit_run_errors : exit_ok;
+    for (const auto& b : broken)
+        std::fprintf(stderr, "bench-suite: SLO broken: %s\n", b.c_str());
+    if (failed > 0 || stop_requested.load())
+        return exit_run_errors;
+    return broken.empty() ? exit_ok : exit_slo;
 }

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace execbench::load::detail {
 
@@ -16,7 +18,14 @@ struct simple_response {
     std::string body;
 };
 
-/// One GET on a fresh connection, bounded by `timeout`; used for /health and /metrics, never on the load path.
+/// One request on a fresh connection, bounded by `timeout`; used for /health, /metrics and the pre-flight request,
+/// never on the load path. The error says "connection refused" or "no answer within ..." in words.
+result<simple_response> http_request(const boost::asio::ip::tcp::endpoint& ep, std::string_view host_header,
+                                     std::string_view method, std::string_view path,
+                                     const std::vector<std::pair<std::string, std::string>>& headers,
+                                     const std::string& body, std::chrono::milliseconds timeout);
+
+/// One GET through http_request.
 result<simple_response> http_get(const boost::asio::ip::tcp::endpoint& ep, std::string_view host_header,
                                  std::string_view path, std::chrono::milliseconds timeout);
 

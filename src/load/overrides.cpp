@@ -10,7 +10,9 @@ scenario ad_hoc_scenario()
     scenario s;
     s.name = "ad-hoc";
     s.description = "ad-hoc run from command-line flags";
-    s.mix.push_back(request_spec{});
+    request_spec r;
+    r.path = "/epoch-millis";  // bench-server answers it; "/" is a 404 there
+    s.mix.push_back(std::move(r));
     s.load.kind = shape::closed;
     s.load.connections = 10;
     s.load.length = std::chrono::seconds{10};
@@ -30,8 +32,96 @@ result<duration> flag_duration(const char* flag, const std::string& text)
 
 }  // namespace
 
-result<bool> apply_overrides(scenario& s, const overrides& o)
+namespace {
+
+/// The load flags whose use depends on the shape, with the scenario field each one sets.
+struct shape_flag {
+    const char* flag;
+    const char* field;
+    bool set;
+};
+
+std::vector<shape_flag> shape_flags(const overrides& o)
 {
+    return {{"--requests", "requests", o.requests.has_value()},
+            {"--rate", "rate", o.rate.has_value()},
+            {"--duration", "duration", o.duration.has_value()},
+            {"--think", "think", o.think.has_value()}};
+}
+
+/// The shape a run gets: --shape, else implied by --rate (open, wrk2's -R) or --requests (burst, hey's -n) on an
+/// ad-hoc run, whose closed loop is only a default; else the scenario's.
+shape effective_shape(const scenario& s, const overrides& o, std::vector<std::string>& notes)
+{
+    if (o.shape) {
+        if (auto sh = parse_shape(*o.shape))
+            return *sh;
+    }
+    if (is_ad_hoc(s)) {
+        if (o.rate && !o.requests) {
+            notes.push_back("--rate implies --shape open (a constant arrival rate, as wrk2's -R)");
+            return shape::open;
+        }
+        if (o.requests && !o.rate && !o.duration) {
+            notes.push_back("--requests implies --shape burst (all requests at once, as hey's -n)");
+            return shape::burst;
+        }
+    }
+    return s.load.kind;
+}
+
+/// "command line: load.rate: missing; ..." -> "--rate: missing; ...": errors name the flag the user can change.
+std::string flag_wording(const std::string& message)
+{
+    constexpr std::string_view prefix = "command line: load.";
+    if (message.compare(0, prefix.size(), prefix) != 0)
+        return message;
+    auto rest = message.substr(prefix.size());
+    auto colon = rest.find(':');
+    auto field = rest.substr(0, colon);
+    if (field == "users")
+        field = "connections";  // a ramp's peak users come from --connections
+    else if (field == "stages")
+        field = "duration";
+    return "--" + field + rest.substr(colon);
+}
+
+}  // namespace
+
+bool is_ad_hoc(const scenario& s) noexcept { return s.file.empty(); }
+
+std::vector<std::string> unused_flags(const scenario& s, const overrides& o)
+{
+    std::vector<std::string> out;
+    for (const auto& f : shape_flags(o))
+        if (f.set && !field_used_by(f.field, s.load.kind))
+            out.emplace_back(f.flag);
+    return out;
+}
+
+overrides used_by(const scenario& s, overrides o)
+{
+    for (const auto& flag : unused_flags(s, o)) {
+        if (flag == "--requests") o.requests.reset();
+        else if (flag == "--rate") o.rate.reset();
+        else if (flag == "--duration") o.duration.reset();
+        else if (flag == "--think") o.think.reset();
+    }
+    return o;
+}
+
+result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o)
+{
+    std::vector<std::string> notes;
+    if (o.shape && !parse_shape(*o.shape))
+        return fail("--shape: '" + *o.shape + "' is not a shape; expected one of burst, closed, open, ramp");
+    const shape target_shape = effective_shape(s, o, notes);
+    // A flag the shape does not use would be dropped silently: the same mistake the scenario reader rejects.
+    for (const auto& f : shape_flags(o)) {
+        if (f.set && !field_used_by(f.field, target_shape))
+            return fail(std::string(f.flag) + ": not used by shape " + std::string(to_string(target_shape)) +
+                        "; add --shape " + shapes_using(f.field));
+    }
     if (o.path || o.method || o.body_file || !o.headers.empty()) {
         // Any request flag describes the one request of the run, starting from the scenario's first request.
         request_spec r = s.mix.empty() ? request_spec{} : s.mix.front();
@@ -64,17 +154,13 @@ result<bool> apply_overrides(scenario& s, const overrides& o)
         r.weight = 1;
         s.mix = {r};
     }
-    if (o.shape) {
-        auto sh = parse_shape(*o.shape);
-        if (!sh)
-            return fail("--shape: expected one of burst, closed, open, ramp");
-        if (*sh != s.load.kind) {
-            s.load.kind = *sh;
-            if (*sh == shape::ramp && s.load.users == 0)
-                s.load.users = s.load.connections;
-            if (*sh == shape::burst && s.load.requests == 0)
-                s.load.requests = s.load.connections;
-        }
+    const bool shape_changed = target_shape != s.load.kind;
+    if (shape_changed) {
+        s.load.kind = target_shape;
+        if (target_shape == shape::ramp && s.load.users == 0)
+            s.load.users = s.load.connections;
+        if (target_shape == shape::burst && s.load.requests == 0)
+            s.load.requests = s.load.connections;
     }
     if (o.connections) {
         if (*o.connections == 0)
@@ -139,16 +225,48 @@ result<bool> apply_overrides(scenario& s, const overrides& o)
         s.pause = *d;
     }
     if (s.load.kind == shape::ramp && s.load.profile == ramp_profile::stages &&
-        (o.duration || o.connections || o.shape)) {
+        (o.duration || o.connections || shape_changed)) {
         s.load.profile = ramp_profile::smooth;  // flags describe a peak and a length, not stages
     }
     if (s.load.kind == shape::ramp && s.load.profile != ramp_profile::stages && s.load.think_max.count() == 0 &&
-        !o.think && o.shape) {
+        !o.think && shape_changed) {
         s.load.think_min = std::chrono::seconds{1};
         s.load.think_max = std::chrono::seconds{3};
     }
     prepare_ramp(s.load);
-    return validate(s, "command line");
+    if (auto v = validate(s, "command line"); !v)
+        return fail(flag_wording(v.err().message));
+    return notes;
+}
+
+result<std::vector<std::string>> check_suite_overrides(const std::vector<scenario>& scenarios, const overrides& o)
+{
+    std::vector<std::string> notes;
+    auto names = [](const std::vector<const scenario*>& list) {
+        std::string out;
+        for (const auto* s : list)
+            out += (out.empty() ? "" : ", ") + s->name + " (" + std::string(to_string(s->load.kind)) + ")";
+        return out;
+    };
+    for (const auto& f : shape_flags(o)) {
+        if (!f.set)
+            continue;
+        std::vector<const scenario*> using_it, not_using;
+        for (const auto& s : scenarios)
+            (field_used_by(f.field, s.load.kind) ? using_it : not_using).push_back(&s);
+        if (using_it.empty())
+            return fail(std::string(f.flag) + ": not used by any selected scenario: " + names(not_using) +
+                        "; it applies to shape " + shapes_using(f.field));
+        if (!not_using.empty())
+            notes.push_back(std::string(f.flag) + " applies to " + std::to_string(using_it.size()) + " of " +
+                            std::to_string(scenarios.size()) + " scenarios; not to " + names(not_using));
+    }
+    for (auto s : scenarios) {
+        auto applied = apply_overrides(s, used_by(s, o));
+        if (!applied)
+            return applied.err();
+    }
+    return notes;
 }
 
 }  // namespace execbench::load

@@ -1,13 +1,13 @@
 #include "execbench/load/progress.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
+#include <sched.h>
 #include <unistd.h>
 
 namespace execbench::load {
-
-namespace {
 
 std::string clock_text(duration d)
 {
@@ -16,8 +16,6 @@ std::string clock_text(duration d)
     std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
     return buf;
 }
-
-}  // namespace
 
 progress_printer::progress_printer(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) == 1) {}
 
@@ -61,6 +59,74 @@ void progress_printer::operator()(const progress_event& ev)
                      static_cast<unsigned long long>(ev.errors), clock_text(ev.elapsed).c_str());
         std::fflush(out_);
     }
+}
+
+namespace {
+
+std::string number(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+std::string shape_text(const load_spec& l)
+{
+    auto c = std::to_string(l.connections);
+    auto think = l.think_max.count() > 0
+                     ? ", think " + format_duration(l.think_min) +
+                           (l.think_max != l.think_min ? ".." + format_duration(l.think_max) : std::string{})
+                     : std::string{};
+    switch (l.kind) {
+    case shape::burst:
+        return "burst of " + std::to_string(l.requests) + " requests on " +
+               std::to_string(l.connections ? l.connections : l.requests) + " connections";
+    case shape::closed: return "closed loop on " + c + " connections for " + format_duration(l.length) + think;
+    case shape::open:
+        return "open loop at " + number(l.rate) + " req/s on " + c + " connections for " + format_duration(l.length);
+    case shape::ramp:
+        return "ramp (" + std::string(to_string(l.profile)) + ") to " + std::to_string(l.users) + " users over " +
+               format_duration(l.length) + think;
+    }
+    return "?";
+}
+
+}  // namespace
+
+std::string affinity_list()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return "?";
+    std::string out;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (!CPU_ISSET(cpu, &set))
+            continue;
+        int last = cpu;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            ++last;
+        out += (out.empty() ? "" : ",") + std::to_string(cpu) + (last > cpu ? "-" + std::to_string(last) : "");
+        cpu = last;
+    }
+    return out;
+}
+
+std::string format_banner(const scenario& s, const run_options& options, const target& t, const server_info& server)
+{
+    std::string out = s.name + ": " + shape_text(s.load);
+    if (s.background)
+        out += ", beside a background " + shape_text(s.background->load);
+    out += "; warm-up " + format_duration(s.warmup) + ", " + std::to_string(s.trials) +
+           (s.trials == 1 ? " trial" : " trials") + ", " + std::to_string(std::max(1u, options.threads)) +
+           (options.threads > 1 ? " threads" : " thread") + "\n  target ";
+    if (s.mix.size() == 1)
+        out += s.mix.front().method + " http://" + t.host_header + t.base_path + s.mix.front().path;
+    else
+        out += std::to_string(s.mix.size()) + " requests in the mix at http://" + t.host_header + t.base_path;
+    out += "; server " + server.model + (server.health_json.empty() ? " (no /health answer)" : "") + ", pid " +
+           (server.pid ? std::to_string(*server.pid) : std::string("unknown")) + "; load CPUs " + affinity_list();
+    return out;
 }
 
 }  // namespace execbench::load

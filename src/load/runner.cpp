@@ -215,6 +215,32 @@ run_context collect_context()
     return c;
 }
 
+server_info probe_server(const target& t, const run_options& options)
+{
+    server_info info;
+    info.local = t.local;
+    std::optional<pid_t> reported_pid;
+    if (auto h = detail::http_get(t.endpoints.front(), t.host_header, t.base_path + "/health",
+                                  std::chrono::milliseconds{2000});
+        h && h->status == 200) {
+        info.health_json = h->body;
+        auto j = nlohmann::json::parse(h->body, nullptr, false);
+        if (j.is_object() && j.contains("model") && j["model"].is_string())
+            info.model = j["model"].get<std::string>();
+        if (j.is_object() && j.contains("pid") && j["pid"].is_number_integer())
+            reported_pid = static_cast<pid_t>(j["pid"].get<long long>());
+    }
+    if (options.server_pid)
+        info.pid = options.server_pid;
+    else if (t.local)
+        info.pid = reported_pid ? reported_pid : stats::find_listening_pid(t.port);
+    if (info.pid)
+        info.sampling = "proc";
+    else if (!t.local)
+        info.sampling = "metrics";
+    return info;
+}
+
 bool run_result::noisy() const noexcept
 {
     return std::any_of(summary.begin(), summary.end(), [](const auto& m) { return m.noisy; });
@@ -349,23 +375,7 @@ result<run_result> run(const scenario& s, const run_options& options)
         std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
         out.run_id = id;
     }
-    out.server.local = tgt->local;
-    if (auto h = detail::http_get(tgt->endpoints.front(), tgt->host_header, tgt->base_path + "/health",
-                                  std::chrono::milliseconds{2000});
-        h && h->status == 200) {
-        out.server.health_json = h->body;
-        auto j = nlohmann::json::parse(h->body, nullptr, false);
-        if (j.is_object() && j.contains("model") && j["model"].is_string())
-            out.server.model = j["model"].get<std::string>();
-    }
-    if (options.server_pid)
-        out.server.pid = options.server_pid;
-    else if (tgt->local)
-        out.server.pid = stats::find_listening_pid(tgt->port);
-    if (out.server.pid)
-        out.server.sampling = "proc";
-    else if (!tgt->local)
-        out.server.sampling = "metrics";
+    out.server = probe_server(*tgt, options);
 
     auto plan = make_plan(s, *tgt, options);
     auto run_start = clock::now();
@@ -516,17 +526,36 @@ double metric(const std::vector<std::pair<std::string, double>>& m, std::string_
     return 0;
 }
 
+/// " (connect_refused=600, http_5xx=3)": the error classes that occurred, named as their CSV columns.
+std::string error_classes_of(const std::vector<std::pair<std::string, double>>& m)
+{
+    std::string out;
+    for (std::size_t i = 0; i < error_class_count; ++i) {
+        auto name = std::string(to_string(static_cast<error_class>(i)));
+        auto n = metric(m, "errors_" + name);
+        if (n > 0)
+            out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(static_cast<std::uint64_t>(std::llround(n)));
+    }
+    return out.empty() ? out : " (" + out + ")";
+}
+
 std::string line_of(const std::vector<std::pair<std::string, double>>& m, bool server_sampled)
 {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "total=%.0f ok=%.0f errors=%.0f wall=%s rps=%.0f p50=%s p99=%s",
-                  metric(m, "requests_total"), metric(m, "requests_ok"), metric(m, "requests_error"),
-                  format_ms(metric(m, "wall_millis")).c_str(), metric(m, "requests_per_second"),
-                  format_ms(metric(m, "latency_millis_p50")).c_str(),
-                  format_ms(metric(m, "latency_millis_p99")).c_str());
-    std::string out = buf;
+    std::snprintf(buf, sizeof buf, "total=%.0f ok=%.0f errors=%.0f", metric(m, "requests_total"),
+                  metric(m, "requests_ok"), metric(m, "requests_error"));
+    std::string out = buf + error_classes_of(m);
+    out += " wall=" + format_ms(metric(m, "wall_millis"));
+    if (metric(m, "requests_ok") > 0) {
+        std::snprintf(buf, sizeof buf, " rps=%.0f p50=%s p99=%s", metric(m, "requests_per_second"),
+                      format_ms(metric(m, "latency_millis_p50")).c_str(),
+                      format_ms(metric(m, "latency_millis_p99")).c_str());
+        out += buf;
+    } else {
+        out += " no successful requests";  // 0 ms percentiles would read as a perfect latency
+    }
     if (server_sampled) {
-        std::snprintf(buf, sizeof buf, " rss_max=%.0fMB cpu=%.0f%%", metric(m, "server_rss_mb_max"),
+        std::snprintf(buf, sizeof buf, " rss_max=%.0fMiB cpu=%.0f%%", metric(m, "server_rss_mb_max"),
                       metric(m, "server_cpu_percent_avg"));
         out += buf;
     }
@@ -565,12 +594,110 @@ std::string format_summary_line(const run_result& r)
         std::string which;
         for (const auto& m : r.summary)
             if (m.noisy)
-                which += (which.empty() ? "" : ",") + m.name;
+                which += (which.empty() ? "" : ";") + m.name;  // as in the CSV's noisy_metrics
         out += " NOISY(" + which + ")";
     }
     if (r.partial)
         out += " PARTIAL";
     return out;
+}
+
+namespace {
+
+/// The fields both JSON records start with.
+nlohmann::json json_head(const run_result& r, std::string_view type)
+{
+    const auto& s = r.scenario_used;
+    nlohmann::json j;
+    j["type"] = type;
+    j["run_id"] = r.run_id;
+    j["scenario"] = s.name;
+    j["model"] = r.server.model;
+    j["url"] = r.url;
+    j["shape"] = to_string(s.load.kind);
+    j["connections"] = s.load.connections;
+    if (s.load.kind == shape::open)
+        j["rate"] = s.load.rate;
+    if (s.load.kind == shape::burst)
+        j["requests"] = s.load.requests;
+    if (s.load.kind != shape::burst)
+        j["duration_millis"] = std::chrono::duration<double, std::milli>(s.load.length).count();
+    j["trials"] = s.trials;
+    return j;
+}
+
+/// {"connect_refused": 600}: the error classes that occurred.
+nlohmann::json json_errors(const std::vector<std::pair<std::string, double>>& m)
+{
+    auto j = nlohmann::json::object();
+    for (std::size_t i = 0; i < error_class_count; ++i) {
+        auto name = std::string(to_string(static_cast<error_class>(i)));
+        if (auto n = metric(m, "errors_" + name); n > 0)
+            j[name] = n;
+    }
+    return j;
+}
+
+/// A metric value, or null for a latency nothing was measured for.
+nlohmann::json json_value(const std::string& name, double v, bool any_ok)
+{
+    if (!any_ok && name.rfind("latency_", 0) == 0)
+        return nullptr;
+    return v;
+}
+
+}  // namespace
+
+std::string format_trial_json(const run_result& r, const trial_result& t)
+{
+    auto j = json_head(r, "trial");
+    j["trial"] = t.index;
+    auto m = trial_metrics(t);
+    bool any_ok = metric(m, "requests_ok") > 0;
+    auto metrics = nlohmann::json::object();
+    for (const auto& [name, v] : m)
+        metrics[name] = json_value(name, v, any_ok);
+    j["metrics"] = std::move(metrics);
+    j["errors"] = json_errors(m);
+    j["server_sampled"] = t.server.has_value();
+    j["stopped"] = t.measured.stopped;
+    return j.dump();
+}
+
+std::string format_summary_json(const run_result& r, const std::vector<slo_verdict>& slo)
+{
+    auto j = json_head(r, "summary");
+    j["trials_run"] = r.trials.size();
+    std::vector<std::pair<std::string, double>> medians;
+    for (const auto& m : r.summary)
+        medians.emplace_back(m.name, m.spread.median);
+    bool any_ok = metric(medians, "requests_ok") > 0;
+    auto median = nlohmann::json::object(), min = nlohmann::json::object(), max = nlohmann::json::object();
+    auto noisy = nlohmann::json::array();
+    for (const auto& m : r.summary) {
+        median[m.name] = json_value(m.name, m.spread.median, any_ok);
+        min[m.name] = json_value(m.name, m.spread.min, any_ok);
+        max[m.name] = json_value(m.name, m.spread.max, any_ok);
+        if (m.noisy)
+            noisy.push_back(m.name);
+    }
+    j["median"] = std::move(median);
+    j["min"] = std::move(min);
+    j["max"] = std::move(max);
+    j["errors"] = json_errors(medians);
+    j["successful"] = any_ok;
+    j["noisy_metrics"] = std::move(noisy);
+    j["partial"] = r.partial;
+    if (!slo.empty()) {
+        auto gates = nlohmann::json::array();
+        for (const auto& v : slo)
+            gates.push_back({{"gate", v.gate},
+                             {"metric", v.metric},
+                             {"measured", v.measurable ? nlohmann::json(v.measured) : nlohmann::json(nullptr)},
+                             {"passed", v.passed}});
+        j["slo"] = std::move(gates);
+    }
+    return j.dump();
 }
 
 }  // namespace execbench::load

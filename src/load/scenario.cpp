@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <initializer_list>
 #include <numeric>
@@ -16,6 +17,8 @@ namespace execbench::load {
 namespace {
 
 using json = nlohmann::json;
+
+constexpr shape every_shape[] = {shape::burst, shape::closed, shape::open, shape::ramp};
 
 std::string trim(std::string_view s)
 {
@@ -109,10 +112,51 @@ std::string_view to_string(shape s) noexcept
 
 std::optional<shape> parse_shape(std::string_view text) noexcept
 {
-    for (auto s : {shape::burst, shape::closed, shape::open, shape::ramp})
+    for (auto s : every_shape)
         if (to_string(s) == text)
             return s;
     return std::nullopt;
+}
+
+namespace {
+
+/// Which load fields each shape uses (docs/scenarios.md has the same table).
+struct field_rule {
+    std::string_view field;
+    std::vector<shape> shapes;
+};
+const field_rule field_rules[] = {
+    {"requests", {shape::burst}},
+    {"rate", {shape::open}},
+    {"duration", {shape::closed, shape::open, shape::ramp}},
+    {"think", {shape::closed, shape::ramp}},
+    {"profile", {shape::ramp}},
+    {"users", {shape::ramp}},
+    {"spikes", {shape::ramp}},
+    {"stages", {shape::ramp}},
+    {"connections", {shape::burst, shape::closed, shape::open}},
+};
+
+}  // namespace
+
+bool field_used_by(std::string_view field, shape s) noexcept
+{
+    for (const auto& rule : field_rules)
+        if (rule.field == field)
+            return std::find(rule.shapes.begin(), rule.shapes.end(), s) != rule.shapes.end();
+    return true;
+}
+
+std::string shapes_using(std::string_view field)
+{
+    std::vector<std::string_view> names;
+    for (auto s : every_shape)
+        if (field_used_by(field, s))
+            names.push_back(to_string(s));
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+    return out;
 }
 
 std::string_view to_string(ramp_profile p) noexcept
@@ -353,24 +397,11 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     if (!sh)
         return rd.err(path + ".shape", "expected one of burst, closed, open, ramp");
     l.kind = *sh;
-    // Which fields each shape uses; a field another shape uses is a mistake worth naming.
-    struct field_rule {
-        const char* field;
-        std::vector<shape> shapes;
-    };
-    const std::vector<field_rule> rules{
-        {"requests", {shape::burst}},
-        {"rate", {shape::open}},
-        {"duration", {shape::closed, shape::open, shape::ramp}},
-        {"think", {shape::closed, shape::ramp}},
-        {"profile", {shape::ramp}},
-        {"users", {shape::ramp}},
-        {"spikes", {shape::ramp}},
-        {"stages", {shape::ramp}},
-        {"connections", {shape::burst, shape::closed, shape::open}}};
-    for (const auto& rule : rules) {
-        if (v.contains(rule.field) && std::find(rule.shapes.begin(), rule.shapes.end(), l.kind) == rule.shapes.end())
-            return rd.err(path + "." + rule.field,
+    // A field another shape uses is a mistake worth naming.
+    for (std::string_view field : {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
+                                   "connections"}) {
+        if (v.contains(field) && !field_used_by(field, l.kind))
+            return rd.err(path + "." + std::string(field),
                           "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
     }
     if (v.contains("connections")) {
@@ -721,14 +752,94 @@ result<scenario> load_named_scenario(const std::filesystem::path& dir, std::stri
     auto path = dir / file;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-        std::string known;
+        std::vector<std::string> known;
         for (const auto& e : list_scenarios(dir))
-            known += (known.empty() ? "" : ", ") + e.name;
-        return fail("scenario '" + std::string(name) + "' not found in " + dir.string() +
-                    (known.empty() ? "" : " (available: " + known + ")"));
+            known.push_back(e.name);
+        auto guess = closest_match(name, known);
+        return fail("scenario '" + std::string(name) + "' not found in " + dir.string() + "/" +
+                    (guess ? "; did you mean " + *guess + "?" : std::string{}) + " (--list-scenarios lists them)");
     }
     return load_scenario_file(path);
 }
+
+bool natural_less(std::string_view a, std::string_view b) noexcept
+{
+    std::size_t i = 0, j = 0;
+    auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    while (i < a.size() && j < b.size()) {
+        if (digit(a[i]) && digit(b[j])) {
+            auto ei = i, ej = j;
+            while (ei < a.size() && digit(a[ei]))
+                ++ei;
+            while (ej < b.size() && digit(b[ej]))
+                ++ej;
+            auto na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+            na.remove_prefix(std::min(na.find_first_not_of('0'), na.size()));
+            nb.remove_prefix(std::min(nb.find_first_not_of('0'), nb.size()));
+            if (na.size() != nb.size())
+                return na.size() < nb.size();
+            if (na != nb)
+                return na < nb;
+            i = ei;
+            j = ej;
+            continue;
+        }
+        if (a[i] != b[j])
+            return a[i] < b[j];
+        ++i;
+        ++j;
+    }
+    return a.size() - i < b.size() - j;
+}
+
+std::optional<std::string> closest_match(std::string_view name, const std::vector<std::string>& candidates)
+{
+    std::optional<std::string> best;
+    std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+    for (const auto& c : candidates) {
+        // Levenshtein distance over two rows.
+        std::vector<std::size_t> prev(c.size() + 1), cur(c.size() + 1);
+        std::iota(prev.begin(), prev.end(), std::size_t{0});
+        for (std::size_t i = 1; i <= name.size(); ++i) {
+            cur[0] = i;
+            for (std::size_t k = 1; k <= c.size(); ++k)
+                cur[k] = std::min({prev[k] + 1, cur[k - 1] + 1, prev[k - 1] + (name[i - 1] == c[k - 1] ? 0 : 1)});
+            std::swap(prev, cur);
+        }
+        if (prev[c.size()] < best_distance) {
+            best_distance = prev[c.size()];
+            best = c;
+        }
+    }
+    return best;
+}
+
+namespace {
+
+/// The suite catalogue's order (docs/suites.md), which follows the studies: listings and runs keep it.
+std::size_t suite_rank(const std::vector<std::string>& suites)
+{
+    static const std::vector<std::string_view> order{"reactive", "downstream",    "default",
+                                                     "smoke",    "failure-modes", "shapes"};
+    if (suites.empty())
+        return order.size() + 1;
+    auto it = std::find(order.begin(), order.end(), suites.front());
+    return it == order.end() ? order.size() : static_cast<std::size_t>(it - order.begin());
+}
+
+bool studies_order(const scenario_entry& a, const scenario_entry& b)
+{
+    auto ra = suite_rank(a.suites), rb = suite_rank(b.suites);
+    if (ra != rb)
+        return ra < rb;
+    auto sa = a.suites.empty() ? std::string{} : a.suites.front();
+    auto sb = b.suites.empty() ? std::string{} : b.suites.front();
+    if (sa != sb)
+        return sa < sb;
+    return natural_less(a.name, b.name);
+}
+
+}  // namespace
 
 std::vector<scenario_entry> list_scenarios(const std::filesystem::path& dir)
 {
@@ -743,12 +854,67 @@ std::vector<scenario_entry> list_scenarios(const std::filesystem::path& dir)
         if (s) {
             e.suites = s->suites;
             e.description = s->description;
+            e.load = s->load;
         } else {
             e.problem = s.err().message;
         }
         out.push_back(std::move(e));
     }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    std::sort(out.begin(), out.end(), studies_order);
+    return out;
+}
+
+std::string format_scenario_table(const std::vector<scenario_entry>& entries)
+{
+    std::vector<std::vector<std::string>> rows{{"name", "suites", "shape", "duration", "conns", "rate", "description"}};
+    for (const auto& e : entries) {
+        std::string suites;
+        for (const auto& s : e.suites)
+            suites += (suites.empty() ? "" : ",") + s;
+        if (!e.problem.empty()) {
+            rows.push_back({e.name, suites, "-", "-", "-", "-", "INVALID: " + e.problem});
+            continue;
+        }
+        const auto& l = e.load;
+        char rate[32] = "-";
+        if (l.kind == shape::open)
+            std::snprintf(rate, sizeof rate, "%g/s", l.rate);
+        auto length = l.kind == shape::burst ? std::to_string(l.requests) + " req" : format_duration(l.length);
+        auto conns = std::to_string(l.kind == shape::ramp ? l.users : l.connections ? l.connections : l.requests);
+        rows.push_back({e.name, suites, std::string(to_string(l.kind)), length, conns, rate, e.description});
+    }
+    std::vector<std::size_t> width(rows.front().size(), 0);
+    for (const auto& r : rows)
+        for (std::size_t i = 0; i + 1 < r.size(); ++i)
+            width[i] = std::max(width[i], r[i].size());
+    std::string out;
+    for (const auto& r : rows) {
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            out += r[i];
+            if (i + 1 < r.size())
+                out += std::string(width[i] - r[i].size() + 2, ' ');
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> list_suites(const std::filesystem::path& dir)
+{
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const auto& e : list_scenarios(dir)) {
+        for (const auto& suite : e.suites) {
+            auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == suite; });
+            if (it == out.end()) {
+                out.emplace_back(suite, std::vector<std::string>{});
+                it = out.end() - 1;
+            }
+            it->second.push_back(e.name);
+        }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return suite_rank({a.first}) < suite_rank({b.first});
+    });
     return out;
 }
 

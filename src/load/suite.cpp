@@ -590,7 +590,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         auto s = load_named_scenario(o.scenarios_dir, name);
         if (!s)
             return s.err();
-        if (auto applied = apply_overrides(*s, o.override_values); !applied)
+        if (auto applied = apply_overrides(*s, used_by(*s, o.override_values)); !applied)
             return fail("scenario " + name + ": " + applied.err().message);
         scenarios.push_back(std::move(*s));
     }

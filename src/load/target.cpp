@@ -6,6 +6,27 @@
 
 namespace execbench::load {
 
+result<url_reading> read_url_option(std::string_view text, bool ad_hoc, bool has_path)
+{
+    auto u = http::parse_url(text);
+    if (!u)
+        return fail("--url: " + u.err().message);
+    url_reading out;
+    const bool has_query = u->target.find_first_of("?#") != std::string::npos;
+    if (ad_hoc && !has_path) {
+        out.base = "http://" + u->authority();
+        if (u->target != "/")
+            out.request_target = u->target;
+        return out;
+    }
+    if (has_query)
+        return fail("--url: '" + std::string(text) + "' has a query, but " +
+                    (has_path ? std::string("--path") : std::string("the scenario")) +
+                    " gives the request; here the URL is only the server's base: put the query in --path");
+    out.base = std::string(text);
+    return out;
+}
+
 result<target> resolve_target(std::string_view text, bool allow_remote)
 {
     auto u = http::parse_url(text);

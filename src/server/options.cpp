@@ -3,6 +3,8 @@
 #include "execbench/endpoints/movie_store.hpp"
 #include "execbench/models/offload_pool.hpp"
 
+#include <boost/asio/ip/address.hpp>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -75,6 +77,19 @@ bool instance::stop(std::chrono::steady_clock::time_point deadline)
     bool drained = server_->shutdown(deadline);
     offload_.stop();
     return drained;
+}
+
+result<std::string> listen_address(std::string_view host)
+{
+    // Resolving names would make the listen address depend on /etc/hosts and DNS; localhost is the one name people
+    // type for a loopback benchmark.
+    if (host == "localhost" || host == "localhost.")
+        return std::string("127.0.0.1");
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(std::string(host), ec);
+    if (ec)
+        return fail("--host: '" + std::string(host) + "' is not an IP address or localhost (e.g. 127.0.0.1, ::1)");
+    return std::string(host);
 }
 
 int run(const options& opts)

@@ -78,7 +78,8 @@ TEST_CASE("bench-load classifies each faulty server, ends in time, writes result
         misbehaving_server server(f.behaviour);
         auto out = dir.path / (std::string(f.error_column) + ".csv");
         auto t0 = clock_type::now();
-        child_process load({bench_load_path(), "--quiet", "--url", server.url(), "--path", "/", "--shape", "closed",
+        child_process load({bench_load_path(), "--quiet", "--allow-errors", "--url", server.url(), "--path", "/",
+                            "--shape", "closed",
                             "--connections", "2", "--duration", "1s", "--timeout", "500ms", "--trials", "1",
                             "--warmup", "0s", "--out", out.string()});
         auto code = load.wait_exit(20s);
@@ -94,7 +95,8 @@ TEST_CASE("bench-load classifies each faulty server, ends in time, writes result
         INFO("a port that refuses connections");
         auto out = dir.path / "refused.csv";
         auto t0 = clock_type::now();
-        child_process load({bench_load_path(), "--quiet", "--url", "http://127.0.0.1:" + std::to_string(unused_port()),
+        child_process load({bench_load_path(), "--quiet", "--allow-errors", "--url",
+                            "http://127.0.0.1:" + std::to_string(unused_port()),
                             "--path", "/", "--shape", "burst", "--connections", "4", "--requests", "4", "--trials",
                             "1", "--warmup", "0s", "--timeout", "1s", "--out", out.string()});
         auto code = load.wait_exit(20s);
@@ -128,7 +130,8 @@ TEST_CASE("bench-load's memory stays flat over a long open-loop run", "[load][fa
         return;
     misbehaving_server server;
     temp_dir dir("execbench-flat");
-    child_process load({bench_load_path(), "--quiet", "--url", server.url(), "--path", "/", "--shape", "open",
+    child_process load({bench_load_path(), "--quiet", "--allow-errors", "--url", server.url(), "--path", "/",
+                        "--shape", "open",
                         "--rate", "3000", "--connections", "16", "--duration", "12s", "--trials", "1", "--warmup",
                         "0s", "--timeout", "2s", "--out", (dir.path / "flat.csv").string()});
     std::this_thread::sleep_for(3s);

@@ -81,7 +81,7 @@ TEST_CASE("trials are summarised as median, min and max, and a wide spread is no
     CHECK(find(r, "errors_reset").spread.median == Approx(2));
     CHECK(find(r, "server_rss_mb_max").spread.max == Approx(13));
     CHECK_THAT(format_summary_line(r), Catch::StartsWith("fiber fake, with comma median of 3: total=1002 ok=1000 errors=2"));
-    CHECK_THAT(format_summary_line(r), Catch::Contains("NOISY(") && Catch::Contains("rss_max=12MB"));
+    CHECK_THAT(format_summary_line(r), Catch::Contains("NOISY(") && Catch::Contains("rss_max=12MiB"));
 
     auto steady = fake_run({200ms, 201ms, 199ms});
     CHECK_FALSE(find(steady, "wall_millis").noisy);

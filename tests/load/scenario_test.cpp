@@ -254,7 +254,10 @@ TEST_CASE("the shipped scenarios parse and include one per shape", "[load]")
     CHECK(std::find(io->suites.begin(), io->suites.end(), "reactive") != io->suites.end());
     auto missing = load_named_scenario(dir, "no-such-scenario");
     REQUIRE_FALSE(missing.ok());
-    CHECK_THAT(missing.err().message, Catch::Contains("not found") && Catch::Contains("io-600"));
+    CHECK_THAT(missing.err().message, Catch::Contains("not found") && Catch::Contains("--list-scenarios"));
+    auto typo = load_named_scenario(dir, "io-60");
+    REQUIRE_FALSE(typo.ok());
+    CHECK_THAT(typo.err().message, Catch::Contains("did you mean io-600?"));
 }
 
 TEST_CASE("command-line flags override a scenario and are validated", "[load]")
@@ -280,7 +283,7 @@ TEST_CASE("command-line flags override a scenario and are validated", "[load]")
     shape_change.duration = "1s";
     auto r = apply_overrides(s, shape_change);
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(r.err().message, Catch::Contains("load.rate") && Catch::Contains("missing"));
+    CHECK_THAT(r.err().message, Catch::StartsWith("--rate: missing"));
     shape_change.rate = 100;
     CHECK(apply_overrides(s, shape_change).ok());
 
@@ -291,6 +294,97 @@ TEST_CASE("command-line flags override a scenario and are validated", "[load]")
     bad_header.headers = {"no colon"};
     CHECK_THAT(apply_overrides(s, bad_header).err().message, Catch::Contains("--header"));
     overrides bad_duration;
+    bad_duration.shape = "closed";
     bad_duration.duration = "forever";
-    CHECK_THAT(apply_overrides(s, bad_duration).err().message, Catch::Contains("--duration"));
+    CHECK_THAT(apply_overrides(s, bad_duration).err().message, Catch::Contains("--duration: 'forever'"));
+}
+
+TEST_CASE("a load flag the shape does not use is an error, or implied on an ad-hoc run", "[load][cli]")
+{
+    SECTION("a scenario's shape is what its file says")
+    {
+        auto s = *parse(minimal);  // burst
+        overrides o;
+        o.duration = "5s";
+        auto r = apply_overrides(s, o);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.err().message == "--duration: not used by shape burst; add --shape closed, open or ramp");
+        overrides rate;
+        rate.rate = 100;
+        CHECK(apply_overrides(s, rate).err().message == "--rate: not used by shape burst; add --shape open");
+        overrides think;
+        think.think = "1s";
+        think.shape = "open";
+        think.connections = 2;
+        think.rate = 10;
+        think.duration = "1s";
+        CHECK(apply_overrides(s, think).err().message ==
+              "--think: not used by shape open; add --shape closed or ramp");
+    }
+    SECTION("--rate alone on an ad-hoc run is the open shape, and says so")
+    {
+        auto s = ad_hoc_scenario();
+        CHECK(s.mix.front().path == "/epoch-millis");
+        overrides o;
+        o.rate = 200;
+        o.connections = 2;
+        o.duration = "1s";
+        auto r = apply_overrides(s, o);
+        REQUIRE(r.ok());
+        CHECK(s.load.kind == shape::open);
+        CHECK(s.load.rate == 200);
+        REQUIRE(r->size() == 1);
+        CHECK_THAT(r->front(), Catch::Contains("--rate implies --shape open"));
+    }
+    SECTION("--requests alone on an ad-hoc run is a burst")
+    {
+        auto s = ad_hoc_scenario();
+        overrides o;
+        o.requests = 20;
+        REQUIRE(apply_overrides(s, o).ok());
+        CHECK(s.load.kind == shape::burst);
+        CHECK(s.load.requests == 20);
+    }
+    SECTION("an explicit --shape wins over the implication")
+    {
+        auto s = ad_hoc_scenario();
+        overrides o;
+        o.rate = 200;
+        o.shape = "closed";
+        CHECK(apply_overrides(s, o).err().message == "--rate: not used by shape closed; add --shape open");
+    }
+}
+
+TEST_CASE("suite-wide overrides: an error when no scenario uses one, a note naming those it skips", "[load][cli]")
+{
+    auto burst = *parse(minimal);
+    auto closed = *parse(R"({"description": "d", "requests": [{"path": "/io"}],
+                            "load": {"shape": "closed", "connections": 2, "duration": "10s"}})");
+    closed.name = "closed-one";
+    overrides o;
+    o.duration = "2s";
+    auto none = check_suite_overrides({burst}, o);
+    REQUIRE_FALSE(none.ok());
+    CHECK_THAT(none.err().message, Catch::StartsWith("--duration: not used by any selected scenario"));
+    auto some = check_suite_overrides({burst, closed}, o);
+    REQUIRE(some.ok());
+    REQUIRE(some->size() == 1);
+    CHECK_THAT(some->front(), Catch::Contains("--duration applies to 1 of 2") && Catch::Contains("test (burst)"));
+    CHECK(used_by(burst, o).duration == std::nullopt);
+    CHECK(used_by(closed, o).duration == "2s");
+    overrides bad;
+    bad.warmup = "5sec";
+    CHECK_THAT(check_suite_overrides({burst, closed}, bad).err().message, Catch::StartsWith("--warmup: '5sec'"));
+}
+
+TEST_CASE("natural order and typo suggestions", "[load][cli]")
+{
+    CHECK(natural_less("1k-vus", "5k-vus"));
+    CHECK(natural_less("5k-vus", "10k-vus"));
+    CHECK(natural_less("10k-vus", "20k-vus"));
+    CHECK_FALSE(natural_less("20k", "10k"));
+    CHECK(natural_less("a", "ab"));
+    CHECK(closest_match("io-60", {"cpu-60", "io-600", "stream-50"}) == "io-600");
+    CHECK(closest_match("reactiv", {"reactive", "default"}) == "reactive");
+    CHECK(closest_match("completely-else", {"io-600"}) == std::nullopt);
 }

@@ -29,10 +29,22 @@ struct overrides {
     std::optional<std::string> pause;
 };
 
-/// Applies `o` to `s` and validates the result; errors name the flag.
-result<bool> apply_overrides(scenario& s, const overrides& o);
+/// Applies `o` to `s` and validates the result; errors name the flag. A load flag the resulting shape does not use
+/// is an error ("--rate: not used by shape closed; add --shape open"); on an ad-hoc run `--rate` alone implies the
+/// open shape and `--requests` alone the burst shape. Returns those implications as notes for the user.
+result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o);
 
-/// The scenario of an ad-hoc run (no --scenario): one GET of "/" in closed loop unless the flags say otherwise.
+/// The scenario of an ad-hoc run (no --scenario): GET /epoch-millis in closed loop unless the flags say otherwise.
 scenario ad_hoc_scenario();
+/// True for the scenario of an ad-hoc run (it comes from no file).
+bool is_ad_hoc(const scenario& s) noexcept;
+
+/// The load flags of `o` ("--rate", "--duration", ...) that the shape of `s` does not use.
+std::vector<std::string> unused_flags(const scenario& s, const overrides& o);
+/// `o` without the load flags the shape of `s` does not use: a suite-wide override applies where it can.
+overrides used_by(const scenario& s, overrides o);
+/// Checks suite-wide overrides before anything runs: an error naming the flag when a value is wrong or a flag
+/// applies to none of `scenarios`; notes naming the scenarios a flag does not apply to when it applies to some.
+result<std::vector<std::string>> check_suite_overrides(const std::vector<scenario>& scenarios, const overrides& o);
 
 }  // namespace execbench::load

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/load/runner.hpp"
+#include "execbench/load/target.hpp"
 
 #include <cstdio>
 
@@ -21,5 +22,15 @@ private:
     bool tty_;
     bool bar_shown_ = false;
 };
+
+/// "m:ss" for elapsed and remaining times.
+std::string clock_text(duration d);
+
+/// The start banner (stderr, before the warm-up): shape and its numbers, warm-up, trials, threads, the target, the
+/// server's model and pid, and the CPUs this process may use.
+std::string format_banner(const scenario& s, const run_options& options, const target& t, const server_info& server);
+
+/// The CPUs this process may run on (sched_getaffinity), listed as taskset does: "0-3", "0,2".
+std::string affinity_list();
 
 }  // namespace execbench::load

@@ -3,6 +3,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/engine.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/slo.hpp"
 #include "execbench/stats/process.hpp"
 #include "execbench/stats/trials.hpp"
 
@@ -41,6 +42,11 @@ struct server_info {
     std::optional<pid_t> pid;
     std::string sampling = "none";   ///< "proc", "metrics" or "none"
 };
+
+struct target;
+/// Reads the server's /health (at the root of the base URL) and finds its pid: --server-pid, else the pid /health
+/// reports, else the process listening on the port (local targets only).
+server_info probe_server(const target& t, const run_options& options);
 
 /// The machine and build a result came from.
 struct run_context {
@@ -123,5 +129,9 @@ trial_plan make_plan(const scenario& s, const target& t, const run_options& opti
 std::string format_summary_line(const run_result& r);
 /// The same for one trial ("fiber io-600 trial 2/5: ...").
 std::string format_trial_line(const run_result& r, const trial_result& t);
+/// One trial as one line of JSON for `--format json` (docs/results-format.md).
+std::string format_trial_json(const run_result& r, const trial_result& t);
+/// The summary as one line of JSON: median/min/max of every summary column, the error classes and the SLO verdicts.
+std::string format_summary_json(const run_result& r, const std::vector<slo_verdict>& slo = {});
 
 }  // namespace execbench::load

@@ -36,6 +36,10 @@ struct request_spec {
 enum class shape { burst, closed, open, ramp };
 std::string_view to_string(shape s) noexcept;
 std::optional<shape> parse_shape(std::string_view text) noexcept;
+/// Whether shape `s` uses the load field `field` ("rate", "requests", "duration", ...); unknown fields: true.
+bool field_used_by(std::string_view field, shape s) noexcept;
+/// The shapes that use `field`, for messages: "closed, open or ramp".
+std::string shapes_using(std::string_view field);
 
 /// Built-in ramp profiles (the Loom/WebFlux study's spikes) or explicit stages.
 enum class ramp_profile { stepped, smooth, sharp, stages };
@@ -123,10 +127,23 @@ struct scenario_entry {
     std::string name;
     std::vector<std::string> suites;
     std::string description;
+    load_spec load;       ///< its foreground load, for the shape columns
     std::string problem;  ///< non-empty when the file did not parse
 };
-/// All scenario files in `dir`, sorted by name.
+/// All scenario files in `dir` in the studies' order: grouped by their first suite in the catalogue's order
+/// (docs/suites.md: reactive, downstream, default, smoke, failure-modes, shapes, then others by name), and in
+/// natural order inside a group (1k before 5k before 10k before 20k).
 std::vector<scenario_entry> list_scenarios(const std::filesystem::path& dir);
+/// The `--list-scenarios` table: name, suites, shape, duration, connections or users, rate, description (or the
+/// reason a file is invalid).
+std::string format_scenario_table(const std::vector<scenario_entry>& entries);
+/// Every suite named by a scenario in `dir`, in the catalogue's order, with its scenarios in run order.
+std::vector<std::pair<std::string, std::vector<std::string>>> list_suites(const std::filesystem::path& dir);
+
+/// "a2" < "a10": digits compare as numbers.
+bool natural_less(std::string_view a, std::string_view b) noexcept;
+/// The candidate closest to `name` by edit distance, when it is close enough to be a typo of it.
+std::optional<std::string> closest_match(std::string_view name, const std::vector<std::string>& candidates);
 
 /// Peak number of sockets a scenario opens at once (foreground plus background).
 std::uint64_t connections_needed(const scenario& s) noexcept;

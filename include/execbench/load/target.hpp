@@ -4,6 +4,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,15 @@ struct target {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;  ///< resolved addresses, the first one is used
     bool local = false;                 ///< every resolved address is loopback
 };
+
+/// How `--url` is read. An ad-hoc run without --path takes the URL's path and query as its request target (as wrk,
+/// oha and hey do) and the server's root as the base; otherwise the URL is the server's base (its path a prefix of
+/// every request path), and a query in it is an error.
+struct url_reading {
+    std::string base;                           ///< what resolve_target gets: http://host:port[/prefix]
+    std::optional<std::string> request_target;  ///< path with query for the one request of an ad-hoc run
+};
+result<url_reading> read_url_option(std::string_view url, bool ad_hoc, bool has_path);
 
 /// Parses and resolves `url`. Unless `allow_remote`, a target that does not resolve only to loopback addresses is
 /// refused with a message that names the address and the --allow-remote flag.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/core/result.hpp"
 #include "execbench/endpoints/app.hpp"
 #include "execbench/endpoints/metrics.hpp"
 #include "execbench/endpoints/movie_store.hpp"
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace execbench::server {
 
@@ -73,5 +75,9 @@ private:
 /// Runs a server until SIGINT or SIGTERM; prints the start line to stdout. Returns the process exit code.
 /// Throws on start-up failures (bad address, unusable database), which `main` reports.
 int run(const options& opts);
+
+/// The address to listen on for `--host`: an IP address as given, "localhost" as 127.0.0.1; anything else is an
+/// error naming the flag.
+result<std::string> listen_address(std::string_view host);
 
 }  // namespace execbench::server

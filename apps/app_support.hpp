@@ -1,0 +1,121 @@
+// What the four apps share: exit codes, the Ctrl-C flag, and one way of reporting command-line mistakes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace execbench::apps {
+
+/// Exit codes, the same in every app (README: "Exit codes").
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_run_errors = 1;  ///< requests failed, a run failed, results stale
+inline constexpr int exit_usage = 2;       ///< bad command line or input files
+inline constexpr int exit_slo = 3;         ///< an --slo gate was broken
+
+/// Set by the first Ctrl-C; the run ends early and keeps what it measured.
+inline std::atomic<bool> stop_requested{false};
+
+inline void on_sigint(int)
+{
+    stop_requested.store(true);
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+/// Routes the first Ctrl-C to `stop_requested`.
+inline void stop_on_sigint() { std::signal(SIGINT, on_sigint); }
+
+/// "<program>: <what>" and the --help hint on stderr; returns exit_usage.
+inline int usage_error(std::string_view program, std::string_view what)
+{
+    std::fprintf(stderr, "%.*s: %.*s\nRun with --help for the options.\n", static_cast<int>(program.size()),
+                 program.data(), static_cast<int>(what.size()), what.data());
+    return exit_usage;
+}
+
+/// CLI11's "Could not convert: --trials = -1" reworded as "--trials: -1 is not a whole number".
+inline std::string reworded(const CLI::App& app, const std::string& message)
+{
+    constexpr std::string_view convert = "Could not convert: ";
+    if (message.compare(0, convert.size(), convert) != 0)
+        return message;
+    auto rest = message.substr(convert.size());
+    auto eq = rest.find(" = ");
+    if (eq == std::string::npos)
+        return message;
+    auto flag = rest.substr(0, eq);
+    auto value = rest.substr(eq + 3);
+    std::string kind = "a valid value";
+    if (const auto* opt = app.get_option_no_throw(flag)) {
+        auto type = opt->get_type_name();
+        if (type == "UINT")
+            kind = "a whole number (0 or more)";
+        else if (type == "INT")
+            kind = "an integer";
+        else if (type == "FLOAT")
+            kind = "a number";
+    }
+    return flag + ": " + value + " is not " + kind;
+}
+
+/// Parses the command line. Returns the exit code when the app should stop (help, version, or a mistake reported
+/// as "<program>: <what is wrong>" + "Run with --help for the options."), nothing when it should go on.
+inline std::optional<int> parse_command_line(CLI::App& app, std::string_view program, int argc, char** argv)
+{
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return usage_error(program, reworded(app, e.what()));
+    }
+    return std::nullopt;
+}
+
+/// A validator for an integer in lo..hi: "--port: 99999 is not a port (0..65535)".
+inline CLI::Validator integer_in(long long lo, long long hi, const std::string& what)
+{
+    return CLI::Validator(
+        [lo, hi, what](std::string& text) -> std::string {
+            long long v = 0;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (ec != std::errc{} || end != text.data() + text.size() || v < lo || v > hi)
+                return text + " is not " + what + " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")";
+            return {};
+        },
+        std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+/// "0.001..3600"
+inline std::string range_text(double lo, double hi)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g..%g", lo, hi);
+    return buf;
+}
+
+/// A validator for a number in lo..hi: "--shutdown-timeout: -1 is not a number of seconds (0..3600)".
+inline CLI::Validator number_in(double lo, double hi, const std::string& what)
+{
+    return CLI::Validator(
+        [lo, hi, what](std::string& text) -> std::string {
+            char* end = nullptr;
+            double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
+                return text + " is not " + what + " (" + range_text(lo, hi) + ")";
+            return {};
+        },
+        range_text(lo, hi));
+}
+
+}  // namespace execbench::apps

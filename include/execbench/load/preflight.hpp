@@ -1,0 +1,24 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+#include "execbench/load/runner.hpp"
+#include "execbench/load/scenario.hpp"
+#include "execbench/load/target.hpp"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace execbench::load {
+
+/// Sends the first request of the scenario's mix once, before any warm-up. Returns its status when it is 2xx;
+/// otherwise fails with the reason ("connection refused: nothing listens on ...", "no answer within 5000ms",
+/// "answered 404: <the body's start>").
+result<int> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout);
+
+/// Warnings where the server's /health contradicts the scenario's `server` block: a scenario that wants a separate
+/// downstream against a server that calls itself, or a `server.options` value the server does not have
+/// (e.g. "movies-read-only": true against a storing server). Each names both sides.
+std::vector<std::string> server_mismatches(const scenario& s, const target& t, const server_info& server);
+
+}  // namespace execbench::load

@@ -1,0 +1,82 @@
+#include "execbench/load/preflight.hpp"
+
+#include "execbench/http/url.hpp"
+#include "execbench/load/suite.hpp"
+
+#include "http_get.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace execbench::load {
+
+result<int> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout)
+{
+    if (s.mix.empty())
+        return fail("the scenario has no request");
+    const auto& r = s.mix.front();
+    auto path = t.base_path + r.path;
+    auto what = r.method + " http://" + t.host_header + path;
+    auto answer = detail::http_request(t.endpoints.front(), t.host_header, r.method, path, r.headers, r.body, timeout);
+    if (!answer)
+        return fail(what + ": " + answer.err().message);
+    if (answer->status < 200 || answer->status >= 300) {
+        auto body = answer->body.substr(0, 200);
+        for (auto& c : body)
+            if (c == '\n' || c == '\r')
+                c = ' ';
+        return fail(what + ": answered " + std::to_string(answer->status) + (body.empty() ? "" : ": " + body));
+    }
+    return answer->status;
+}
+
+namespace {
+
+/// "movies-read-only" -> "moviesReadOnly": how /health spells a bench-server option.
+std::string health_key(const std::string& option)
+{
+    std::string out;
+    bool upper = false;
+    for (char c : option) {
+        if (c == '-') {
+            upper = true;
+            continue;
+        }
+        out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+        upper = false;
+    }
+    return out;
+}
+
+std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::vector<std::string> server_mismatches(const scenario& s, const target& t, const server_info& server)
+{
+    std::vector<std::string> out;
+    auto health = nlohmann::json::parse(server.health_json, nullptr, false);
+    if (!health.is_object())
+        return out;
+    const auto where = "the server at " + t.host_header + " (/health: model " + server.model + ")";
+    if (s.server.downstream == "separate" && max_call_depth(s) > 0 && health.contains("downstream") &&
+        health["downstream"].is_string()) {
+        auto d = http::parse_url(health["downstream"].get<std::string>());
+        if (d && d->port == t.port && http::is_loopback_literal(d->host))
+            out.push_back("scenario " + s.name + " wants a separate downstream server (server.downstream = " +
+                          "separate), but " + where + " calls itself (downstream " +
+                          health["downstream"].get<std::string>() + "); start it with --downstream URL");
+    }
+    for (const auto& [option, wanted] : s.server.options) {
+        auto key = health_key(option);
+        if (!health.contains(key))
+            continue;
+        auto actual = text_of(health[key]);
+        if (actual != wanted)
+            out.push_back("scenario " + s.name + " wants server.options." + option + " = " + wanted + ", but " + where +
+                          " has " + key + " = " + actual + "; start it with --" + option +
+                          (wanted == "true" ? "" : " " + wanted));
+    }
+    return out;
+}
+
+}  // namespace execbench::load

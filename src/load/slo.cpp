@@ -1,0 +1,169 @@
+#include "execbench/load/slo.hpp"
+
+#include "execbench/load/runner.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace execbench::load {
+
+namespace {
+
+/// Short names people write in a gate, and the summary column each one reads.
+struct alias {
+    std::string_view name;
+    std::string_view column;
+};
+constexpr alias aliases[] = {
+    {"p50", "latency_millis_p50"},  {"p90", "latency_millis_p90"},   {"p99", "latency_millis_p99"},
+    {"p999", "latency_millis_p999"}, {"max", "latency_millis_max"},   {"min", "latency_millis_min"},
+    {"errors", "requests_error"},    {"unsent", "requests_unsent"},   {"rps", "requests_per_second"},
+    {"ok", "requests_ok"},           {"wall", "wall_millis"},
+};
+
+bool is_millis(std::string_view column) { return column.find("millis") != std::string_view::npos; }
+
+/// Counts where one bad trial is enough to break the gate: errors and unsent requests.
+bool is_failure_count(std::string_view column)
+{
+    return column == "requests_error" || column == "requests_unsent" || column.rfind("errors_", 0) == 0;
+}
+
+std::vector<std::string> column_names()
+{
+    std::vector<std::string> out;
+    for (const auto& [name, value] : trial_metrics(trial_result{}))
+        out.push_back(name);
+    return out;
+}
+
+std::string trim(std::string_view s)
+{
+    auto b = s.find_first_not_of(" \t");
+    if (b == std::string_view::npos)
+        return {};
+    return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
+}
+
+result<slo_gate> parse_gate(const std::string& text)
+{
+    auto bad = [&](const std::string& what) { return fail("--slo: '" + text + "': " + what); };
+    auto at = text.find_first_of("<>=");
+    if (at == std::string::npos || at == 0)
+        return bad("expected METRIC OP VALUE, e.g. p99<300ms, errors=0, rps>=1800");
+    slo_gate g;
+    g.text = text;
+    auto name = trim(std::string_view(text).substr(0, at));
+    auto rest = std::string_view(text).substr(at);
+    std::size_t op_len = 1;
+    if (rest.substr(0, 2) == "<=") { g.compare = slo_gate::op::less_equal; op_len = 2; }
+    else if (rest.substr(0, 2) == ">=") { g.compare = slo_gate::op::greater_equal; op_len = 2; }
+    else if (rest.substr(0, 2) == "==") { g.compare = slo_gate::op::equal; op_len = 2; }
+    else if (rest[0] == '<') g.compare = slo_gate::op::less;
+    else if (rest[0] == '>') g.compare = slo_gate::op::greater;
+    else g.compare = slo_gate::op::equal;
+    for (const auto& a : aliases)
+        if (a.name == name)
+            g.metric = std::string(a.column);
+    if (g.metric.empty()) {
+        auto columns = column_names();
+        if (std::find(columns.begin(), columns.end(), name) == columns.end())
+            return bad("unknown metric '" + name +
+                       "'; expected p50, p90, p99, p999, min, max, wall, rps, ok, errors, unsent or a summary "
+                       "column such as errors_http_5xx");
+        g.metric = name;
+    }
+    auto value = trim(rest.substr(op_len));
+    if (value.empty())
+        return bad("missing the value after the comparison");
+    if (is_millis(g.metric) && value.find_first_not_of("0123456789.") != std::string::npos) {
+        auto d = parse_duration(value);
+        if (!d)
+            return bad(d.err().message);
+        g.limit = std::chrono::duration<double, std::milli>(*d).count();
+        return g;
+    }
+    double v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc{} || end != value.data() + value.size())
+        return bad("'" + value + "' is not a number" + (is_millis(g.metric) ? " or a duration such as 300ms" : ""));
+    g.limit = v;  // a bare number on a latency is milliseconds
+    return g;
+}
+
+bool holds(slo_gate::op op, double measured, double limit)
+{
+    switch (op) {
+    case slo_gate::op::less: return measured < limit;
+    case slo_gate::op::less_equal: return measured <= limit;
+    case slo_gate::op::greater: return measured > limit;
+    case slo_gate::op::greater_equal: return measured >= limit;
+    case slo_gate::op::equal: return measured == limit;
+    }
+    return false;
+}
+
+}  // namespace
+
+result<std::vector<slo_gate>> parse_slo(std::string_view text)
+{
+    std::vector<slo_gate> out;
+    std::string item;
+    for (char c : std::string(text) + ",") {
+        if (c != ',') {
+            item += c;
+            continue;
+        }
+        auto gate = trim(item);
+        item.clear();
+        if (gate.empty())
+            continue;
+        auto g = parse_gate(gate);
+        if (!g)
+            return g.err();
+        out.push_back(std::move(*g));
+    }
+    if (out.empty())
+        return fail("--slo: expected at least one gate, e.g. 'p99<300ms,errors=0'");
+    return out;
+}
+
+std::vector<slo_verdict> check_slo(const std::vector<slo_gate>& gates, const run_result& r)
+{
+    std::vector<slo_verdict> out;
+    for (const auto& g : gates) {
+        slo_verdict v;
+        v.gate = g.text;
+        v.metric = g.metric;
+        double ok = 0;
+        for (const auto& m : r.summary) {
+            if (m.name == g.metric)
+                v.measured = is_failure_count(g.metric) ? m.spread.max : m.spread.median;
+            if (m.name == "requests_ok")
+                ok = m.spread.median;
+        }
+        v.measurable = !r.summary.empty() && !(g.metric.rfind("latency_", 0) == 0 && ok <= 0);
+        v.passed = v.measurable && holds(g.compare, v.measured, g.limit);
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+bool slo_broken(const std::vector<slo_verdict>& verdicts) noexcept
+{
+    return std::any_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return !v.passed; });
+}
+
+std::string describe(const slo_verdict& v)
+{
+    if (!v.measurable)
+        return v.gate + ": not measured (no successful requests)";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v.measured);
+    return v.gate + ": measured " + buf + (is_millis(v.metric) ? "ms" : "") +
+           (is_failure_count(v.metric) ? " (worst trial)" : " (median)");
+}
+
+}  // namespace execbench::load

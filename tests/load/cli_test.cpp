@@ -1,0 +1,373 @@
+// The command line's first five minutes (issue 10): the binaries as a new user runs them, against a real
+// bench-server on loopback. Each case is one mistake that used to go unnoticed or one message that used to differ.
+#include "support/child_process.hpp"
+#include "support/misbehaving_server.hpp"
+#include "support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace execbench::test_support;
+using namespace std::chrono_literals;
+
+struct outcome {
+    int code = -1;
+    std::vector<std::string> out;  ///< stdout lines
+    std::string err;
+};
+
+/// Runs a binary to its end (bounded) and collects its exit code, stdout lines and stderr.
+outcome run_tool(const std::vector<std::string>& argv, std::chrono::seconds limit = 60s)
+{
+    child_process child(argv);
+    outcome o;
+    auto code = child.wait_exit(limit);
+    if (!code)
+        throw std::runtime_error(argv.front() + " did not exit in time; stderr: " + child.stderr_text());
+    o.code = *code;
+    try {
+        for (;;)
+            o.out.push_back(child.read_line(2s));
+    } catch (const std::runtime_error&) {
+        // end of its stdout
+    }
+    o.err = child.stderr_text();
+    return o;
+}
+
+std::string joined(const std::vector<std::string>& lines)
+{
+    std::string out;
+    for (const auto& l : lines)
+        out += l + "\n";
+    return out;
+}
+
+std::string scenarios_dir() { return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios"; }
+
+std::string bench_suite_path()
+{
+#ifdef EXECBENCH_BENCH_SUITE_PATH
+    return EXECBENCH_BENCH_SUITE_PATH;
+#else
+    return {};
+#endif
+}
+
+std::string bench_report_path()
+{
+#ifdef EXECBENCH_BENCH_REPORT_PATH
+    return EXECBENCH_BENCH_REPORT_PATH;
+#else
+    return {};
+#endif
+}
+
+/// bench-load against `port` with short settings, plus `extra`.
+std::vector<std::string> quick_load(std::uint16_t port, std::vector<std::string> extra)
+{
+    std::vector<std::string> argv{bench_load_path(), "--url", "http://127.0.0.1:" + std::to_string(port),
+                                  "--warmup", "0s", "--scenarios-dir", scenarios_dir()};
+    if (std::find(extra.begin(), extra.end(), "--trials") == extra.end())
+        argv.insert(argv.end(), {"--trials", "1"});
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+}
+
+}  // namespace
+
+TEST_CASE("bench-load: --rate alone means the open shape, said on stderr (wrk2's -R)", "[cli][load][integration]")
+{
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    server_process server({"--model=loop", "--threads", "1"});
+    // The issue's case: this ran an unthrottled closed loop at 38,000 req/s.
+    auto r = run_tool(quick_load(server.port(), {"--path", "/health", "--rate", "200", "--connections", "2",
+                                                 "--duration", "1s", "--quiet"}));
+    INFO(r.err << joined(r.out));
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.err, Catch::Contains("--rate implies --shape open"));
+    REQUIRE_FALSE(r.out.empty());
+    auto total_at = r.out.back().find("total=");
+    REQUIRE(total_at != std::string::npos);
+    auto total = std::stol(r.out.back().substr(total_at + 6));
+    CHECK(total >= 150);
+    CHECK(total <= 260);  // 200 req/s for 1 s, not tens of thousands
+}
+
+TEST_CASE("bench-load rejects a flag the scenario's shape does not use", "[cli][load][integration]")
+{
+    if (bench_load_path().empty())
+        return;
+    auto rate = run_tool(quick_load(1, {"--scenario", "closed-epoch-millis", "--rate", "200"}));
+    CHECK(rate.code == 2);
+    CHECK_THAT(rate.err, Catch::Contains("bench-load: --rate: not used by shape closed; add --shape open"));
+    auto duration = run_tool(quick_load(1, {"--scenario", "io-600", "--duration", "5s"}));
+    CHECK(duration.code == 2);
+    CHECK_THAT(duration.err, Catch::Contains("--duration: not used by shape burst"));
+    auto requests = run_tool(quick_load(1, {"--requests", "5", "--duration", "1s"}));
+    CHECK(requests.code == 2);
+    CHECK_THAT(requests.err, Catch::Contains("--requests: not used by shape closed; add --shape burst"));
+}
+
+TEST_CASE("bench-load takes a full URL as the request target, and the default target is served",
+          "[cli][load][integration]")
+{
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    server_process server({"--model=fiber", "--threads", "1"});
+    const auto base = "http://127.0.0.1:" + std::to_string(server.port());
+    SECTION("the issue's case: a path and a query in --url")
+    {
+        auto r = run_tool({bench_load_path(), "--url", base + "/io?delayInMillis=5", "--connections", "2",
+                           "--duration", "500ms", "--trials", "1", "--warmup", "0s"});
+        INFO(r.err << joined(r.out));
+        CHECK(r.code == 0);
+        CHECK_THAT(r.err, Catch::Contains("target GET " + base.substr(7) + "/io?delayInMillis=5") ||
+                              Catch::Contains("target GET http://127.0.0.1:" + std::to_string(server.port()) +
+                                              "/io?delayInMillis=5"));
+        REQUIRE_FALSE(r.out.empty());
+        CHECK_THAT(r.out.back(), Catch::StartsWith("fiber ad-hoc") && Catch::Contains(" errors=0 "));
+    }
+    SECTION("no --path: a target bench-server serves")
+    {
+        auto r = run_tool({bench_load_path(), "--url", base, "--connections", "2", "--duration", "300ms",
+                           "--trials", "1", "--warmup", "0s", "--quiet"});
+        INFO(r.err << joined(r.out));
+        CHECK(r.code == 0);
+        REQUIRE_FALSE(r.out.empty());
+        CHECK_THAT(r.out.back(), Catch::Contains(" errors=0 "));
+    }
+    SECTION("a query in --url beside --path is refused, not mangled")
+    {
+        auto r = run_tool({bench_load_path(), "--url", base + "/io?delayInMillis=5", "--path", "/health"});
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--url:") && Catch::Contains("put the query in --path"));
+    }
+}
+
+TEST_CASE("bench-load's pre-flight stops a run that cannot succeed, unless --allow-errors", "[cli][load][integration]")
+{
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    {
+        INFO("nothing listens");
+        auto started = std::chrono::steady_clock::now();
+        auto r = run_tool(quick_load(unused_port(), {"--scenario", "io-600", "--quiet"}));
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("pre-flight request failed") && Catch::Contains("connection refused"));
+        CHECK(r.out.empty());
+        CHECK(std::chrono::steady_clock::now() - started < 10s);
+    }
+    server_process server({"--model=loop", "--threads", "1"});
+    {
+        INFO("a path the server does not serve");
+        auto r = run_tool(quick_load(server.port(), {"--path", "/nope", "--duration", "5s", "--quiet"}));
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("answered 404"));
+    }
+    {
+        INFO("--allow-errors runs anyway and says what the errors were");
+        auto r = run_tool(quick_load(unused_port(), {"--shape", "burst", "--requests", "4", "--allow-errors",
+                                                     "--timeout", "1s", "--quiet"}));
+        CHECK(r.code == 1);
+        REQUIRE_FALSE(r.out.empty());
+        CHECK_THAT(r.out.back(), Catch::Contains("errors=4 (connect_refused=4)") &&
+                                     Catch::Contains("no successful requests") && !Catch::Contains("p50="));
+    }
+    {
+        INFO("a scenario that wants a separate downstream against a server calling itself");
+        auto r = run_tool(quick_load(server.port(), {"--scenario", "downstream-100", "--connections", "2",
+                                                     "--duration", "300ms", "--quiet"}));
+        CHECK(r.code == 0);
+        CHECK_THAT(r.err, Catch::Contains("warning: scenario downstream-100 wants a separate downstream") &&
+                              Catch::Contains("calls itself"));
+    }
+}
+
+TEST_CASE("bench-load prints a banner, and JSON with --format json", "[cli][load][integration]")
+{
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    server_process server({"--model=loop", "--threads", "1"});
+    auto r = run_tool(quick_load(server.port(), {"--connections", "2", "--duration", "300ms", "--trials", "2",
+                                                 "--pause", "0s", "--format", "json"}));
+    INFO(r.err << joined(r.out));
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.err, Catch::Contains("ad-hoc: closed loop on 2 connections for 300ms") &&
+                          Catch::Contains("2 trials") && Catch::Contains("server loop, pid ") &&
+                          Catch::Contains("load CPUs "));
+    REQUIRE(r.out.size() == 3);
+    for (std::size_t i = 0; i < 2; ++i) {
+        auto trial = nlohmann::json::parse(r.out[i]);
+        CHECK(trial["type"] == "trial");
+        CHECK(trial["trial"] == i + 1);
+        CHECK(trial["metrics"]["requests_ok"].get<double>() > 0);
+    }
+    auto summary = nlohmann::json::parse(r.out[2]);
+    CHECK(summary["type"] == "summary");
+    CHECK(summary["shape"] == "closed");
+    CHECK(summary["model"] == "loop");
+    CHECK(summary["median"].contains("latency_millis_p999"));
+    CHECK(summary["max"].contains("errors_connect_refused"));
+    CHECK(summary["errors"].is_object());
+
+    auto quiet = run_tool(quick_load(server.port(), {"--connections", "1", "--duration", "200ms", "--quiet"}));
+    CHECK(quiet.code == 0);
+    CHECK(quiet.err.find("closed loop") == std::string::npos);
+}
+
+TEST_CASE("SLO gates of bench-load: exit 3 naming the broken gate and the measured value",
+          "[cli][load][slo][integration]")
+{
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    server_process server({"--model=loop", "--threads", "1"});
+    auto args = [&](const std::string& slo) {
+        return quick_load(server.port(), {"--path", "/io?delayInMillis=20", "--connections", "2", "--duration",
+                                          "300ms", "--quiet", "--slo", slo});
+    };
+    auto kept = run_tool(args("p99<5s,errors=0,unsent=0,rps>=1"));
+    INFO(kept.err);
+    CHECK(kept.code == 0);
+    auto broken = run_tool(args("errors=0,p50<1ms"));
+    CHECK(broken.code == 3);
+    CHECK_THAT(broken.err, Catch::Contains("SLO broken: p50<1ms: measured 2") && Catch::Contains("ms (median)"));
+    CHECK(broken.err.find("errors=0") == std::string::npos);
+    auto bad = run_tool(args("p98<1ms"));
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--slo: 'p98<1ms': unknown metric"));
+}
+
+TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[cli][load][integration]")
+{
+    if (bench_load_path().empty())
+        return;
+    auto r = run_tool({bench_load_path(), "--list-scenarios", "--scenarios-dir", scenarios_dir()});
+    REQUIRE(r.code == 0);
+    auto at = [&](const std::string& name) {
+        for (std::size_t i = 0; i < r.out.size(); ++i)
+            if (r.out[i].rfind(name + " ", 0) == 0)
+                return i;
+        return r.out.size();
+    };
+    CHECK(at("io-600") < at("downstream-100"));
+    CHECK(at("downstream-3000") < at("smoketest"));
+    CHECK(at("1k-vus-and-rps-get-time-no-delay") < at("5k-vus-and-rps-get-time"));
+    CHECK(at("5k-vus-and-rps-get-time") < at("10k-vus-and-rps-get-movies"));
+    CHECK(at("10k-vus-and-rps-get-movies") < at("20k-vus-smooth-spike-get-movies"));
+    CHECK(at("20k-vus-smooth-spike-get-movies") < r.out.size());
+    CHECK_THAT(r.out.front(), Catch::Contains("shape") && Catch::Contains("duration") && Catch::Contains("rate"));
+    CHECK_THAT(r.out[at("io-600")], Catch::Contains("burst") && Catch::Contains("600 req"));
+
+    temp_dir dir("execbench-cli");
+    std::filesystem::copy_file(scenarios_dir() + "/io-600.json", dir.path / "io-600.json");
+    std::ofstream(dir.path / "broken.json") << R"({"description": "d", "requests": [], "load": {}})";
+    auto lint = run_tool({bench_load_path(), "--list-scenarios", "--scenarios-dir", dir.path.string()});
+    CHECK(lint.code == 1);
+    CHECK_THAT(joined(lint.out), Catch::Contains("INVALID"));
+
+    auto suites = run_tool({bench_load_path(), "--list-suites", "--scenarios-dir", scenarios_dir()});
+    CHECK(suites.code == 0);
+    REQUIRE_FALSE(suites.out.empty());
+    CHECK_THAT(suites.out.front(), Catch::StartsWith("reactive") && Catch::Contains("io-600"));
+
+    auto typo = run_tool({bench_load_path(), "--scenario", "io-60", "--scenarios-dir", scenarios_dir()});
+    CHECK(typo.code == 2);
+    CHECK_THAT(typo.err, Catch::Contains("did you mean io-600?"));
+}
+
+TEST_CASE("bench-server --host localhost listens on loopback", "[cli][server]")
+{
+    if (bench_server_path().empty())
+        return;
+    server_process server({"--host", "localhost"});
+    CHECK_THAT(server.start_line(), Catch::Contains("address=127.0.0.1"));
+    auto bad = run_tool({bench_server_path(), "--host", "no-such-host.invalid", "--port", "0"});
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--host: 'no-such-host.invalid' is not an IP address or localhost"));
+}
+
+TEST_CASE("all four binaries report command-line mistakes the same way", "[cli]")
+{
+    const std::vector<std::string> programs{bench_server_path(), bench_load_path(), bench_suite_path(),
+                                            bench_report_path()};
+    for (const auto& path : programs) {
+        if (path.empty())
+            continue;
+        auto name = std::filesystem::path(path).filename().string();
+        INFO(name);
+        auto r = run_tool({path, "--bogus"});
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith(name + ": ") && Catch::Contains("--bogus") &&
+                              Catch::EndsWith("Run with --help for the options.\n"));
+    }
+    if (!bench_server_path().empty()) {
+        auto port = run_tool({bench_server_path(), "--port", "99999"});
+        CHECK(port.code == 2);
+        CHECK_THAT(port.err, Catch::StartsWith("bench-server: --port: 99999 is not a port (0..65535)\n"));
+    }
+    if (!bench_load_path().empty()) {
+        auto trials = run_tool({bench_load_path(), "--trials", "-1"});
+        CHECK(trials.code == 2);
+        CHECK_THAT(trials.err, Catch::StartsWith("bench-load: --trials: -1 is not a number of trials (1..1000)"));
+        auto open = run_tool({bench_load_path(), "--shape", "open", "--url", "http://127.0.0.1:1"});
+        CHECK(open.code == 2);
+        CHECK_THAT(open.err, Catch::StartsWith("bench-load: --rate: missing"));
+    }
+}
+
+TEST_CASE("bench-suite checks its selection and overrides before it starts anything", "[cli][suite]")
+{
+    if (bench_suite_path().empty())
+        return;
+    temp_dir out("execbench-cli-suite");
+    auto suite = [&](std::vector<std::string> extra) {
+        std::vector<std::string> argv{bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--out",
+                                      out.path.string(), "--quiet"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return run_tool(argv, 120s);
+    };
+    auto outside = suite({"--suite", "smoke", "--scenarios", "io-600"});
+    CHECK(outside.code == 2);
+    CHECK_THAT(outside.err, Catch::Contains("--scenarios: io-600 is not in suite smoke"));
+    auto unused = suite({"--suite", "reactive", "--duration", "20s"});
+    CHECK(unused.code == 2);
+    CHECK_THAT(unused.err, Catch::Contains("--duration: not used by any selected scenario"));
+    auto bad = suite({"--suite", "reactive", "--warmup", "5sec"});
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::StartsWith("bench-suite: --warmup: '5sec' is not a duration"));
+    CHECK(bad.err.find("scenario(s) x") == std::string::npos);
+    auto no_server = suite({"--suite", "smoke", "--server-bin", "/nonexistent/bench-server"});
+    CHECK(no_server.code == 2);
+    CHECK_THAT(no_server.err, Catch::Contains("--server-bin: '/nonexistent/bench-server' is not an executable"));
+    auto typo = suite({"--suite", "reactiv"});
+    CHECK(typo.code == 2);
+    CHECK_THAT(typo.err, Catch::Contains("did you mean reactive?"));
+    CHECK(std::filesystem::is_empty(out.path));
+}
+
+TEST_CASE("bench-suite --slo exits 3 naming the run and the gate", "[cli][suite][slo]")
+{
+    if (bench_suite_path().empty() || bench_server_path().empty())
+        return;
+    temp_dir out("execbench-cli-slo");
+    auto r = run_tool({bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--scenarios", "smoke-burst-io",
+                       "--models", "loop", "--server-bin", bench_server_path(), "--out", out.path.string(),
+                       "--quiet", "--trials", "1", "--slo", "p50<1ms"},
+                      120s);
+    INFO(r.err << joined(r.out));
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("SLO broken: loop smoke-burst-io: p50<1ms: measured"));
+}
