@@ -1,0 +1,38 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::load {
+
+/// How one scenario × model ended.
+enum class run_status { ok, errors, failed, not_run };
+std::string_view to_string(run_status s) noexcept;
+std::optional<run_status> parse_run_status(std::string_view text) noexcept;
+
+/// One line of the suite's ledger (`<suite>-runs.csv`).
+struct suite_entry {
+    std::string suite;
+    std::string scenario;
+    std::string model;
+    run_status status = run_status::failed;
+    std::string run_id;       ///< joins the bench-load results files; empty when nothing ran
+    std::string started_at;   ///< ISO 8601 UTC
+    double seconds = 0;       ///< wall time of this entry, server start and stop included
+    std::string message;      ///< why it failed or was not run; request error counts for `errors`
+};
+
+/// The ledger of a suite: `<out_dir>/<suite>-runs.csv`.
+std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite);
+
+/// Appends one line to a ledger (creating it with its header).
+result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e);
+/// Reads a ledger back; the error names the line.
+result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file);
+
+}  // namespace execbench::load
