@@ -1,5 +1,6 @@
 // bench-load: parses options and runs a scenario through the execbench load library.
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/cpus.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
@@ -44,6 +45,7 @@ int main(int argc, char** argv)
     bool quiet = false;
     std::optional<int> server_pid;
     std::optional<unsigned> threads;
+    std::optional<std::string> cpus;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios: name, suites, description");
@@ -61,6 +63,7 @@ int main(int argc, char** argv)
     app.add_option("--duration", o.duration, "How long requests are issued: seconds or 500ms, 3s, 2m");
     app.add_option("--think", o.think, "Think time between a response and the next request: 2s or 1s..3s");
     app.add_option("--threads", threads, "Load-generator threads (default 1)");
+    app.add_option("--cpus", cpus, "Run the generator on these CPUs only, e.g. 1 or 2-3 (sched_setaffinity)");
     app.add_option("--trials", o.trials, "Number of measured trials");
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
     app.add_option("--pause", o.pause, "Pause between trials");
@@ -119,6 +122,20 @@ int main(int argc, char** argv)
     }
     if (server_pid)
         options.server_pid = static_cast<pid_t>(*server_pid);
+    std::string pinned_to;
+    if (cpus) {
+        auto list = execbench::parse_cpu_list(*cpus);
+        if (!list) {
+            std::cerr << "bench-load: --cpus: " << list.err().message << "\nRun with --help for the options.\n";
+            return exit_usage;
+        }
+        // Before the engine's threads start, so they inherit the mask.
+        if (auto pinned = execbench::pin_process(*list); !pinned) {
+            std::cerr << "bench-load: --cpus: " << pinned.err().message << "\nRun with --help for the options.\n";
+            return exit_usage;
+        }
+        pinned_to = execbench::format_cpu_list(*list);
+    }
 
     std::signal(SIGINT, on_sigint);
     options.stop = &stop_requested;
@@ -138,7 +155,8 @@ int main(int argc, char** argv)
         std::cerr << "bench-load: " << result.err().message << "\n";
         return exit_usage;
     }
-    const auto& r = *result;
+    auto& r = *result;
+    r.affinity.load = pinned_to;
     progress.clear();
     if (!r.trials.empty())
         std::printf("%s\n", load::format_summary_line(r).c_str());

@@ -40,6 +40,7 @@ int main(int argc, char** argv)
         ->check(CLI::Range(16u, 65536u))
         ->capture_default_str();
     cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
+    cli.add_option("--cpus", opts.cpus, "Run on these CPUs only, e.g. 0, 0-3 or 0,2 (default threads follow them)");
     cli.add_option("--movies-db", opts.movies_db, "SQLite file for movies (default: in memory)");
     cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
     cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")

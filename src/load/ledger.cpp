@@ -14,7 +14,7 @@ using detail::csv_field;
 using detail::fixed;
 using detail::append_lines;
 
-const char* const ledger_header = "suite,scenario,model,status,run_id,started_at,seconds,message";
+const char* const ledger_header = "suite,scenario,model,arm,status,run_id,started_at,seconds,message";
 
 }  // namespace
 
@@ -22,6 +22,7 @@ std::string_view to_string(run_status s) noexcept
 {
     switch (s) {
     case run_status::ok: return "ok";
+    case run_status::behind: return "behind";
     case run_status::errors: return "errors";
     case run_status::failed: return "failed";
     case run_status::not_run: return "not_run";
@@ -31,10 +32,19 @@ std::string_view to_string(run_status s) noexcept
 
 std::optional<run_status> parse_run_status(std::string_view text) noexcept
 {
-    for (auto s : {run_status::ok, run_status::errors, run_status::failed, run_status::not_run})
+    for (auto s : {run_status::ok, run_status::behind, run_status::errors, run_status::failed, run_status::not_run})
         if (to_string(s) == text)
             return s;
     return std::nullopt;
+}
+
+run_status status_of(const run_result& r) noexcept
+{
+    if (r.trials.empty())
+        return run_status::failed;
+    if (r.had_errors() || r.partial)
+        return run_status::errors;
+    return r.had_unsent() ? run_status::behind : run_status::ok;
 }
 
 std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite)
@@ -45,7 +55,7 @@ std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::str
 result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e)
 {
     std::string line = csv_field(e.suite) + "," + csv_field(e.scenario) + "," + csv_field(e.model) + "," +
-                       std::string(to_string(e.status)) + "," + csv_field(e.run_id) + "," + csv_field(e.started_at) +
+                       csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) + "," + csv_field(e.started_at) +
                        "," + fixed(e.seconds, 1) + "," + csv_field(e.message);
     return append_lines(file, ledger_header, {line});
 }
@@ -62,6 +72,7 @@ result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file)
         if (idx.back() < 0)
             return fail(file.string() + ": missing column " + c);
     }
+    auto arm_column = t->column("arm");  // absent in ledgers written before arms: the arm is the model
     std::vector<suite_entry> out;
     for (std::size_t i = 0; i < t->rows.size(); ++i) {
         const auto& row = t->rows[i];
@@ -73,12 +84,14 @@ result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file)
         auto st = parse_run_status(get(3));
         if (!st)
             return fail(file.string() + ": line " + std::to_string(i + 2) + ": status '" + get(3) +
-                        "' is not ok, errors, failed or not_run");
+                        "' is not ok, behind, errors, failed or not_run");
         e.status = *st;
         e.run_id = get(4);
         e.started_at = get(5);
         e.seconds = std::atof(get(6).c_str());
         e.message = get(7);
+        if (arm_column >= 0 && std::size_t(arm_column) < row.size())
+            e.arm = row[std::size_t(arm_column)];
         out.push_back(std::move(e));
     }
     return out;

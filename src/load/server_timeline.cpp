@@ -47,7 +47,7 @@ std::vector<server_recorder::reading> server_recorder::finish()
 
 
 const char* const server_timeline_header =
-    "run_id,scenario,model,trial,second,server_cpu_percent,server_rss_mb,server_threads";
+    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads";
 
 /// Per-second CSV lines of the server figures inside each trial window.
 std::vector<std::string> server_timeline_lines(const run_result& r, const std::vector<trial_window>& windows,
@@ -92,7 +92,7 @@ std::vector<std::string> server_timeline_lines(const run_result& r, const std::v
                     threads = std::max(threads, rd.threads);
                 }
             lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," +
-                            csv_field(r.server.model) + "," + std::to_string(w.trial) + "," + std::to_string(k) + "," +
+                            csv_field(r.server.model) + "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) + "," + std::to_string(k) + "," +
                             fixed(std::max(cpu, 0.0), 1) + "," + fixed(rss, 1) + "," + std::to_string(threads));
         }
     }

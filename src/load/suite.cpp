@@ -11,6 +11,7 @@
 #include <charconv>
 #include <fstream>
 #include <optional>
+#include <random>
 
 #include <sys/resource.h>
 
@@ -69,13 +70,8 @@ descriptor_needs descriptors_needed(const scenario& s)
 std::vector<std::string> server_option_args(const server_spec& spec)
 {
     std::vector<std::string> out;
-    for (const auto& [name, value] : spec.options) {
-        if (value == "false")
-            continue;
-        out.push_back("--" + name);
-        if (value != "true")
-            out.push_back(value);
-    }
+    for (const auto& [name, value] : spec.options)
+        append_server_flag(out, name, value);
     return out;
 }
 
@@ -93,14 +89,37 @@ std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, st
     return out;
 }
 
+std::string_view to_string(trial_order o) noexcept { return o == trial_order::blocked ? "blocked" : "interleaved"; }
+
+std::optional<trial_order> parse_trial_order(std::string_view text) noexcept
+{
+    for (auto o : {trial_order::interleaved, trial_order::blocked})
+        if (to_string(o) == text)
+            return o;
+    return std::nullopt;
+}
+
+std::vector<std::size_t> round_order(std::size_t arms, std::uint64_t seed, unsigned round)
+{
+    std::vector<std::size_t> out(arms);
+    for (std::size_t i = 0; i < arms; ++i)
+        out[i] = i;
+    // mt19937_64's output is fixed by the standard (std::shuffle's use of it is not), so the same seed gives the
+    // same order with every standard library.
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + round);
+    for (std::size_t i = arms; i > 1; --i)
+        std::swap(out[i - 1], out[rng() % i]);
+    return out;
+}
+
 namespace {
 
-/// A rough length of one run, for the remaining-time estimate.
-duration estimate(const scenario& s)
+/// A rough length of one server run of `trials` trials, for the remaining-time estimate.
+duration estimate(const scenario& s, unsigned trials)
 {
     auto per_trial = s.load.kind == shape::burst ? duration{std::chrono::seconds{2}} : s.load.length;
-    auto pauses = (s.trials > 0 ? s.trials - 1 : 0) + (s.warmup.count() > 0 ? 1 : 0);
-    return s.warmup + s.trials * per_trial + pauses * s.pause + std::chrono::seconds{2};
+    auto pauses = (trials > 0 ? trials - 1 : 0) + (s.warmup.count() > 0 ? 1 : 0);
+    return s.warmup + std::int64_t(trials) * per_trial + std::int64_t(pauses) * s.pause + std::chrono::seconds{2};
 }
 
 std::string error_summary(const run_result& r)
@@ -117,12 +136,19 @@ std::string error_summary(const run_result& r)
     return out;
 }
 
-/// What one server lifetime produced: how it ended and, when it ran, its result and the server's samples.
+void add_note(std::string& to, const std::string& note)
+{
+    if (!note.empty())
+        to += (to.empty() ? "" : "; ") + note;
+}
+
+/// What one server lifetime produced: why it did not run, or its result with the server's samples.
 struct run_outcome {
-    run_status status = run_status::failed;
-    std::string message;
+    run_status status = run_status::failed;      ///< when there is no result: failed or not_run
+    std::string message;                         ///< the failure, or notes beside a result (stop problems)
     std::optional<run_result> result;
-    std::vector<std::string> server_timeline;  ///< CSV lines
+    std::vector<detail::trial_window> windows;
+    std::vector<detail::server_recorder::reading> readings;
 };
 
 /// The open-file check before a run: a message saying why the scenario cannot run here, or nothing.
@@ -155,26 +181,34 @@ std::optional<std::string> beyond_open_files(const scenario& s)
     return std::nullopt;
 }
 
-/// One scenario under one model on a fresh server (and a fresh downstream server when the scenario asks for one).
+/// The CPU lists every run of a suite uses.
+struct pinning {
+    affinity_record text;               ///< as recorded in the context ("" when not pinned)
+    std::string server_cpus;            ///< passed as --cpus ("" when the server keeps the inherited mask)
+    std::string downstream_cpus;
+    unsigned load_cpu_count = 0;
+};
+
+/// One scenario under one arm on a fresh server (and a fresh downstream server when the scenario asks for one).
 /// Writes nothing: the caller files the outcome.
-run_outcome run_one(const suite_options& o, const scenario& s, const std::string& model)
+run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a, const run_order& order,
+                    const pinning& pins)
 {
     run_outcome out;
-    if (auto why = beyond_open_files(s)) {
-        out.status = run_status::not_run;
-        out.message = *why;
-        return out;
-    }
-
     auto deadline_of = [&] { return clock::now() + o.start_timeout; };
     server_process downstream;
     server_process server;
-    std::vector<std::string> args{"--model", model, "--host", "127.0.0.1"};
+    std::vector<std::string> args = arm_server_args(a);
+    args.insert(args.end(), {"--host", "127.0.0.1"});
+    if (!pins.server_cpus.empty())
+        args.insert(args.end(), {"--cpus", pins.server_cpus});
     auto extra = server_option_args(s.server);
     args.insert(args.end(), extra.begin(), extra.end());
     if (s.server.downstream == "separate") {
-        auto started = downstream.start(o.server_binary, {"--model", s.server.downstream_model, "--host", "127.0.0.1"},
-                                        deadline_of());
+        std::vector<std::string> dargs{"--model", s.server.downstream_model, "--host", "127.0.0.1"};
+        if (!pins.downstream_cpus.empty())
+            dargs.insert(dargs.end(), {"--cpus", pins.downstream_cpus});
+        auto started = downstream.start(o.server_binary, dargs, deadline_of());
         if (!started) {
             out.message = "downstream " + started.err().message;
             return out;
@@ -193,18 +227,18 @@ run_outcome run_one(const suite_options& o, const scenario& s, const std::string
     ro.threads = o.threads;
     ro.server_pid = server.pid();
     ro.stop = o.stop;
-    std::vector<detail::trial_window> windows;
+    ro.load_cpus = pins.load_cpu_count;
     ro.on_progress = [&](const progress_event& ev) {
         if (ev.what == progress_event::phase::trial_done && ev.finished) {
             auto now = clock::now();
-            windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
+            out.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
         }
         if (o.on_progress)
             o.on_progress(ev);
     };
     auto recorder = std::make_unique<detail::server_recorder>(server.pid(), o.server_sample_period);
     auto r = run(s, ro);
-    auto readings = recorder->finish();
+    out.readings = recorder->finish();
     recorder.reset();
 
     std::string stop_problem;
@@ -218,21 +252,122 @@ run_outcome run_one(const suite_options& o, const scenario& s, const std::string
         return out;
     }
     auto& res = *r;
-    out.server_timeline = detail::server_timeline_lines(res, windows, readings);
-    std::string message = error_summary(res);
-    if (res.server.model != model)
-        message += std::string(message.empty() ? "" : "; ") + "server reported model '" + res.server.model + "'";
-    if (res.partial)
-        message += std::string(message.empty() ? "" : "; ") + "partial: stopped before all trials";
-    if (!stop_problem.empty())
-        message += std::string(message.empty() ? "" : "; ") + stop_problem;
-    out.status = res.trials.empty()                   ? run_status::failed
-                 : (res.had_errors() || res.partial) ? run_status::errors
-                                                     : run_status::ok;
-    out.message = std::move(message);
+    res.arm = a;
+    res.order = order;
+    res.affinity = pins.text;
+    if (res.server.model != a.model)
+        add_note(out.message, "server reported model '" + res.server.model + "'");
+    add_note(out.message, stop_problem);
     out.result = std::move(res);
     return out;
 }
+
+/// One scenario × arm as the ledger files it: the trials of every round merged into one result.
+struct arm_record {
+    suite_entry entry;
+    std::optional<run_result> merged;
+    std::vector<run_result> rounds;                    ///< each server's own result, for its context line
+    std::vector<detail::trial_window> windows;
+    std::vector<detail::server_recorder::reading> readings;
+    std::string notes;
+    std::optional<run_status> not_run_or_failed;
+    clock::duration spent{};
+};
+
+/// Adds one server run (trial `round` in interleaved order) to the arm's record.
+void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved)
+{
+    if (!out.result) {
+        add_note(rec.notes, interleaved ? "round " + std::to_string(round) + ": " + out.message : out.message);
+        if (out.status == run_status::not_run)
+            rec.not_run_or_failed = run_status::not_run;
+        return;
+    }
+    add_note(rec.notes, out.message);
+    auto& r = *out.result;
+    if (interleaved) {
+        for (auto& t : r.trials)
+            t.index = round;
+        for (auto& w : out.windows)
+            w.trial = round;
+    }
+    if (!rec.merged) {
+        rec.merged = r;
+        rec.entry.run_id = r.run_id;
+    } else {
+        rec.merged->trials.insert(rec.merged->trials.end(), r.trials.begin(), r.trials.end());
+        rec.merged->partial = rec.merged->partial || r.partial;
+    }
+    rec.windows.insert(rec.windows.end(), out.windows.begin(), out.windows.end());
+    rec.readings.insert(rec.readings.end(), out.readings.begin(), out.readings.end());
+    rec.rounds.push_back(std::move(r));
+}
+
+/// Writes an arm's merged result, its server samples, one context line per server run, and its ledger line.
+result<bool> file_record(const suite_options& o, arm_record& rec, const scenario& s, unsigned rounds_planned)
+{
+    auto& e = rec.entry;
+    e.seconds = std::chrono::duration<double>(rec.spent).count();
+    if (rec.merged) {
+        auto& m = *rec.merged;
+        m.scenario_used.trials = s.trials;
+        m.partial = m.partial || m.trials.size() < rounds_planned;
+        summarize_trials(m);
+        auto paths = output_paths_for(o.out_dir / (o.suite + ".csv"));
+        if (auto w = write_results(m, paths, false); !w)
+            return w;
+        for (auto& r : rec.rounds) {
+            r.run_id = m.run_id;
+            if (auto w = append_context(r, paths); !w)
+                return w;
+        }
+        if (auto w = detail::append_lines(server_timeline_path(o.out_dir, o.suite), detail::server_timeline_header,
+                                          detail::server_timeline_lines(m, rec.windows, rec.readings));
+            !w)
+            return w;
+        e.status = status_of(m);
+        e.message = error_summary(m);
+        if (auto bound = m.generator_bound_trials(); bound > 0)
+            add_note(e.message, std::to_string(bound) + " of " + std::to_string(m.trials.size()) +
+                                    " trial(s) generator-bound" +
+                                    (bound == m.trials.size() ? " (all kept)" : " (left out of the summary)"));
+        if (m.partial)
+            add_note(e.message, "partial: stopped before all trials");
+        add_note(e.message, rec.notes);
+    } else {
+        e.status = rec.not_run_or_failed.value_or(run_status::failed);
+        e.message = rec.notes;
+    }
+    if (auto w = append_ledger(ledger_path(o.out_dir, o.suite), e); !w)
+        return w;
+    if (o.on_run_done)
+        o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
+    return true;
+}
+
+/// Restores this process's CPU mask when the suite ends.
+class pin_guard {
+public:
+    pin_guard() : before_(allowed_cpus()) {}
+    ~pin_guard()
+    {
+        if (pinned_)
+            (void)pin_process(before_);
+    }
+    pin_guard(const pin_guard&) = delete;
+    pin_guard& operator=(const pin_guard&) = delete;
+    result<bool> pin(const cpu_list& cpus)
+    {
+        auto r = pin_process(cpus);
+        pinned_ = pinned_ || r.ok();
+        return r;
+    }
+    [[nodiscard]] const cpu_list& before() const noexcept { return before_; }
+
+private:
+    cpu_list before_;
+    bool pinned_ = false;
+};
 
 }  // namespace
 
@@ -240,8 +375,15 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
 {
     if (o.scenarios.empty())
         return fail("suite " + o.suite + ": no scenarios to run");
-    if (o.models.empty())
-        return fail("suite " + o.suite + ": no models to run");
+    std::vector<arm_spec> arms = o.arms;
+    if (arms.empty()) {
+        auto from_models = arms_of_models(o.models);
+        if (!from_models)
+            return from_models.err();
+        arms = std::move(*from_models);
+    }
+    if (auto checked = check_arms(arms); !checked)
+        return fail("suite " + o.suite + ": " + checked.err().message);
     std::vector<scenario> scenarios;
     for (const auto& name : o.scenarios) {
         auto s = load_named_scenario(o.scenarios_dir, name);
@@ -255,64 +397,94 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec)
         return fail(o.out_dir.string() + ": cannot create: " + ec.message());
-    auto paths = output_paths_for(o.out_dir / (o.suite + ".csv"));
-    auto ledger = ledger_path(o.out_dir, o.suite);
 
-    std::vector<duration> estimates;
-    for (const auto& s : scenarios)
-        estimates.push_back(estimate(s));
+    // The generator is this process: pin it here; the servers are pinned by their own --cpus. A server given no
+    // list gets the mask this process had, not the generator's it would otherwise inherit.
+    pin_guard guard;
+    pinning pins;
+    pins.text = {format_cpu_list(o.server_cpus), format_cpu_list(o.load_cpus), format_cpu_list(o.downstream_cpus)};
+    auto unpinned = format_cpu_list(guard.before());
+    pins.server_cpus = !o.server_cpus.empty() ? pins.text.server : !o.load_cpus.empty() ? unpinned : "";
+    pins.downstream_cpus = !o.downstream_cpus.empty() ? pins.text.downstream : !o.load_cpus.empty() ? unpinned : "";
+    if (!o.load_cpus.empty()) {
+        if (auto pinned = guard.pin(o.load_cpus); !pinned)
+            return fail("--load-cpus: " + pinned.err().message);
+    }
+    pins.load_cpu_count = usable_cpu_count();
 
+    bool interleaved = o.order == trial_order::interleaved;
     std::vector<suite_entry> entries;
     auto suite_start = clock::now();
-    std::size_t count = scenarios.size() * o.models.size();
+    std::size_t count = 0;
+    duration remaining{};
+    std::vector<std::optional<std::string>> not_runnable;
+    for (const auto& s : scenarios) {
+        not_runnable.push_back(beyond_open_files(s));
+        if (not_runnable.back())
+            continue;
+        unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
+        count += arms.size() * rounds;
+        remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(arms.size() * rounds);
+    }
     std::size_t index = 0;
     for (std::size_t si = 0; si < scenarios.size(); ++si) {
         const auto& s = scenarios[si];
-        for (std::size_t mi = 0; mi < o.models.size(); ++mi) {
-            if (o.stop && o.stop->load())
-                return entries;
-            const auto& model = o.models[mi];
-            ++index;
-            if (o.on_run_start) {
-                suite_progress p;
-                p.index = index;
-                p.count = count;
-                p.scenario = s.name;
-                p.model = model;
-                p.elapsed = clock::now() - suite_start;
-                p.remaining = estimates[si] * std::int64_t(o.models.size() - mi);
-                for (std::size_t k = si + 1; k < scenarios.size(); ++k)
-                    p.remaining += estimates[k] * std::int64_t(o.models.size());
-                o.on_run_start(p);
-            }
-
-            suite_entry e;
+        unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
+        scenario per_server = s;
+        if (interleaved)
+            per_server.trials = 1;
+        auto each = estimate(per_server, per_server.trials);
+        std::vector<arm_record> records(arms.size());
+        for (std::size_t k = 0; k < arms.size(); ++k) {
+            auto& e = records[k].entry;
             e.suite = o.suite;
             e.scenario = s.name;
-            e.model = model;
+            e.model = arms[k].model;
+            e.arm = arms[k].name;
             e.started_at = utc_timestamp();
-            auto run_start = clock::now();
-            auto outcome = run_one(o, s, model);
-            if (outcome.result) {
-                e.run_id = outcome.result->run_id;
-                if (auto w = write_results(*outcome.result, paths); !w)
-                    return w.err();
-                if (auto w = detail::append_lines(server_timeline_path(o.out_dir, o.suite),
-                                                  detail::server_timeline_header, outcome.server_timeline);
-                    !w)
-                    return w.err();
-                // Keep the estimate honest for the models still to come.
-                estimates[si] = clock::now() - run_start;
-            }
-            e.status = outcome.status;
-            e.message = std::move(outcome.message);
-            e.seconds = std::chrono::duration<double>(clock::now() - run_start).count();
-            if (auto w = append_ledger(ledger, e); !w)
-                return w.err();
-            entries.push_back(e);
-            if (o.on_run_done)
-                o.on_run_done(e, outcome.result ? &*outcome.result : nullptr);
         }
+        const auto& blocked_by_limits = not_runnable[si];
+        for (unsigned round = 1; round <= rounds && !blocked_by_limits; ++round) {
+            auto order = interleaved ? round_order(arms.size(), o.seed, round) : round_order(arms.size(), 0, 0);
+            if (!interleaved)
+                std::sort(order.begin(), order.end());
+            for (auto k : order) {
+                if (o.stop && o.stop->load())
+                    break;
+                ++index;
+                if (o.on_run_start) {
+                    suite_progress p;
+                    p.index = index;
+                    p.count = count;
+                    p.scenario = s.name;
+                    p.model = arms[k].model;
+                    p.arm = arms[k].name;
+                    p.round = round;
+                    p.rounds = rounds;
+                    p.elapsed = clock::now() - suite_start;
+                    p.remaining = remaining;
+                    o.on_run_start(p);
+                }
+                auto run_start = clock::now();
+                auto outcome = run_one(o, per_server, arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
+                records[k].spent += clock::now() - run_start;
+                absorb(records[k], std::move(outcome), round, interleaved);
+                remaining = remaining > each ? remaining - each : duration{};
+            }
+        }
+        for (std::size_t k = 0; k < arms.size(); ++k) {
+            if (blocked_by_limits) {
+                records[k].not_run_or_failed = run_status::not_run;
+                records[k].notes = *blocked_by_limits;
+            } else if (!records[k].merged && records[k].notes.empty()) {
+                continue;  // stopped before this arm ran at all
+            }
+            if (auto w = file_record(o, records[k], s, interleaved ? rounds : s.trials); !w)
+                return w.err();
+            entries.push_back(records[k].entry);
+        }
+        if (o.stop && o.stop->load())
+            break;
     }
     return entries;
 }

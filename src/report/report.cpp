@@ -105,16 +105,17 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             return ledger.err();
         for (const auto& e : *ledger) {
             note_scenario(e.scenario);
-            models_seen.insert(e.model);
+            // Pages label by arm; a ledger written before arms names the model, which is its arm.
+            models_seen.insert(e.arm_name());
             run_view v;
             v.scenario = e.scenario;
-            v.model = e.model;
+            v.model = e.arm_name();
             v.status = e.status;
             v.message = e.message;
             v.run_id = e.run_id;
             if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end())
                 v.summary = it->second;
-            d.runs[e.scenario][e.model] = std::move(v);   // later lines replace earlier ones
+            d.runs[e.scenario][e.arm_name()] = std::move(v);   // later lines replace earlier ones
         }
     } else {
         // Plain bench-load results: every summary row is a run; the last one of a scenario × model counts.
@@ -122,7 +123,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             const auto& row = summary_by_run[id];
             run_view v;
             v.scenario = row.at("scenario");
-            v.model = row.at("model");
+            v.model = row.count("arm") && !row.at("arm").empty() ? row.at("arm") : row.at("model");
             v.run_id = id;
             v.summary = row;
             bool errors = to_number(row.at("requests_error")) > 0 || row.at("partial") == "1";
@@ -299,6 +300,7 @@ std::string status_text(const run_view& v)
 {
     switch (v.status) {
     case load::run_status::ok: return "ok";
+    case load::run_status::behind: return "behind (unsent requests)";
     case load::run_status::errors: return "**request errors**";
     case load::run_status::failed: return "**failed**";
     case load::run_status::not_run: return "not run";

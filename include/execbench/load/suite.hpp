@@ -1,6 +1,8 @@
 #pragma once
 
+#include "execbench/core/cpus.hpp"
 #include "execbench/core/result.hpp"
+#include "execbench/load/arm.hpp"
 #include "execbench/load/ledger.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/runner.hpp"
@@ -35,12 +37,26 @@ unsigned max_call_depth(const scenario& s);
 /// left out, anything else → `--name value`).
 std::vector<std::string> server_option_args(const server_spec& spec);
 
+/// How the trials of the arms follow each other: `interleaved` runs round after round, each round one trial of
+/// every arm in a shuffled order, on a fresh server per arm and round; `blocked` runs all trials of one arm on one
+/// server before the next arm.
+enum class trial_order { interleaved, blocked };
+std::string_view to_string(trial_order o) noexcept;
+std::optional<trial_order> parse_trial_order(std::string_view text) noexcept;
+
+/// The order of the arms in round `round` (1-based): a permutation of 0..arms-1 drawn from `seed` and the round
+/// alone, so a seed reproduces every round on any machine.
+std::vector<std::size_t> round_order(std::size_t arms, std::uint64_t seed, unsigned round);
+
 /// Progress over a whole suite.
 struct suite_progress {
-    std::size_t index = 0;  ///< 1-based run (scenario × model)
+    std::size_t index = 0;  ///< 1-based server run (scenario × arm × round)
     std::size_t count = 0;
     std::string scenario;
     std::string model;
+    std::string arm;
+    unsigned round = 1;     ///< interleaved: the round (one trial of every arm); blocked: 1
+    unsigned rounds = 1;
     duration elapsed{};     ///< since the suite started
     duration remaining{};   ///< estimate for the runs left, this one included
 };
@@ -49,7 +65,13 @@ struct suite_progress {
 struct suite_options {
     std::string suite;                             ///< results go to `out_dir/<suite>.csv` and its companions
     std::vector<std::string> scenarios;            ///< names, in run order
-    std::vector<std::string> models{"pool", "fiber", "loop"};
+    std::vector<std::string> models{"pool", "fiber", "loop"};  ///< one arm per model when `arms` is empty
+    std::vector<arm_spec> arms;                    ///< what is compared, in this order in every table
+    trial_order order = trial_order::interleaved;
+    std::uint64_t seed = 1;                        ///< shuffles the arms of each round
+    cpu_list server_cpus;                          ///< the server under test (--cpus); empty: not pinned
+    cpu_list load_cpus;                            ///< this process, the generator; empty: not pinned
+    cpu_list downstream_cpus;                      ///< a separate downstream server; empty: not pinned
     std::filesystem::path scenarios_dir;
     std::filesystem::path server_binary;           ///< bench-server
     std::filesystem::path out_dir;                 ///< e.g. results/<suite>
@@ -70,8 +92,8 @@ struct suite_options {
 /// The scenarios of `dir` that list `suite` in their suites, sorted by name.
 std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, std::string_view suite);
 
-/// Runs every scenario under every model, each on a fresh server (and a fresh downstream server when the scenario
-/// asks for a separate one). A run that cannot start or fails is recorded in the ledger and the suite goes on; a
+/// Runs every scenario under every arm, each on a fresh server (and a fresh downstream server when the scenario
+/// asks for a separate one), in the order `order` says; interleaved trials of one arm are merged into one result. A run that cannot start or fails is recorded in the ledger and the suite goes on; a
 /// scenario beyond the open-file limit is recorded as not run. Fails only when nothing can be written or a scenario
 /// does not parse.
 result<std::vector<suite_entry>> run_suite(const suite_options& options);
