@@ -1,5 +1,6 @@
 #include "execbench/report/report.hpp"
 
+#include "execbench/report/parity.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <nlohmann/json.hpp>
@@ -449,7 +450,10 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
     md << "| build | " << cell_escape(joined(builds)) << " |\n";
     md << "| revision | " << cell_escape(joined(revisions)) << " |\n";
     md << "| load generator | bench-load engine in bench-suite, " << joined(threads)
-       << " thread(s), on the same machine as the server |\n\n";
+       << " thread(s), on the same machine as the server |\n";
+    if (auto order = order_text(s); !order.empty())
+        md << "| order | " << cell_escape(order) << " |\n";
+    md << "\n";
     md << "Figures are medians across trials. Latency in milliseconds from the moment a request was issued (open "
           "shape: from its intended send time), successful requests only; RSS in MiB; CPU in percent of one core. "
           "A run is **noisy** when a key figure's trial range exceeds 20 % of its median.\n\n";
@@ -539,6 +543,7 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
         md << "\n### " << sc << "\n\n";
         if (s.descriptions.count(sc))
             md << s.descriptions.at(sc) << "\n\n";
+        md << arm_notes(s, sc);
         if (!any_ran(s, sc)) {
             // Nothing to compare: only why each model did not run.
             for (const auto& m : s.models)
