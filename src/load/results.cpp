@@ -1,5 +1,7 @@
 #include "execbench/load/results.hpp"
 
+#include "csv_lines.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -44,26 +46,13 @@ std::string number(double v)
     return s;
 }
 
-std::string quote(std::string_view field)
-{
-    if (field.find_first_of(",\"\r\n") == std::string_view::npos)
-        return std::string(field);
-    std::string out = "\"";
-    for (char c : field) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
 std::string join_row(const std::vector<std::string>& fields)
 {
     std::string out;
     for (std::size_t i = 0; i < fields.size(); ++i) {
         if (i)
             out += ',';
-        out += quote(fields[i]);
+        out += detail::csv_field(fields[i]);
     }
     return out + "\n";
 }
