@@ -1,5 +1,6 @@
 // bench-server: serves the execbench endpoints under one execution model. Parses options and calls the library.
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/cpus.hpp"
 #include "execbench/server/options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -65,6 +66,12 @@ int main(int argc, char** argv)
     } catch (const CLI::ParseError& e) {
         std::cerr << "bench-server: " << e.what() << "\nRun with --help for the options.\n";
         return 2;
+    }
+    if (!opts.cpus.empty()) {
+        if (auto cpus = parse_cpu_list(opts.cpus); !cpus) {
+            std::cerr << "bench-server: --cpus: " << cpus.err().message << "\nRun with --help for the options.\n";
+            return 2;
+        }
     }
     opts.model = *models::parse_model(model_name);
     auto millis_of = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
