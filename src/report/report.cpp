@@ -188,7 +188,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 continue;
             std::map<std::string, double> values;
             for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model")
+                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model" &&
+                    t->header[i] != "arm")
                     values[t->header[i]] = to_number(row[i]);
             (it->second->*member).push_back(std::move(values));
         }
