@@ -18,7 +18,8 @@ bool valid_name(std::string_view name)
 
 bool is_number(std::string_view v)
 {
-    return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; }) &&
+    auto digit_or_point = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; };
+    return !v.empty() && std::all_of(v.begin(), v.end(), digit_or_point) &&
            std::count(v.begin(), v.end(), '.') <= 1 && v.front() != '.';
 }
 

@@ -55,7 +55,8 @@ std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::str
 result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e)
 {
     std::string line = csv_field(e.suite) + "," + csv_field(e.scenario) + "," + csv_field(e.model) + "," +
-                       csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) + "," + csv_field(e.started_at) +
+                       csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) +
+                       "," + csv_field(e.started_at) +
                        "," + fixed(e.seconds, 1) + "," + csv_field(e.message);
     return append_lines(file, ledger_header, {line});
 }

@@ -92,7 +92,8 @@ std::vector<std::string> server_timeline_lines(const run_result& r, const std::v
                     threads = std::max(threads, rd.threads);
                 }
             lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," +
-                            csv_field(r.server.model) + "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) + "," + std::to_string(k) + "," +
+                            csv_field(r.server.model) + "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) +
+                            "," + std::to_string(k) + "," +
                             fixed(std::max(cpu, 0.0), 1) + "," + fixed(rss, 1) + "," + std::to_string(threads));
         }
     }

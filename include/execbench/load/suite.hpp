@@ -93,9 +93,9 @@ struct suite_options {
 std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, std::string_view suite);
 
 /// Runs every scenario under every arm, each on a fresh server (and a fresh downstream server when the scenario
-/// asks for a separate one), in the order `order` says; interleaved trials of one arm are merged into one result. A run that cannot start or fails is recorded in the ledger and the suite goes on; a
-/// scenario beyond the open-file limit is recorded as not run. Fails only when nothing can be written or a scenario
-/// does not parse.
+/// asks for a separate one), in the order `order` says; interleaved trials of one arm are merged into one result.
+/// A run that cannot start or fails is recorded in the ledger and the suite goes on; a scenario beyond the
+/// open-file limit is recorded as not run. Fails only when nothing can be written or a scenario does not parse.
 result<std::vector<suite_entry>> run_suite(const suite_options& options);
 
 /// The server's per-second samples a suite writes beside the bench-load results.
