@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -92,6 +93,19 @@ cpu_list allowed_cpus()
         for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c)
             out.push_back(c);
     return out;
+}
+
+std::string allowed_cpus_of(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    constexpr std::string_view key = "Cpus_allowed_list:";
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) {
+            auto start = line.find_first_not_of(" \t", key.size());
+            return start == std::string::npos ? std::string{} : line.substr(start);
+        }
+    return {};
 }
 
 unsigned usable_cpu_count() { return static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size())); }

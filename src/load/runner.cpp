@@ -406,8 +406,13 @@ result<run_result> run(const scenario& s, const run_options& options)
         out.server.pid = options.server_pid;
     else if (tgt->local)
         out.server.pid = stats::find_listening_pid(tgt->port);
-    if (out.server.pid)
+    if (out.server.pid) {
         out.server.sampling = "proc";
+        // Recorded only when the server runs on fewer CPUs than this process may use: "" means not pinned.
+        auto server_cpus = execbench::allowed_cpus_of(*out.server.pid);
+        if (!server_cpus.empty() && server_cpus != format_cpu_list(allowed_cpus()))
+            out.affinity.server = server_cpus;
+    }
     else if (!tgt->local)
         out.server.sampling = "metrics";
 

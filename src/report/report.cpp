@@ -128,7 +128,9 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             v.run_id = id;
             v.summary = row;
             bool errors = to_number(row.at("requests_error")) > 0 || row.at("partial") == "1";
-            v.status = errors ? load::run_status::errors : load::run_status::ok;
+            v.status = errors                                    ? load::run_status::errors
+                       : to_number(row.at("requests_unsent")) > 0 ? load::run_status::behind
+                                                                  : load::run_status::ok;
             note_scenario(v.scenario);
             models_seen.insert(v.model);
             d.runs[v.scenario][v.model] = std::move(v);

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <set>
 
+#include <unistd.h>
+
 using namespace execbench::load;
 using namespace std::chrono_literals;
 
@@ -182,4 +184,6 @@ TEST_CASE("CPU lists parse as taskset writes them, and the default plan splits s
     CHECK(four.server == cpu_list{0, 1});
     CHECK(four.load == cpu_list{2, 3});
     CHECK(execbench::usable_cpu_count() == execbench::allowed_cpus().size());
+    CHECK(execbench::allowed_cpus_of(::getpid()) == execbench::format_cpu_list(execbench::allowed_cpus()));
+    CHECK(execbench::allowed_cpus_of(-1).empty());
 }

@@ -322,6 +322,7 @@ TEST_CASE("bench-server --cpus pins the process and every thread; default thread
     };
     auto proc = std::filesystem::path("/proc") / std::to_string(p.pid());
     CHECK(allowed_of(proc / "status") == "0");
+    CHECK(execbench::allowed_cpus_of(p.pid()) == "0");
     std::size_t threads = 0;
     for (const auto& task : std::filesystem::directory_iterator(proc / "task")) {
         CHECK(allowed_of(task.path() / "status") == "0");

@@ -18,6 +18,8 @@ std::string format_cpu_list(const cpu_list& cpus);
 
 /// The CPUs this process may run on (sched_getaffinity); every online CPU when that cannot be read.
 cpu_list allowed_cpus();
+/// The CPUs process `pid` may run on as /proc/PID/status lists them (Cpus_allowed_list); "" when unreadable.
+std::string allowed_cpus_of(int pid);
 /// How many CPUs this process may run on: what default thread counts follow, rather than the machine's cores.
 unsigned usable_cpu_count();
 
