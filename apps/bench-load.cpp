@@ -2,6 +2,7 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/cpus.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/preflight.hpp"
 #include "execbench/load/progress.hpp"
@@ -49,6 +50,7 @@ int main(int argc, char** argv)
     std::optional<std::string> slo_text;
     std::optional<int> server_pid;
     std::optional<unsigned> threads;
+    std::optional<std::string> cpus;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
@@ -75,6 +77,7 @@ int main(int argc, char** argv)
     app.add_option("--think", o.think, "Closed/ramp: think time between a response and the next request: 2s or 1s..3s");
     app.add_option("--threads", threads, "Load-generator threads (default 1)")
         ->check(apps::integer_in(1, 1024, "a number of threads"));
+    app.add_option("--cpus", cpus, "Run the generator on these CPUs only, e.g. 1 or 2-3 (sched_setaffinity)");
     app.add_option("--trials", o.trials, "Number of measured trials")
         ->check(apps::integer_in(1, 1000, "a number of trials"));
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
@@ -147,6 +150,16 @@ int main(int argc, char** argv)
         options.threads = *threads;
     if (server_pid)
         options.server_pid = static_cast<pid_t>(*server_pid);
+    std::string pinned_to;
+    if (cpus) {
+        auto list = execbench::parse_cpu_list(*cpus);
+        if (!list)
+            return apps::usage_error(program, "--cpus: " + list.err().message);
+        // Before the engine's threads start, so they inherit the mask.
+        if (auto pinned = execbench::pin_process(*list); !pinned)
+            return apps::usage_error(program, "--cpus: " + pinned.err().message);
+        pinned_to = execbench::format_cpu_list(*list);
+    }
 
     auto target = load::resolve_target(options.url, options.allow_remote);
     if (!target)
@@ -187,7 +200,8 @@ int main(int argc, char** argv)
     auto result = load::run(s, options);
     if (!result)
         return cannot_start(result.err().message);
-    const auto& r = *result;
+    auto& r = *result;
+    r.affinity.load = pinned_to;
     progress.clear();
     auto verdicts = gates.empty() || r.trials.empty() ? std::vector<load::slo_verdict>{} : load::check_slo(gates, r);
     if (!r.trials.empty())

@@ -2,6 +2,7 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/cpus.hpp"
 #include "execbench/server/options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -46,6 +47,7 @@ int main(int argc, char** argv)
         ->check(apps::integer_in(16, 65536, "a stack size in KiB"))
         ->capture_default_str();
     cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
+    cli.add_option("--cpus", opts.cpus, "Run on these CPUs only, e.g. 0, 0-3 or 0,2 (default threads follow them)");
     cli.add_option("--movies-db", opts.movies_db, "SQLite file for movies (default: in memory)");
     cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
     cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
@@ -67,6 +69,9 @@ int main(int argc, char** argv)
     if (!host)
         return apps::usage_error(program, host.err().message);
     opts.host = *host;
+    if (!opts.cpus.empty())
+        if (auto cpus = parse_cpu_list(opts.cpus); !cpus)
+            return apps::usage_error(program, "--cpus: " + cpus.err().message);
     opts.model = *models::parse_model(model_name);
     auto millis_of = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
     opts.shutdown_timeout = millis_of(shutdown_seconds);

@@ -2,6 +2,7 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/cpus.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scenario.hpp"
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -50,14 +52,14 @@ std::filesystem::path default_server_binary()
 
 /// One line of the side-by-side table printed at the end.
 struct table_row {
-    std::string scenario, model, status;
-    double ok = 0, errors = 0, wall = 0, rps = 0, p50 = 0, p99 = 0, rss = 0, cpu = 0, threads = 0;
+    std::string scenario, arm, status;
+    double ok = 0, errors = 0, unsent = 0, wall = 0, rps = 0, p50 = 0, p99 = 0, rss = 0, cpu = 0, threads = 0;
     bool ran = false;
 };
 
 table_row row_of(const execbench::load::suite_entry& e, const execbench::load::run_result* r)
 {
-    table_row t{e.scenario, e.model, std::string(execbench::load::to_string(e.status))};
+    table_row t{e.scenario, e.arm_name(), std::string(execbench::load::to_string(e.status))};
     if (!r || r->summary.empty())
         return t;
     t.ran = true;
@@ -65,6 +67,7 @@ table_row row_of(const execbench::load::suite_entry& e, const execbench::load::r
         auto v = m.spread.median;
         if (m.name == "requests_ok") t.ok = v;
         else if (m.name == "requests_error") t.errors = v;
+        else if (m.name == "requests_unsent") t.unsent = v;
         else if (m.name == "wall_millis") t.wall = v;
         else if (m.name == "requests_per_second") t.rps = v;
         else if (m.name == "latency_millis_p50") t.p50 = v;
@@ -76,22 +79,22 @@ table_row row_of(const execbench::load::suite_entry& e, const execbench::load::r
     return t;
 }
 
-/// The models side by side, one block per scenario (medians across trials).
+/// The arms side by side, one block per scenario (medians across trials).
 void print_table(const std::vector<table_row>& rows)
 {
-    std::printf("\n%-34s %-6s %-8s %9s %7s %10s %9s %10s %10s %8s %6s %7s\n", "scenario", "model", "status", "ok",
-                "errors", "wall_ms", "req/s", "p50_ms", "p99_ms", "rss_MB", "cpu%", "threads");
+    std::printf("\n%-34s %-10s %-8s %9s %7s %8s %10s %9s %10s %10s %8s %6s %7s\n", "scenario", "arm", "status", "ok",
+                "errors", "unsent", "wall_ms", "req/s", "p50_ms", "p99_ms", "rss_MB", "cpu%", "threads");
     std::string last;
     for (const auto& r : rows) {
         const char* name = r.scenario == last ? "" : r.scenario.c_str();
         last = r.scenario;
         if (!r.ran) {
-            std::printf("%-34s %-6s %-8s\n", name, r.model.c_str(), r.status.c_str());
+            std::printf("%-34s %-10s %-8s\n", name, r.arm.c_str(), r.status.c_str());
             continue;
         }
-        std::printf("%-34s %-6s %-8s %9.0f %7.0f %10.1f %9.0f %10.1f %10.1f %8.1f %6.0f %7.0f\n", name,
-                    r.model.c_str(), r.status.c_str(), r.ok, r.errors, r.wall, r.rps, r.p50, r.p99, r.rss, r.cpu,
-                    r.threads);
+        std::printf("%-34s %-10s %-8s %9.0f %7.0f %8.0f %10.1f %9.0f %10.1f %10.1f %8.1f %6.0f %7.0f\n", name,
+                    r.arm.c_str(), r.status.c_str(), r.ok, r.errors, r.unsent, r.wall, r.rps, r.p50, r.p99, r.rss,
+                    r.cpu, r.threads);
     }
     std::printf("\n");
 }
@@ -148,6 +151,11 @@ int main(int argc, char** argv)
     std::string suite;
     std::string scenario_list;
     std::string models = "pool,fiber,loop";
+    std::vector<std::string> arm_texts;
+    std::string order = "interleaved";
+    std::optional<std::uint64_t> seed;
+    std::optional<std::string> server_cpus, load_cpus, downstream_cpus;
+    bool no_pin = false;
     std::optional<std::string> scenarios_dir;
     std::optional<std::string> server_bin;
     std::string results_dir = "results";
@@ -157,9 +165,18 @@ int main(int argc, char** argv)
     double start_timeout = 20, stop_timeout = 15;
 
     app.add_option("--suite", suite, "Suite name: runs every scenario listing it (and names the results folder)");
-    app.add_option("--scenarios", scenario_list,
-                   "Comma-separated scenario names: alone, or narrowing --suite to those of its scenarios");
-    app.add_option("--models", models, "Comma-separated models")->capture_default_str();
+    app.add_option("--scenarios", scenario_list, "Comma-separated scenario names: alone, or narrowing --suite to those of its scenarios");
+    app.add_option("--models", models, "Comma-separated models, one arm each named after its model")
+        ->capture_default_str();
+    app.add_option("--arm", arm_texts,
+                   "NAME=MODEL[:OPTION=VALUE,...], repeatable (replaces --models), e.g. pool400=pool:threads=400");
+    app.add_option("--order", order, "interleaved (rounds of one trial per arm, shuffled) or blocked")
+        ->capture_default_str();
+    app.add_option("--seed", seed, "Seed of the interleaved order (default: from the clock; printed and recorded)");
+    app.add_option("--server-cpus", server_cpus, "CPUs of the server under test, e.g. 0 or 0-3 (default: see docs)");
+    app.add_option("--load-cpus", load_cpus, "CPUs of the load generator (this process)");
+    app.add_option("--downstream-cpus", downstream_cpus, "CPUs of a separate downstream server");
+    app.add_flag("--no-pin", no_pin, "Pin nothing (the default splits the CPUs between server and generator)");
     app.add_option("--scenarios-dir", scenarios_dir, "Scenario directory (default: ./scenarios, then the installed one)");
     app.add_option("--server-bin", server_bin, "bench-server binary (default: the one beside this binary)");
     app.add_option("--results-dir", results_dir, "Results root; a suite writes to <root>/<suite>/")->capture_default_str();
@@ -218,25 +235,65 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "bench-suite: %s\n", note.c_str());
     }
     options.suite = suite.empty() ? "adhoc" : suite;
-    options.models = split(models);
-    for (const auto& m : options.models)
-        if (m != "pool" && m != "fiber" && m != "loop")
-            return usage_error(program, "--models: '" + m + "' is not pool, fiber or loop");
+    if (arm_texts.empty()) {
+        auto arms = load::arms_of_models(split(models));
+        if (!arms)
+            return usage_error(program, arms.err().message);
+        options.arms = std::move(*arms);
+    } else {
+        if (app.count("--models") > 0)
+            return usage_error(program, "give either --models or --arm, not both");
+        for (const auto& text : arm_texts) {
+            auto a = load::parse_arm(text);
+            if (!a)
+                return usage_error(program, a.err().message);
+            options.arms.push_back(std::move(*a));
+        }
+    }
+    if (auto checked = load::check_arms(options.arms); !checked)
+        return usage_error(program, checked.err().message);
+    auto parsed_order = load::parse_trial_order(order);
+    if (!parsed_order)
+        return usage_error(program, "--order: '" + order + "' is not interleaved or blocked");
+    options.order = *parsed_order;
+    options.seed = seed ? *seed
+                        : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
+                              1'000'000'007ULL;
+    if (no_pin && (server_cpus || load_cpus || downstream_cpus))
+        return usage_error(program, "--no-pin and a --*-cpus list contradict each other");
+    if (!no_pin) {
+        // Default policy (docs/suites.md): with 2+ CPUs the server under test gets its own.
+        auto plan = (server_cpus || load_cpus || downstream_cpus) ? execbench::cpu_plan{}
+                                                                   : execbench::default_cpu_plan(execbench::allowed_cpus());
+        options.server_cpus = plan.server;
+        options.load_cpus = plan.load;
+        options.downstream_cpus = plan.downstream;
+        for (auto [flag, text, into] : {std::tuple{"--server-cpus", &server_cpus, &options.server_cpus},
+                                        std::tuple{"--load-cpus", &load_cpus, &options.load_cpus},
+                                        std::tuple{"--downstream-cpus", &downstream_cpus, &options.downstream_cpus}}) {
+            if (!*text)
+                continue;
+            auto list = execbench::parse_cpu_list(**text);
+            if (!list)
+                return usage_error(program, std::string(flag) + ": " + list.err().message);
+            *into = std::move(*list);
+        }
+    }
     if (server_bin && ::access(server_bin->c_str(), X_OK) != 0)
         return usage_error(program, "--server-bin: '" + *server_bin + "' is not an executable file");
     options.server_binary = server_bin ? std::filesystem::path(*server_bin) : default_server_binary();
     options.out_dir = out_dir ? std::filesystem::path(*out_dir) : std::filesystem::path(results_dir) / options.suite;
     options.start_timeout = std::chrono::milliseconds(static_cast<long long>(start_timeout * 1000));
     options.stop_timeout = std::chrono::milliseconds(static_cast<long long>(stop_timeout * 1000));
-    options.threads = std::max(1u, options.threads);
 
     stop_on_sigint();
     options.stop = &stop_requested;
     load::progress_printer progress(stderr);
     options.on_run_start = [&](const load::suite_progress& p) {
         progress.clear();
-        std::fprintf(stderr, "== [%zu/%zu] %s %s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
-                     p.model.c_str(), load::clock_text(p.elapsed).c_str(), load::clock_text(p.remaining).c_str());
+        std::string round = p.rounds > 1 ? " round " + std::to_string(p.round) + "/" + std::to_string(p.rounds) : "";
+        std::fprintf(stderr, "== [%zu/%zu] %s %s%s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
+                     p.arm.c_str(), round.c_str(), load::clock_text(p.elapsed).c_str(), load::clock_text(p.remaining).c_str());
         std::fflush(stderr);
     };
     options.on_progress = [&](const load::progress_event& ev) {
@@ -253,31 +310,42 @@ int main(int argc, char** argv)
         if (r && !r->trials.empty() && !gates.empty())
             for (const auto& v : load::check_slo(gates, *r))
                 if (!v.passed)
-                    broken.push_back(e.model + " " + e.scenario + ": " + load::describe(v));
+                    broken.push_back(e.arm_name() + " " + e.scenario + ": " + load::describe(v));
         if (e.status != load::run_status::ok)
-            std::printf("%s %s: %s%s%s\n", e.model.c_str(), e.scenario.c_str(),
+            std::printf("%s %s: %s%s%s\n", e.arm_name().c_str(), e.scenario.c_str(),
                         std::string(load::to_string(e.status)).c_str(), e.message.empty() ? "" : ": ",
                         e.message.c_str());
         std::fflush(stdout);
     };
 
-    std::fprintf(stderr, "bench-suite: %zu scenario(s) x %zu model(s) into %s\n", options.scenarios.size(),
-                 options.models.size(), options.out_dir.string().c_str());
+    std::string arm_names;
+    for (const auto& a : options.arms)
+        arm_names += (arm_names.empty() ? "" : ",") + a.name;
+    std::fprintf(stderr, "bench-suite: %zu scenario(s) x %zu arm(s) (%s) into %s\n", options.scenarios.size(),
+                 options.arms.size(), arm_names.c_str(), options.out_dir.string().c_str());
+    std::fprintf(stderr, "bench-suite: order %s, seed %llu; cpus server '%s' load '%s' downstream '%s' ('' = not pinned)\n",
+                 std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
+                 execbench::format_cpu_list(options.server_cpus).c_str(),
+                 execbench::format_cpu_list(options.load_cpus).c_str(),
+                 execbench::format_cpu_list(options.downstream_cpus).c_str());
     auto entries = load::run_suite(options);
     if (!entries)
         return usage_error(program, entries.err().message);
     print_table(table);
-    std::size_t ok = 0, errors = 0, failed = 0, not_run = 0;
+    std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0;
     for (const auto& e : *entries) {
         switch (e.status) {
         case load::run_status::ok: ++ok; break;
+        case load::run_status::behind: ++behind; break;
         case load::run_status::errors: ++errors; break;
         case load::run_status::failed: ++failed; break;
         case load::run_status::not_run: ++not_run; break;
         }
     }
-    std::printf("bench-suite %s: %zu run(s): %zu ok, %zu with request errors, %zu failed, %zu not run%s\n",
-                options.suite.c_str(), entries->size(), ok, errors, failed, not_run,
+    std::printf("bench-suite %s: %zu run(s): %zu ok, %zu behind (unsent requests), %zu with request errors, %zu failed, "
+                "%zu not run; order %s, seed %llu%s\n",
+                options.suite.c_str(), entries->size(), ok, behind, errors, failed, not_run,
+                std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
                 stop_requested.load() ? " (stopped early)" : "");
     for (const auto& b : broken)
         std::fprintf(stderr, "bench-suite: SLO broken: %s\n", b.c_str());

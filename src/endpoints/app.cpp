@@ -223,6 +223,13 @@ void app::respond(const struct plan& p, http::response& out)
             {"address", info_.address},
             {"moviesDb", info_.movies_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(info_.movies_db)},
             {"moviesReadOnly", info_.movies_read_only},
+            {"headerTimeoutMs", info_.header_timeout_ms},
+            {"idleTimeoutMs", info_.idle_timeout_ms},
+            {"writeTimeoutMs", info_.write_timeout_ms},
+            {"downstreamTimeoutMs", info_.downstream_timeout_ms},
+            {"shutdownTimeoutMs", info_.shutdown_timeout_ms},
+            {"listenBacklog", info_.listen_backlog},
+            {"cpus", info_.cpus},
             {"inFlight", metrics_.in_flight()},
             {"version", std::string(execbench::version())},
         };

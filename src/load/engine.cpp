@@ -472,6 +472,7 @@ private:
             if (ec || ending_)
                 return;
             auto now = clock::now();
+            m_.schedule_lag.record(std::max<std::int64_t>(1, micros(now - armed_at_)));
             if (now >= end_ && dispatched_ >= cap_) {
                 finish_issuing();
                 return;
@@ -918,6 +919,7 @@ void merge_into(group_measurement& into, group_measurement&& from)
     into.count.add(from.count);
     (void)into.latency.merge(from.latency);
     (void)into.service.merge(from.service);
+    (void)into.schedule_lag.merge(from.schedule_lag);
     if (from.timeline.size() > into.timeline.size())
         into.timeline.resize(from.timeline.size());
     for (std::size_t i = 0; i < from.timeline.size(); ++i) {

@@ -1,5 +1,7 @@
 #include "execbench/load/results.hpp"
 
+#include "csv_lines.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -44,26 +46,13 @@ std::string number(double v)
     return s;
 }
 
-std::string quote(std::string_view field)
-{
-    if (field.find_first_of(",\"\r\n") == std::string_view::npos)
-        return std::string(field);
-    std::string out = "\"";
-    for (char c : field) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
 std::string join_row(const std::vector<std::string>& fields)
 {
     std::string out;
     for (std::size_t i = 0; i < fields.size(); ++i) {
         if (i)
             out += ',';
-        out += quote(fields[i]);
+        out += detail::csv_field(fields[i]);
     }
     return out + "\n";
 }
@@ -138,14 +127,14 @@ output_paths output_paths_for(const std::filesystem::path& summary_csv)
 
 std::vector<std::string> summary_columns()
 {
-    std::vector<std::string> cols{"scenario", "model", "trials"};
+    std::vector<std::string> cols{"scenario", "model", "arm", "trials"};
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
     for (const auto& name : spread_metrics()) {
         cols.push_back(name + "_trial_min");
         cols.push_back(name + "_trial_max");
     }
-    cols.insert(cols.end(), {"noisy", "noisy_metrics", "partial"});
+    cols.insert(cols.end(), {"noisy", "noisy_metrics", "partial", "generator_bound_trials"});
     for (const auto& c : context_columns())
         cols.push_back(c);
     return cols;
@@ -153,7 +142,7 @@ std::vector<std::string> summary_columns()
 
 std::vector<std::string> trial_columns()
 {
-    std::vector<std::string> cols{"run_id", "scenario", "model", "trial", "stopped"};
+    std::vector<std::string> cols{"run_id", "scenario", "model", "arm", "trial", "stopped", "generator_bound"};
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
     cols.insert(cols.end(), {"git_revision", "started_at"});
@@ -169,11 +158,30 @@ std::string context_json(const run_result& r)
     j["execbench"] = {{"version", r.context.execbench_version},
                       {"git_revision", r.context.git_revision},
                       {"build_type", r.context.build_type},
-                      {"compiler", r.context.compiler}};
+                      {"compiler", r.context.compiler},
+                      {"boost_version", r.context.boost_version}};
+    auto optional_number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     j["machine"] = {{"cpu_model", r.context.cpu_model},
                     {"cpu_count", r.context.cpu_count},
                     {"kernel", r.context.kernel},
-                    {"hostname", r.context.hostname}};
+                    {"hostname", r.context.hostname},
+                    {"cpu_governor", r.context.cpu_governor},
+                    {"cpu_mhz", r.context.cpu_mhz},
+                    {"memory_mb", r.context.memory_mb},
+                    {"loadavg_before", optional_number(r.context.loadavg_before)},
+                    {"loadavg_after", optional_number(r.context.loadavg_after)},
+                    {"steal_percent", optional_number(r.context.steal_percent)}};
+    j["limits"] = {{"rlimit_nofile", r.context.rlimit_nofile},
+                   {"somaxconn", r.context.somaxconn},
+                   {"port_range", r.context.port_range}};
+    nlohmann::json arm_options = nlohmann::json::object();
+    for (const auto& [k, v] : r.arm.options)
+        arm_options[k] = v;
+    j["arm"] = {{"name", r.arm_name()}, {"model", r.arm.model.empty() ? r.server.model : r.arm.model},
+                {"options", arm_options}};
+    if (r.order)
+        j["order"] = {{"kind", r.order->kind}, {"seed", r.order->seed}, {"round", r.order->round}};
+    j["affinity"] = {{"server", r.affinity.server}, {"load", r.affinity.load}, {"downstream", r.affinity.downstream}};
     nlohmann::json mix = nlohmann::json::array();
     for (const auto& m : s.mix)
         mix.push_back({{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}});
@@ -220,12 +228,13 @@ std::string context_json(const run_result& r)
                    {"pid", r.server.pid ? nlohmann::json(*r.server.pid) : nlohmann::json(nullptr)},
                    {"sampling", r.server.sampling}};
     j["trials_completed"] = r.trials.size();
+    j["generator_bound_trials"] = r.generator_bound_trials();
     j["partial"] = r.partial;
     j["noisy"] = r.noisy();
     return j.dump();
 }
 
-result<bool> write_results(const run_result& r, const output_paths& paths)
+result<bool> write_results(const run_result& r, const output_paths& paths, bool with_context)
 {
     const auto& s = r.scenario_used;
     // Summary row.
@@ -233,7 +242,7 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
         std::ofstream out;
         if (auto ok = open_append(paths.summary, join_row(summary_columns()), out); !ok)
             return ok;
-        std::vector<std::string> row{s.name, r.server.model, std::to_string(r.trials.size())};
+        std::vector<std::string> row{s.name, r.server.model, r.arm_name(), std::to_string(r.trials.size())};
         if (r.summary.empty()) {
             for (std::size_t i = 0; i < trial_metrics(trial_result{}).size(); ++i)
                 row.emplace_back("");
@@ -252,6 +261,7 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
         row.push_back(r.noisy() ? "1" : "0");
         row.push_back(noisy_names);
         row.push_back(r.partial ? "1" : "0");
+        row.push_back(std::to_string(r.generator_bound_trials()));
         for (auto& v : context_values(r))
             row.push_back(std::move(v));
         out << join_row(row);
@@ -264,8 +274,8 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
         if (auto ok = open_append(paths.trials, join_row(trial_columns()), out); !ok)
             return ok;
         for (const auto& t : r.trials) {
-            std::vector<std::string> row{r.run_id, s.name, r.server.model, std::to_string(t.index),
-                                         t.measured.stopped ? "1" : "0"};
+            std::vector<std::string> row{r.run_id,       s.name, r.server.model, r.arm_name(), std::to_string(t.index),
+                                         t.measured.stopped ? "1" : "0", t.generator_bound ? "1" : "0"};
             for (const auto& [name, v] : trial_metrics(t))
                 row.push_back(number(v));
             row.push_back(r.context.git_revision);
@@ -283,12 +293,13 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
         if (!out)
             return fail(paths.histograms.string() + ": cannot be opened for writing");
         if (fresh)
-            out << "# execbench histograms v1: run_id<TAB>scenario<TAB>model<TAB>trial<TAB>series<TAB>histogram "
+            out << "# execbench histograms v2: run_id<TAB>scenario<TAB>model<TAB>arm<TAB>trial<TAB>series<TAB>histogram "
                    "(microseconds; stats::histogram::serialize)\n";
         out << "# context " << context_json(r) << "\n";
         for (const auto& t : r.trials) {
             auto line = [&](const char* series, const stats::histogram& h) {
-                out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << t.index << '\t' << series
+                out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << r.arm_name() << '\t' << t.index
+                    << '\t' << series
                     << '\t' << h.serialize() << '\n';
             };
             line("latency", t.measured.foreground.latency);
@@ -302,7 +313,7 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
     // Timeline.
     {
         std::ofstream out;
-        std::string header = join_row({"run_id", "scenario", "model", "trial", "second", "requests_ok",
+        std::string header = join_row({"run_id", "scenario", "model", "arm", "trial", "second", "requests_ok",
                                        "requests_error", "latency_millis_p50", "latency_millis_p90",
                                        "latency_millis_p99"});
         if (auto ok = open_append(paths.timeline, header, out); !ok)
@@ -311,7 +322,7 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
             const auto& tl = t.measured.foreground.timeline;
             for (std::size_t sec = 0; sec < tl.size(); ++sec) {
                 const auto& b = tl[sec];
-                out << join_row({r.run_id, s.name, r.server.model, std::to_string(t.index), std::to_string(sec),
+                out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index), std::to_string(sec),
                                  std::to_string(b.ok), std::to_string(b.errors),
                                  number(double(b.latency.value_at_percentile(50)) / 1000.0),
                                  number(double(b.latency.value_at_percentile(90)) / 1000.0),
@@ -321,7 +332,13 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
         if (!out)
             return fail(paths.timeline.string() + ": write failed");
     }
-    // Context, one JSON object per run.
+    if (with_context)
+        return append_context(r, paths);
+    return true;
+}
+
+result<bool> append_context(const run_result& r, const output_paths& paths)
+{
     {
         std::error_code ec;
         if (paths.context.has_parent_path())
@@ -348,20 +365,24 @@ result<std::vector<histogram_record>> read_histograms(const std::filesystem::pat
             continue;
         std::vector<std::string> f;
         std::size_t start = 0;
-        for (int i = 0; i < 5; ++i) {
+        // v2 lines carry the arm after the model; v1 lines (before arms) do not. Histograms hold no tabs.
+        bool with_arm = std::count(line.begin(), line.end(), '\t') == 6;
+        for (int i = 0; i < (with_arm ? 6 : 5); ++i) {
             auto tab = line.find('\t', start);
             if (tab == std::string::npos)
                 return fail(file.string() + ":" + std::to_string(number_of_line) +
-                            ": expected 6 tab-separated fields");
+                            ": expected 6 or 7 tab-separated fields");
             f.push_back(line.substr(start, tab - start));
             start = tab + 1;
         }
+        if (!with_arm)
+            f.insert(f.begin() + 3, f[2]);
         auto h = stats::histogram::parse(std::string_view(line).substr(start));
         if (!h)
             return fail(file.string() + ":" + std::to_string(number_of_line) + ": " + h.err().message);
-        histogram_record rec{f[0], f[1], f[2], 0, f[4], std::move(h.value())};
+        histogram_record rec{f[0], f[1], f[2], f[3], 0, f[5], std::move(h.value())};
         try {
-            rec.trial = static_cast<unsigned>(std::stoul(f[3]));
+            rec.trial = static_cast<unsigned>(std::stoul(f[4]));
         } catch (...) {
             return fail(file.string() + ":" + std::to_string(number_of_line) + ": trial is not a number");
         }

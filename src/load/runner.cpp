@@ -1,6 +1,8 @@
 #include "execbench/load/runner.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/cpus.hpp"
+#include "execbench/core/machine.hpp"
 #include "execbench/load/limits.hpp"
 #include "execbench/load/target.hpp"
 
@@ -197,6 +199,13 @@ run_context collect_context()
     c.build_type = std::string(build_type());
     c.compiler = std::string(compiler());
     c.cpu_count = std::thread::hardware_concurrency();
+    c.boost_version = boost_version();
+    c.cpu_governor = cpu_governor();
+    c.cpu_mhz = cpu_mhz();
+    c.memory_mb = memory_mb();
+    c.rlimit_nofile = open_file_limit();
+    c.somaxconn = somaxconn();
+    c.port_range = local_port_range();
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line;
     while (std::getline(cpuinfo, line)) {
@@ -250,6 +259,41 @@ bool run_result::had_errors() const noexcept
 {
     return std::any_of(trials.begin(), trials.end(),
                        [](const auto& t) { return t.measured.foreground.count.error_total() > 0; });
+}
+
+bool run_result::had_unsent() const noexcept
+{
+    return std::any_of(trials.begin(), trials.end(), [](const auto& t) { return t.measured.foreground.count.unsent > 0; });
+}
+
+const std::string& run_result::arm_name() const noexcept { return arm.name.empty() ? server.model : arm.name; }
+
+std::size_t run_result::generator_bound_trials() const noexcept
+{
+    return static_cast<std::size_t>(std::count_if(trials.begin(), trials.end(), [](const auto& t) { return t.generator_bound; }));
+}
+
+std::string generator_bound_reason(const trial_result& t, unsigned threads, unsigned load_cpus)
+{
+    std::string why;
+    // One worker thread can use one core whatever the mask says; the generator's other threads only sample.
+    auto cores = std::max(1u, std::min(std::max(1u, threads), std::max(1u, load_cpus)));
+    auto elapsed = std::chrono::duration<double>(t.measured.elapsed).count();
+    auto cpu = elapsed > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed : 0.0;
+    if (cpu >= generator_cpu_bound_percent * cores) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "load generator CPU %.0f%% of %u core(s)", cpu, cores);
+        why = buf;
+    }
+    const auto& lag = t.measured.foreground.schedule_lag;
+    if (lag.count() > 0 && ms(lag.value_at_percentile(99)) > generator_lag_bound_millis) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "open-loop send timer p99 %.1f ms late", ms(lag.value_at_percentile(99)));
+        why += (why.empty() ? "" : "; ") + std::string(buf);
+    }
+    if (!why.empty() && t.measured.foreground.count.unsent > 0)
+        why += "; its " + std::to_string(t.measured.foreground.count.unsent) + " unsent requests are the generator's";
+    return why;
 }
 
 std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
@@ -368,6 +412,8 @@ result<run_result> run(const scenario& s, const run_options& options)
     out.url = options.url;
     out.threads = std::max(1u, options.threads);
     out.context = collect_context();
+    out.context.loadavg_before = load_average();
+    auto cpu_before = read_cpu_times();
     out.started_at = utc_timestamp();
     {
         std::random_device rd;
@@ -375,7 +421,32 @@ result<run_result> run(const scenario& s, const run_options& options)
         std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
         out.run_id = id;
     }
+<<<<<<< HEAD
     out.server = probe_server(*tgt, options);
+=======
+    out.server.local = tgt->local;
+    if (auto h = detail::http_get(tgt->endpoints.front(), tgt->host_header, tgt->base_path + "/health",
+                                  std::chrono::milliseconds{2000});
+        h && h->status == 200) {
+        out.server.health_json = h->body;
+        auto j = nlohmann::json::parse(h->body, nullptr, false);
+        if (j.is_object() && j.contains("model") && j["model"].is_string())
+            out.server.model = j["model"].get<std::string>();
+    }
+    if (options.server_pid)
+        out.server.pid = options.server_pid;
+    else if (tgt->local)
+        out.server.pid = stats::find_listening_pid(tgt->port);
+    if (out.server.pid) {
+        out.server.sampling = "proc";
+        // Recorded only when the server runs on fewer CPUs than this process may use: "" means not pinned.
+        auto server_cpus = execbench::allowed_cpus_of(*out.server.pid);
+        if (!server_cpus.empty() && server_cpus != format_cpu_list(allowed_cpus()))
+            out.affinity.server = server_cpus;
+    }
+    else if (!tgt->local)
+        out.server.sampling = "metrics";
+>>>>>>> h-suite
 
     auto plan = make_plan(s, *tgt, options);
     auto run_start = clock::now();
@@ -470,6 +541,9 @@ result<run_result> run(const scenario& s, const run_options& options)
             if (sum.samples > 0)
                 tr.server = sum;
         }
+        tr.generator_bound_reason =
+            generator_bound_reason(tr, out.threads, options.load_cpus ? options.load_cpus : usable_cpu_count());
+        tr.generator_bound = !tr.generator_bound_reason.empty();
         bool stopped = tr.measured.stopped;
         out.trials.push_back(std::move(tr));
         progress_event ev;
@@ -483,6 +557,9 @@ result<run_result> run(const scenario& s, const run_options& options)
             break;
     }
     out.partial = stopping(options) || out.trials.size() < s.trials;
+    out.context.loadavg_after = load_average();
+    if (auto cpu_after = read_cpu_times(); cpu_before && cpu_after)
+        out.context.steal_percent = steal_percent(*cpu_before, *cpu_after);
 
     summarize_trials(out);
     progress_event done;
@@ -499,7 +576,14 @@ void summarize_trials(run_result& out)
         return;
     auto first = trial_metrics(out.trials.front());
     std::vector<std::vector<double>> columns(first.size());
+    // A generator-bound trial measured the generator, not the server; when every trial is, the figures are kept
+    // and generator_bound_trials says what they are worth.
+    bool all_bound = out.generator_bound_trials() == out.trials.size();
+    std::size_t counted = 0;
     for (const auto& t : out.trials) {
+        if (t.generator_bound && !all_bound)
+            continue;
+        ++counted;
         auto m = trial_metrics(t);
         for (std::size_t k = 0; k < m.size(); ++k)
             columns[k].push_back(m[k].second);
@@ -509,7 +593,7 @@ void summarize_trials(run_result& out)
         metric_spread m;
         m.name = first[k].first;
         m.spread = stats::summarize(columns[k]);
-        m.noisy = out.trials.size() > 1 &&
+        m.noisy = counted > 1 &&
                   std::find(noisy_names.begin(), noisy_names.end(), m.name) != noisy_names.end() &&
                   stats::is_noisy(m.spread);
         out.summary.push_back(std::move(m));
@@ -577,9 +661,10 @@ std::string line_of(const std::vector<std::pair<std::string, double>>& m, bool s
 
 std::string format_trial_line(const run_result& r, const trial_result& t)
 {
-    return r.server.model + " " + r.scenario_used.name + " trial " + std::to_string(t.index) + "/" +
+    return r.arm_name() + " " + r.scenario_used.name + " trial " + std::to_string(t.index) + "/" +
            std::to_string(r.scenario_used.trials) + ": " + line_of(trial_metrics(t), t.server.has_value()) +
-           (t.measured.stopped ? " (stopped)" : "");
+           (t.measured.stopped ? " (stopped)" : "") +
+           (t.generator_bound ? " GENERATOR-BOUND(" + t.generator_bound_reason + ")" : "");
 }
 
 std::string format_summary_line(const run_result& r)
@@ -588,8 +673,15 @@ std::string format_summary_line(const run_result& r)
     for (const auto& m : r.summary)
         medians.emplace_back(m.name, m.spread.median);
     bool sampled = std::any_of(r.trials.begin(), r.trials.end(), [](const auto& t) { return t.server.has_value(); });
-    std::string out = r.server.model + " " + r.scenario_used.name + " median of " + std::to_string(r.trials.size()) +
-                      ": " + line_of(medians, sampled);
+    auto bound = r.generator_bound_trials();
+    auto counted = bound == r.trials.size() ? bound : r.trials.size() - bound;
+    std::string out = r.arm_name() + " " + r.scenario_used.name + " median of " + std::to_string(counted) + ": " +
+                      line_of(medians, sampled);
+    if (bound > 0)
+        out += " GENERATOR-BOUND(" + std::to_string(bound) + " of " + std::to_string(r.trials.size()) + " trials" +
+               (bound == r.trials.size() ? ", all kept" : ", left out") + ")";
+    if (r.had_unsent() && !r.had_errors() && !r.partial)
+        out += " BEHIND(unsent)";
     if (r.noisy()) {
         std::string which;
         for (const auto& m : r.summary)

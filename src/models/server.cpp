@@ -1,5 +1,6 @@
 #include "execbench/models/server.hpp"
 
+#include "execbench/core/cpus.hpp"
 #include "execbench/models/fiber.hpp"
 #include "execbench/models/loop.hpp"
 #include "execbench/models/pool.hpp"
@@ -31,7 +32,7 @@ unsigned default_threads(model m) noexcept
 {
     if (m == model::pool)
         return 200;
-    return std::max(1u, std::thread::hardware_concurrency());
+    return usable_cpu_count();
 }
 
 std::unique_ptr<server> make_server(model m, const server_context& context)

@@ -1,5 +1,7 @@
 #include "execbench/models/server_support.hpp"
 
+#include "execbench/models/server.hpp"
+
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
 
@@ -26,7 +28,7 @@ void open_acceptor(tcp::acceptor& acceptor, const std::string& host, std::uint16
         throw std::system_error(ec, "cannot bind " + host + ":" + std::to_string(port));
     // Bursts of thousands of simultaneous connects are the point of some scenarios; the kernel caps this at
     // net.core.somaxconn anyway.
-    acceptor.listen(65535);
+    acceptor.listen(listen_backlog);
 }
 
 tcp::resolver::results_type resolve_downstream(const http::url& downstream)

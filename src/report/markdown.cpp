@@ -1,6 +1,7 @@
 #include "execbench/report/markdown.hpp"
 
 #include "execbench/report/charts.hpp"
+#include "execbench/report/parity.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <nlohmann/json.hpp>
@@ -176,6 +177,7 @@ std::string status_text(const run_view& v)
 {
     switch (v.status) {
     case load::run_status::ok: return "ok";
+    case load::run_status::behind: return "behind (unsent requests)";
     case load::run_status::errors: return "**request errors**";
     case load::run_status::failed: return "**failed**";
     case load::run_status::not_run: return "not run";
@@ -210,16 +212,19 @@ std::string load_text(const run_view& v)
 void context_section(std::ostringstream& md, const suite_data& s, const report_paths& paths)
 {
     auto c = summarize_contexts(s.contexts);
-    md << markdown_table({"", ""}, {
-                                       {"runs started", c.first.empty() ? "–" : c.first + " – " + c.last},
-                                       {"machine", cell_escape(c.machine)},
-                                       {"kernel", cell_escape(c.kernel)},
-                                       {"build", cell_escape(c.build)},
-                                       {"revision", cell_escape(c.revision)},
-                                       {"load generator", cell_escape(c.generator)},
-                                       {"sharing", cell_escape(c.sharing)},
-                                       {"pinning", cell_escape(c.pinning)},
-                                   });
+    std::vector<std::vector<std::string>> rows{
+        {"runs started", c.first.empty() ? "–" : c.first + " – " + c.last},
+        {"machine", cell_escape(c.machine)},
+        {"kernel", cell_escape(c.kernel)},
+        {"build", cell_escape(c.build)},
+        {"revision", cell_escape(c.revision)},
+        {"load generator", cell_escape(c.generator)},
+        {"sharing", cell_escape(c.sharing)},
+        {"pinning", cell_escape(c.pinning)},
+    };
+    if (auto order = order_text(s); !order.empty())
+        rows.push_back({"order", cell_escape(order)});
+    md << markdown_table({"", ""}, rows);
     md << "\n";
     md << "Figures are per-figure medians across trials (each column's median is taken on its own, so a p99 can "
           "exceed the max). Latency in milliseconds from the moment a request was issued (open shape: from its "
@@ -280,6 +285,7 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
     md << "\n### " << sc << "\n\n";
     if (s.descriptions.count(sc))
         md << s.descriptions.at(sc) << "\n\n";
+    md << arm_notes(s, sc);
     if (!any_ran(s, sc)) {
         // Nothing to compare: only why each arm did not run.
         for (const auto& m : s.models)

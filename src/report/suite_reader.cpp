@@ -146,7 +146,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             run_view v;
             v.scenario = e.scenario;
             v.model = e.model;
-            v.arm = e.model;
+            v.arm = e.arm_name();
             v.status = e.status;
             v.message = e.message;
             v.run_id = e.run_id;
@@ -168,7 +168,9 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             v.run_id = id;
             v.summary = row;
             bool errors = to_number(row.at("requests_error")) > 0 || row.at("partial") == "1";
-            v.status = errors ? load::run_status::errors : load::run_status::ok;
+            v.status = errors                                    ? load::run_status::errors
+                       : row.count("requests_unsent") && to_number(row.at("requests_unsent")) > 0 ? load::run_status::behind
+                                                                  : load::run_status::ok;
             note_scenario(v.scenario);
             models_seen.insert(v.arm);
             d.runs[v.scenario][v.arm] = std::move(v);

@@ -1,5 +1,7 @@
 #include "execbench/server/options.hpp"
 
+#include "execbench/core/cpus.hpp"
+#include "execbench/core/machine.hpp"
 #include "execbench/endpoints/movie_store.hpp"
 #include "execbench/models/offload_pool.hpp"
 
@@ -19,7 +21,29 @@ namespace execbench::server {
 
 namespace {
 
-unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned hardware_threads() { return usable_cpu_count(); }
+
+endpoints::server_info info_of(const options& opts, unsigned offload_threads)
+{
+    endpoints::server_info info;
+    info.model = std::string(models::to_string(opts.model));
+    info.threads = opts.threads != 0 ? opts.threads : models::default_threads(opts.model);
+    info.cpu_threads = offload_threads;
+    info.queue = opts.queue;
+    info.fiber_stack_kb = opts.fiber_stack_kb;
+    info.address = opts.host;
+    info.movies_db = opts.movies_db;
+    info.movies_read_only = opts.movies_read_only;
+    info.header_timeout_ms = opts.timeouts.header.count();
+    info.idle_timeout_ms = opts.timeouts.idle.count();
+    info.write_timeout_ms = opts.timeouts.write.count();
+    info.downstream_timeout_ms = opts.timeouts.downstream_response.count();
+    info.shutdown_timeout_ms = opts.shutdown_timeout.count();
+    auto cap = somaxconn();
+    info.listen_backlog = cap > 0 ? std::min<std::uint64_t>(cap, models::listen_backlog) : models::listen_backlog;
+    info.cpus = format_cpu_list(allowed_cpus());
+    return info;
+}
 
 /// Blocks SIGINT and SIGTERM in every thread (call before any thread starts) and returns the set.
 sigset_t block_stop_signals()
@@ -37,16 +61,7 @@ sigset_t block_stop_signals()
 instance::instance(const options& opts)
     : movies_({opts.movies_db, opts.movies_read_only}),
       offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
-      app_(endpoints::server_info{std::string(models::to_string(opts.model)),
-                                  opts.threads != 0 ? opts.threads : models::default_threads(opts.model),
-                                  offload_.threads(),
-                                  opts.queue,
-                                  opts.fiber_stack_kb,
-                                  {},
-                                  opts.host,
-                                  opts.movies_db,
-                                  opts.movies_read_only},
-           movies_, counters_),
+      app_(info_of(opts, offload_.threads()), movies_, counters_),
       context_{app_,      offload_,  {},          opts.host, opts.port, app_.info().threads,
                opts.queue, opts.fiber_stack_kb, opts.timeouts}
 {
@@ -94,6 +109,14 @@ result<std::string> listen_address(std::string_view host)
 
 int run(const options& opts)
 {
+    // Before any thread starts, so every thread inherits the mask and default thread counts follow it.
+    if (!opts.cpus.empty()) {
+        auto cpus = parse_cpu_list(opts.cpus);
+        if (!cpus)
+            throw std::invalid_argument("--cpus: " + cpus.err().message);
+        if (auto pinned = pin_process(*cpus); !pinned)
+            throw std::invalid_argument("--cpus: " + pinned.err().message);
+    }
     // Signals are taken synchronously by this thread; the model's threads never see them.
     auto stop_signals = block_stop_signals();
     std::signal(SIGPIPE, SIG_IGN);

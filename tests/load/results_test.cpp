@@ -108,11 +108,13 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     REQUIRE(summary->rows.size() == 2);
     const auto& row = summary->rows[0];
     auto at = [&](const char* name) { return row.at(static_cast<std::size_t>(summary->column(name))); };
-    std::vector<std::string> leading{"scenario", "model", "trials", "requests_total", "requests_ok", "requests_error",
+    std::vector<std::string> leading{"scenario", "model", "arm", "trials", "requests_total", "requests_ok", "requests_error",
                                      "wall_millis", "requests_per_second", "latency_millis_min",
                                      "latency_millis_p50", "latency_millis_p90", "latency_millis_p99",
                                      "latency_millis_p999", "latency_millis_max"};
-    CHECK(std::vector<std::string>(summary->header.begin(), summary->header.begin() + 14) == leading);
+    CHECK(std::vector<std::string>(summary->header.begin(), summary->header.begin() + 15) == leading);
+    CHECK(at("arm") == "fiber");  // no arm: the model
+    CHECK(at("generator_bound_trials") == "0");
     CHECK(at("scenario") == "fake, with comma");
     CHECK(at("model") == "fiber");
     CHECK(at("trials") == "3");
@@ -155,12 +157,27 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     REQUIRE(std::getline(ctx, line));
     CHECK_THAT(line, Catch::Contains("\"run_id\":\"run-1\"") && Catch::Contains("\"cpu_count\"") &&
                          Catch::Contains("\"model\":\"fiber\""));
+    CHECK_THAT(line, Catch::Contains("\"arm\":{\"model\":\"fiber\",\"name\":\"fiber\"") &&
+                         Catch::Contains("\"boost_version\"") && Catch::Contains("\"somaxconn\"") &&
+                         Catch::Contains("\"affinity\""));
 
     // A file with other columns is not appended to.
     std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
     auto clash = write_results(r, output_paths_for(dir / "other.csv"));
     REQUIRE_FALSE(clash.ok());
     CHECK_THAT(clash.err().message, Catch::Contains("different columns"));
+
+    // A v1 line (before arms): the arm is the model.
+    {
+        std::ofstream v1(dir / "v1-histograms.txt");
+        v1 << "run\tscenario\tpool\t2\tlatency\t" << r.trials[0].measured.foreground.latency.serialize() << "\n";
+    }
+    auto old = read_histograms(dir / "v1-histograms.txt");
+    REQUIRE(old.ok());
+    REQUIRE(old->size() == 1);
+    CHECK((*old)[0].arm == "pool");
+    CHECK((*old)[0].trial == 2);
+    CHECK((*hist)[0].arm == "fiber");
 
     std::ofstream(dir / "bad-histograms.txt") << "run\tscenario\tmodel\t1\tlatency\tnot-a-histogram\n";
     auto bad = read_histograms(dir / "bad-histograms.txt");

@@ -2,13 +2,18 @@
 
 #include "support/temp_dir.hpp"
 
+#include "execbench/core/cpus.hpp"
 #include "execbench/load/limits.hpp"
 #include "execbench/load/results.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,15 +81,21 @@ TEST_CASE("the ledger round-trips every status and quotes messages", "[load][sui
 {
     temp_dir d("execbench-suite-test");
     auto file = ledger_path(d.path, "s");
-    suite_entry a{"s", "io-600", "pool", run_status::ok, "id-1", "2026-01-01T00:00:00Z", 1.5, ""};
-    suite_entry b{"s", "big", "loop", run_status::not_run, "", "2026-01-01T00:00:01Z", 0, "not run: limit, \"20000\""};
-    suite_entry c{"s", "x", "fiber", run_status::failed, "", "2026-01-01T00:00:02Z", 0.1, "line one\nline two"};
+    suite_entry a{"s", "io-600", "pool", run_status::ok, "id-1", "2026-01-01T00:00:00Z", 1.5, "", "pool400"};
+    suite_entry b{"s", "big", "loop", run_status::not_run, "", "2026-01-01T00:00:01Z", 0, "not run: limit, \"20000\"", ""};
+    suite_entry c{"s", "x", "fiber", run_status::failed, "", "2026-01-01T00:00:02Z", 0.1, "line one\nline two", "c"};
+    suite_entry d2{"s", "open", "loop", run_status::behind, "id-4", "2026-01-01T00:00:03Z", 2, "requests_unsent=7", ""};
     REQUIRE(append_ledger(file, a));
     REQUIRE(append_ledger(file, b));
     REQUIRE(append_ledger(file, c));
+    REQUIRE(append_ledger(file, d2));
     auto back = read_ledger(file);
     REQUIRE(back);
-    REQUIRE(back->size() == 3);
+    REQUIRE(back->size() == 4);
+    CHECK((*back)[0].arm_name() == "pool400");
+    CHECK((*back)[1].arm_name() == "loop");   // no arm given: the model
+    CHECK((*back)[2].arm_name() == "c");
+    CHECK((*back)[3].status == run_status::behind);
     CHECK((*back)[0].status == run_status::ok);
     CHECK((*back)[0].run_id == "id-1");
     CHECK((*back)[0].seconds == Approx(1.5));
@@ -213,5 +224,112 @@ TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suit
         CHECK(server->rows.size() >= 4);  // two trials per model, at least one second each
         CHECK(std::filesystem::exists(o.out_dir / "t-timeline.csv"));
     }
+}
+
+TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into one result", "[load][suite][integration]")
+{
+    temp_dir d("execbench-suite-test");
+    auto scen = d.path / "scenarios";
+    std::filesystem::create_directories(scen);
+    write(scen / "tiny.json", R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=5"}],
+        "load": {"shape": "burst", "requests": 5}, "trials": 3, "pause": "10ms", "timeout": "5s"})");
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {"tiny"};
+    o.scenarios_dir = scen;
+    o.out_dir = d.path / "out";
+    o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
+    o.server_sample_period = 50ms;
+    o.arms = {{"a", "loop", {}}, {"b", "loop", {{"threads", "2"}}}};
+    o.seed = 7;
+    std::vector<std::pair<unsigned, std::string>> ran;
+    o.on_run_start = [&](const suite_progress& p) {
+        ran.emplace_back(p.round, p.arm);
+        CHECK(p.count == 6);
+        CHECK(p.rounds == 3);
+    };
+    auto entries = run_suite(o);
+    REQUIRE(entries);
+    REQUIRE(entries->size() == 2);
+    CHECK((*entries)[0].arm_name() == "a");
+    CHECK((*entries)[1].arm_name() == "b");
+    CHECK((*entries)[0].status == run_status::ok);
+
+    std::vector<std::pair<unsigned, std::string>> expected;
+    for (unsigned round = 1; round <= 3; ++round)
+        for (auto k : round_order(2, 7, round))
+            expected.emplace_back(round, k == 0 ? "a" : "b");
+    CHECK(ran == expected);
+
+    auto trials = read_csv(o.out_dir / "t-trials.csv");
+    REQUIRE(trials);
+    REQUIRE(trials->rows.size() == 6);
+    std::map<std::string, std::vector<std::string>> trial_numbers;
+    std::map<std::string, std::set<std::string>> run_ids;
+    for (const auto& row : trials->rows) {
+        auto arm = row[std::size_t(trials->column("arm"))];
+        trial_numbers[arm].push_back(row[std::size_t(trials->column("trial"))]);
+        run_ids[arm].insert(row[std::size_t(trials->column("run_id"))]);
+        CHECK(row[std::size_t(trials->column("model"))] == "loop");
+    }
+    CHECK(trial_numbers["a"] == std::vector<std::string>{"1", "2", "3"});
+    CHECK(trial_numbers["b"] == std::vector<std::string>{"1", "2", "3"});
+    CHECK(run_ids["a"].size() == 1);  // one merged run per arm joins every file
+    auto summary = read_csv(o.out_dir / "t.csv");
+    REQUIRE(summary);
+    REQUIRE(summary->rows.size() == 2);
+    CHECK(summary->rows[0][std::size_t(summary->column("trials"))] == "3");
+
+    std::ifstream ctx(o.out_dir / "t-context.jsonl");
+    std::string line;
+    std::vector<unsigned> rounds;
+    while (std::getline(ctx, line)) {
+        auto j = nlohmann::json::parse(line);
+        CHECK(j["order"]["kind"] == "interleaved");
+        CHECK(j["order"]["seed"] == 7);
+        rounds.push_back(j["order"]["round"].get<unsigned>());
+        if (j["arm"]["name"] == "b") {
+            CHECK(j["arm"]["options"]["threads"] == "2");
+            CHECK(j["server"]["health"]["threads"] == 2);
+        }
+        CHECK(j["server"]["health"].contains("listenBacklog"));
+        CHECK(j["machine"].contains("loadavg_before"));
+        CHECK(j["limits"]["rlimit_nofile"].get<std::uint64_t>() > 0);
+    }
+    CHECK(rounds.size() == 6);
+    auto ledger = read_ledger(ledger_path(o.out_dir, "t"));
+    REQUIRE(ledger);
+    CHECK(ledger->size() == 2);
+}
+
+TEST_CASE("bench-server --cpus pins the process and every thread; default threads follow the mask", "[load][suite][cpus]")
+{
+    if (execbench::allowed_cpus().front() != 0) {
+        WARN("CPU 0 is not available to this process; nothing to pin to");
+        return;
+    }
+    server_process p;
+    auto r = p.start(EXECBENCH_BENCH_SERVER_PATH, {"--model", "loop", "--cpus", "0"},
+                     std::chrono::steady_clock::now() + 20s);
+    REQUIRE(r);
+    auto allowed_of = [](const std::filesystem::path& status) {
+        std::ifstream in(status);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("Cpus_allowed_list:", 0) == 0)
+                return line.substr(line.find_first_not_of(" \t", 18));
+        return std::string{};
+    };
+    auto proc = std::filesystem::path("/proc") / std::to_string(p.pid());
+    CHECK(allowed_of(proc / "status") == "0");
+    CHECK(execbench::allowed_cpus_of(p.pid()) == "0");
+    std::size_t threads = 0;
+    for (const auto& task : std::filesystem::directory_iterator(proc / "task")) {
+        CHECK(allowed_of(task.path() / "status") == "0");
+        ++threads;
+    }
+    CHECK(threads >= 2);  // the main thread and at least one event loop
+    CHECK_THAT(p.start_line(), Catch::Contains(" threads=1 "));  // loop: one event loop per CPU it may use
+    CHECK(p.stop(10s));
 }
 #endif

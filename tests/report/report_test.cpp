@@ -52,11 +52,11 @@ std::filesystem::path fake_suite(const std::filesystem::path& root, const std::s
     auto dir = root / name;
     std::filesystem::create_directories(dir);
     auto ledger = load::ledger_path(dir, name);
-    REQUIRE(load::append_ledger(ledger, {"s", "io", "pool", load::run_status::ok, "r1", "2026-01-01T00:00:00Z", 3, ""}));
+    REQUIRE(load::append_ledger(ledger, {"s", "io", "pool", load::run_status::ok, "r1", "2026-01-01T00:00:00Z", 3, "", ""}));
     REQUIRE(load::append_ledger(ledger, {"s", "io", "fiber", load::run_status::errors, "r2", "2026-01-01T00:00:05Z", 3,
-                                         "errors_reset=2"}));
+                                         "errors_reset=2", ""}));
     REQUIRE(load::append_ledger(ledger, {"s", "io", "loop", load::run_status::not_run, "", "2026-01-01T00:00:09Z", 0,
-                                         "not run: the open-file limit (RLIMIT_NOFILE) is 20000"}));
+                                         "not run: the open-file limit (RLIMIT_NOFILE) is 20000", ""}));
     write(dir / (name + ".csv"),
           "scenario,model,run_id,trials,requests_ok,requests_error,errors_reset,requests_per_second,wall_millis,"
           "latency_millis_p50,latency_millis_p99,latency_millis_max,server_rss_mb_max,shape,requests,connections,"
@@ -191,7 +191,7 @@ TEST_CASE("regeneration makes the report current and --check sees results change
 
     // New results: the page, the chart list and the headline are stale until regenerated.
     REQUIRE(load::append_ledger(load::ledger_path(dir, "s"),
-                                {"s", "io", "pool", load::run_status::failed, "", "2026-01-02T00:00:00Z", 1, "boom"}));
+                                {"s", "io", "pool", load::run_status::failed, "", "2026-01-02T00:00:00Z", 1, "boom", ""}));
     auto newer = build();
     auto now_stale = stale_files(newer, readme);
     CHECK(now_stale.size() >= 2);

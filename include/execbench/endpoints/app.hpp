@@ -52,6 +52,14 @@ struct server_info {
     std::string address;
     std::string movies_db;
     bool movies_read_only = false;
+    // The effective settings a parity audit compares between arms.
+    std::int64_t header_timeout_ms = 0;
+    std::int64_t idle_timeout_ms = 0;
+    std::int64_t write_timeout_ms = 0;
+    std::int64_t downstream_timeout_ms = 0;
+    std::int64_t shutdown_timeout_ms = 0;
+    std::uint64_t listen_backlog = 0;   ///< after the kernel's somaxconn cap
+    std::string cpus;                   ///< the CPUs the server may run on, as taskset lists them
 };
 
 /// The endpoint logic, written once and shared by every model. Pure: no sockets, threads or waits.

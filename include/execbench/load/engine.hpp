@@ -59,6 +59,10 @@ struct group_measurement {
     stats::histogram service{};
     std::vector<timeline_second> timeline;
     duration wall{};  ///< from the group's start to its last completion
+    /// Open shape: how late the send timer fired after the moment it was set for (microseconds). Only the
+    /// generator makes this late (a busy or starved event loop), never the server, so it tells a generator-bound
+    /// trial apart.
+    stats::histogram schedule_lag{1, 3'600'000'000, 2};
 };
 
 /// A request ready to send: its bytes are built once.

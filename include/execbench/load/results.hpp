@@ -28,8 +28,11 @@ std::vector<std::string> summary_columns();
 std::vector<std::string> trial_columns();
 
 /// Appends the run to every results file (creating them with a header when new). Fails, writing nothing more,
-/// when an existing file has different columns.
-result<bool> write_results(const run_result& r, const output_paths& paths);
+/// when an existing file has different columns. Without `with_context` the context line is left to the caller
+/// (an interleaved suite writes one per round).
+result<bool> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
+/// Appends the run's context (`context_json`) to the context file.
+result<bool> append_context(const run_result& r, const output_paths& paths);
 
 /// The context of a run as one JSON object (machine, build, scenario, load settings, server).
 std::string context_json(const run_result& r);
@@ -39,6 +42,7 @@ struct histogram_record {
     std::string run_id;
     std::string scenario;
     std::string model;
+    std::string arm;      ///< the model in files written before arms existed
     unsigned trial = 0;
     std::string series;   ///< "latency", "service" or "background_latency"
     stats::histogram histogram;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/arm.hpp"
 #include "execbench/load/engine.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/load/slo.hpp"
@@ -30,6 +31,7 @@ struct run_options {
     const std::atomic<bool>* stop = nullptr;         ///< set (e.g. from SIGINT) to end the run early
     std::chrono::milliseconds sample_period{100};    ///< server sampling, 10 Hz
     std::uint64_t seed = 1;
+    unsigned load_cpus = 0;                          ///< CPUs the generator may use; 0: this process's mask
     /// Called on the calling thread a few times per second and after each trial; must not block for long.
     std::function<void(const progress_event&)> on_progress;
 };
@@ -58,6 +60,16 @@ struct run_context {
     unsigned cpu_count = 0;
     std::string kernel;
     std::string hostname;
+    std::string boost_version;
+    std::string cpu_governor;                 ///< "" where the machine has no cpufreq (most VMs)
+    double cpu_mhz = 0;
+    std::uint64_t memory_mb = 0;
+    std::uint64_t rlimit_nofile = 0;
+    std::uint64_t somaxconn = 0;
+    std::string port_range;                   ///< ip_local_port_range, "low-high"
+    std::optional<double> loadavg_before;     ///< 1-minute load average when the run started
+    std::optional<double> loadavg_after;      ///< and when it ended
+    std::optional<double> steal_percent;      ///< hypervisor steal over the run (/proc/stat)
 };
 /// Reads the context of this process and machine.
 run_context collect_context();
@@ -67,6 +79,31 @@ struct trial_result {
     unsigned index = 0;                       ///< 1-based
     trial_measurement measured;
     std::optional<stats::process_summary> server;
+    /// The generator, not the server, was the bottleneck: kept in the raw results, left out of the summary.
+    bool generator_bound = false;
+    std::string generator_bound_reason;       ///< e.g. "load generator CPU 97% of 1 core"
+};
+
+/// The bounds of the generator check (docs/methodology.md states them).
+inline constexpr double generator_cpu_bound_percent = 90;   ///< of the cores the generator may use
+inline constexpr double generator_lag_bound_millis = 10;    ///< p99 lateness of the open-loop send timer
+
+/// Why a trial was generator-bound, or "" when it was not: its CPU at >= 90 % of min(threads, CPUs it may use),
+/// or the open-loop send timer's p99 lateness beyond 10 ms; unsent requests of such a trial are the generator's.
+std::string generator_bound_reason(const trial_result& t, unsigned threads, unsigned load_cpus);
+
+/// How the suite ordered its runs (bench-suite only).
+struct run_order {
+    std::string kind;         ///< "interleaved" or "blocked"
+    std::uint64_t seed = 0;
+    unsigned round = 0;       ///< 1-based round of this server's trial; 1 in blocked order
+};
+
+/// The CPU lists each process was pinned to, as taskset writes them; "" when not pinned.
+struct affinity_record {
+    std::string server;
+    std::string load;
+    std::string downstream;
 };
 
 /// A metric across trials.
@@ -84,12 +121,21 @@ struct run_result {
     std::string url;
     unsigned threads = 1;
     server_info server;
+    arm_spec arm;                   ///< name "" outside a suite: labelled by the server's model
+    std::optional<run_order> order;
+    affinity_record affinity;
     run_context context;
     std::vector<trial_result> trials;
     std::vector<metric_spread> summary;   ///< median/min/max per metric, in column order
     bool partial = false;                 ///< stopped early; the trials present are complete or marked stopped
     [[nodiscard]] bool noisy() const noexcept;
     [[nodiscard]] bool had_errors() const noexcept;
+    /// Requests due in open loop that were never sent (the server fell behind), over all trials.
+    [[nodiscard]] bool had_unsent() const noexcept;
+    /// The arm's name, or the server's model outside a suite.
+    [[nodiscard]] const std::string& arm_name() const noexcept;
+    /// Trials marked generator-bound.
+    [[nodiscard]] std::size_t generator_bound_trials() const noexcept;
 };
 
 /// Named per-trial metrics in CSV column order (docs/results-format.md documents each).
@@ -119,7 +165,8 @@ struct progress_event {
 result<run_result> run(const scenario& s, const run_options& options);
 
 /// Fills `r.summary` from `r.trials`: median, min and max of every metric, noisy when the range of a
-/// noise metric exceeds 20 % of its median (only with two or more trials).
+/// noise metric exceeds 20 % of its median (only with two or more trials). Generator-bound trials are left out
+/// unless every trial is.
 void summarize_trials(run_result& r);
 
 /// The engine plan for a scenario's load group with `requests` prepared.

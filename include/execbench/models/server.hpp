@@ -25,8 +25,11 @@ std::string_view to_string(model m) noexcept;
 std::optional<model> parse_model(std::string_view name) noexcept;
 /// Every model, in the order reports list them.
 inline constexpr model all_models[] = {model::pool, model::fiber, model::loop};
-/// The default `--threads` for a model: 200 workers for pool (as Tomcat), hardware concurrency otherwise.
+/// The default `--threads` for a model: 200 workers for pool (as Tomcat), otherwise one per CPU this process may
+/// run on (its affinity mask, so a server pinned with --cpus sizes itself to its CPUs).
 unsigned default_threads(model m) noexcept;
+/// The listen backlog every model asks for; the kernel caps it at net.core.somaxconn.
+inline constexpr int listen_backlog = 65535;
 
 /// Everything a model needs to serve; owned by the caller and outliving the server.
 struct server_context {

@@ -23,13 +23,14 @@ struct options {
     std::string host = "127.0.0.1";
     std::uint16_t port = 8080;
     unsigned threads = 0;          ///< 0: the model's default
-    unsigned cpu_threads = 0;      ///< 0: hardware concurrency
+    unsigned cpu_threads = 0;      ///< 0: one per CPU this process may run on
     std::size_t queue = 10000;
     unsigned fiber_stack_kb = 128;
     std::string downstream;        ///< empty: the server itself
     std::string movies_db;         ///< empty: in memory
     bool movies_read_only = false;
     std::chrono::milliseconds shutdown_timeout{10'000};
+    std::string cpus;              ///< --cpus: run on these CPUs only (a list as taskset takes); empty: as started
     http::timeouts timeouts;       ///< --header-timeout, --idle-timeout, --downstream-timeout
 };
 

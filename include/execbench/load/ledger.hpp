@@ -1,0 +1,47 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+#include "execbench/load/runner.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::load {
+
+/// How one scenario × arm ended: `behind` when it ran without errors but left open-loop requests unsent (the
+/// server fell behind the schedule and did less work than asked).
+enum class run_status { ok, behind, errors, failed, not_run };
+std::string_view to_string(run_status s) noexcept;
+std::optional<run_status> parse_run_status(std::string_view text) noexcept;
+
+/// One line of the suite's ledger (`<suite>-runs.csv`).
+struct suite_entry {
+    std::string suite;
+    std::string scenario;
+    std::string model;
+    run_status status = run_status::failed;
+    std::string run_id;       ///< joins the bench-load results files; empty when nothing ran
+    std::string started_at;   ///< ISO 8601 UTC
+    double seconds = 0;       ///< wall time of this entry, server start and stop included
+    std::string message;      ///< why it failed or was not run; request error counts for `errors`
+    std::string arm;          ///< "" means the model (ledgers written before arms existed)
+    /// The arm's name, or the model when it has none.
+    [[nodiscard]] const std::string& arm_name() const noexcept { return arm.empty() ? model : arm; }
+};
+
+/// The status of a run that produced a result: failed without trials, errors with request errors or when
+/// partial, behind with unsent requests, ok otherwise.
+run_status status_of(const run_result& r) noexcept;
+
+/// The ledger of a suite: `<out_dir>/<suite>-runs.csv`.
+std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite);
+
+/// Appends one line to a ledger (creating it with its header).
+result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e);
+/// Reads a ledger back; the error names the line.
+result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file);
+
+}  // namespace execbench::load

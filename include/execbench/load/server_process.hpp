@@ -1,0 +1,52 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace execbench::load {
+
+/// A bench-server child process: started on port 0, its port read from the first stdout line, stopped with SIGTERM
+/// (SIGKILL after a timeout). Its stdout and stderr go to files in a temporary folder that is removed with it.
+class server_process {
+public:
+    server_process() = default;
+    ~server_process();
+    server_process(const server_process&) = delete;
+    server_process& operator=(const server_process&) = delete;
+
+    /// Starts `binary` with `args` (plus `--port 0`), reads `port=` from its first stdout line and waits until
+    /// /health answers 200, all within `deadline`. The error says what failed and quotes the server's stderr.
+    result<bool> start(const std::filesystem::path& binary, const std::vector<std::string>& args,
+                       std::chrono::steady_clock::time_point deadline);
+    /// SIGTERM, then SIGKILL when it has not exited within `grace`; then waits until nothing listens on the port
+    /// any more (bounded by `grace` too). Returns an error when it had to be killed or the port stayed busy.
+    result<bool> stop(std::chrono::milliseconds grace);
+
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
+    /// "http://127.0.0.1:<port>"
+    [[nodiscard]] std::string url() const;
+    /// The first stdout line ("bench-server model=... port=... pid=...").
+    [[nodiscard]] const std::string& start_line() const noexcept { return start_line_; }
+    /// The last lines of its stderr (for error messages).
+    [[nodiscard]] std::string stderr_tail(std::size_t max_bytes = 600) const;
+
+private:
+    pid_t pid_ = -1;
+    std::uint16_t port_ = 0;
+    std::string start_line_;
+    std::filesystem::path dir_;
+};
+
+/// True when nothing listens on 127.0.0.1:`port` and the port can be bound again.
+bool port_is_free(std::uint16_t port);
+
+}  // namespace execbench::load

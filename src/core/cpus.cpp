@@ -1,0 +1,154 @@
+#include "execbench/core/cpus.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace execbench {
+
+namespace {
+
+bool parse_number(std::string_view text, unsigned& out)
+{
+    if (text.empty())
+        return false;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc{} && end == text.data() + text.size();
+}
+
+// Beyond CPU_SETSIZE the fixed cpu_set_t cannot hold a CPU; no machine this runs on has that many.
+constexpr unsigned max_cpu = CPU_SETSIZE - 1;
+
+}  // namespace
+
+result<cpu_list> parse_cpu_list(std::string_view text)
+{
+    auto bad = [&](const std::string& why) {
+        return fail("CPU list '" + std::string(text) + "': " + why + " (expected e.g. 0, 0-3 or 0,2)");
+    };
+    if (text.empty())
+        return bad("empty");
+    cpu_list out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        auto comma = text.find(',', start);
+        auto item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        auto dash = item.find('-');
+        unsigned lo = 0, hi = 0;
+        if (dash == std::string_view::npos) {
+            if (!parse_number(item, lo))
+                return bad("'" + std::string(item) + "' is not a CPU number");
+            hi = lo;
+        } else if (!parse_number(item.substr(0, dash), lo) || !parse_number(item.substr(dash + 1), hi) || hi < lo) {
+            return bad("'" + std::string(item) + "' is not a range low-high");
+        }
+        if (hi > max_cpu)
+            return bad("CPU " + std::to_string(hi) + " is beyond " + std::to_string(max_cpu));
+        for (unsigned c = lo; c <= hi; ++c)
+            out.push_back(c);
+        if (comma == std::string_view::npos)
+            break;
+        start = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::string format_cpu_list(const cpu_list& cpus)
+{
+    std::string out;
+    for (std::size_t i = 0; i < cpus.size();) {
+        std::size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+        if (j > i)
+            out += "-" + std::to_string(cpus[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+cpu_list allowed_cpus()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    cpu_list out;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (unsigned c = 0; c <= max_cpu; ++c)
+            if (CPU_ISSET(c, &set))
+                out.push_back(c);
+    }
+    if (out.empty())
+        for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c)
+            out.push_back(c);
+    return out;
+}
+
+std::string allowed_cpus_of(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    constexpr std::string_view key = "Cpus_allowed_list:";
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) {
+            auto start = line.find_first_not_of(" \t", key.size());
+            return start == std::string::npos ? std::string{} : line.substr(start);
+        }
+    return {};
+}
+
+unsigned usable_cpu_count() { return static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size())); }
+
+result<bool> pin_process(const cpu_list& cpus)
+{
+    if (cpus.empty())
+        return fail("cannot pin to an empty CPU list");
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (auto c : cpus)
+        CPU_SET(c, &set);
+    auto pin = [&](pid_t tid) -> result<bool> {
+        if (::sched_setaffinity(tid, sizeof set, &set) != 0)
+            return fail("cannot run on CPUs " + format_cpu_list(cpus) + ": " + std::strerror(errno));
+        return true;
+    };
+    // sched_setaffinity acts on one thread; the threads already running are listed in /proc/self/task.
+    std::error_code ec;
+    bool any = false;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        unsigned tid = 0;
+        if (!parse_number(e.path().filename().string(), tid))
+            continue;
+        any = true;
+        if (auto r = pin(static_cast<pid_t>(tid)); !r && errno != ESRCH)  // a thread that just ended is fine
+            return r;
+    }
+    if (!any)
+        return pin(0);
+    return true;
+}
+
+cpu_plan default_cpu_plan(const cpu_list& usable)
+{
+    cpu_plan p;
+    if (usable.size() < 2)
+        return p;
+    auto half = (usable.size() + 1) / 2;
+    p.server.assign(usable.begin(), usable.begin() + static_cast<std::ptrdiff_t>(half));
+    p.load.assign(usable.begin() + static_cast<std::ptrdiff_t>(half), usable.end());
+    p.downstream = p.load;
+    return p;
+}
+
+}  // namespace execbench

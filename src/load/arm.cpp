@@ -1,0 +1,140 @@
+#include "execbench/load/arm.hpp"
+
+#include "execbench/models/server.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace execbench::load {
+
+namespace {
+
+bool valid_name(std::string_view name)
+{
+    return !name.empty() && name.size() <= 40 && std::all_of(name.begin(), name.end(), [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+           });
+}
+
+bool is_number(std::string_view v)
+{
+    auto digit_or_point = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; };
+    return !v.empty() && std::all_of(v.begin(), v.end(), digit_or_point) &&
+           std::count(v.begin(), v.end(), '.') <= 1 && v.front() != '.';
+}
+
+result<std::string> check_model(std::string_view model)
+{
+    if (models::parse_model(model))
+        return std::string(model);
+    std::string known;
+    for (auto m : models::all_models)
+        known += (known.empty() ? "" : ", ") + std::string(models::to_string(m));
+    return fail("model '" + std::string(model) + "' is not one of " + known);
+}
+
+}  // namespace
+
+const std::vector<std::string>& arm_option_names()
+{
+    // The flags of bench-server that change how a model serves; --cpus is set for every arm alike by
+    // --server-cpus so that pinning cannot differ between arms.
+    static const std::vector<std::string> names{"threads",        "cpu-threads",      "queue",
+                                                "fiber-stack-kb", "header-timeout",   "idle-timeout",
+                                                "downstream-timeout", "shutdown-timeout", "movies-read-only"};
+    return names;
+}
+
+result<arm_spec> parse_arm(std::string_view text)
+{
+    auto bad = [&](const std::string& why) -> result<arm_spec> {
+        return fail("--arm '" + std::string(text) + "': " + why + " (expected NAME=MODEL[:OPTION=VALUE,...])");
+    };
+    auto eq = text.find('=');
+    if (eq == std::string_view::npos)
+        return bad("no '=' between the name and the model");
+    arm_spec a;
+    a.name = std::string(text.substr(0, eq));
+    if (!valid_name(a.name))
+        return bad("the name '" + a.name + "' must be 1-40 letters, digits, '-', '_' or '.'");
+    auto rest = text.substr(eq + 1);
+    auto colon = rest.find(':');
+    auto model = check_model(rest.substr(0, colon));
+    if (!model)
+        return bad(model.err().message);
+    a.model = *model;
+    if (colon == std::string_view::npos)
+        return a;
+    auto opts = rest.substr(colon + 1);
+    if (opts.empty())
+        return bad("no options after ':'");
+    const auto& known = arm_option_names();
+    std::size_t start = 0;
+    while (start <= opts.size()) {
+        auto comma = opts.find(',', start);
+        auto item = opts.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        auto oeq = item.find('=');
+        if (oeq == std::string_view::npos || oeq == 0 || oeq + 1 == item.size())
+            return bad("option '" + std::string(item) + "' is not OPTION=VALUE");
+        std::string name(item.substr(0, oeq));
+        std::string value(item.substr(oeq + 1));
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            std::string list;
+            for (const auto& k : known)
+                list += (list.empty() ? "" : ", ") + k;
+            return bad("unknown option '" + name + "' (known: " + list + ")");
+        }
+        if (name == "movies-read-only" ? (value != "true" && value != "false") : !is_number(value))
+            return bad("option " + name + ": '" + value + "' is not " +
+                       (name == "movies-read-only" ? "true or false" : "a number"));
+        if (std::any_of(a.options.begin(), a.options.end(), [&](const auto& o) { return o.first == name; }))
+            return bad("option " + name + " given twice");
+        a.options.emplace_back(std::move(name), std::move(value));
+        if (comma == std::string_view::npos)
+            break;
+        start = comma + 1;
+    }
+    return a;
+}
+
+result<std::vector<arm_spec>> arms_of_models(const std::vector<std::string>& models)
+{
+    std::vector<arm_spec> out;
+    for (const auto& m : models) {
+        auto checked = check_model(m);
+        if (!checked)
+            return fail("--models: " + checked.err().message);
+        out.push_back({m, m, {}});
+    }
+    return out;
+}
+
+result<bool> check_arms(const std::vector<arm_spec>& arms)
+{
+    if (arms.empty())
+        return fail("no arms to run");
+    for (std::size_t i = 0; i < arms.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (arms[i].name == arms[j].name)
+                return fail("arm name '" + arms[i].name + "' is used twice; give each --arm its own name");
+    return true;
+}
+
+void append_server_flag(std::vector<std::string>& args, const std::string& name, const std::string& value)
+{
+    if (value == "false")
+        return;
+    args.push_back("--" + name);
+    if (value != "true")
+        args.push_back(value);
+}
+
+std::vector<std::string> arm_server_args(const arm_spec& a)
+{
+    std::vector<std::string> out{"--model", a.model};
+    for (const auto& [name, value] : a.options)
+        append_server_flag(out, name, value);
+    return out;
+}
+
+}  // namespace execbench::load

@@ -1,0 +1,52 @@
+#include "csv_lines.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+namespace execbench::load::detail {
+
+std::string csv_field(std::string_view v)
+{
+    if (v.find_first_of(",\"\n\r") == std::string_view::npos)
+        return std::string(v);
+    std::string out = "\"";
+    for (char c : v) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string fixed(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+result<bool> append_lines(const std::filesystem::path& file, const std::string& header,
+                          const std::vector<std::string>& lines)
+{
+    bool fresh = !std::filesystem::exists(file) || std::filesystem::file_size(file) == 0;
+    if (!fresh) {
+        std::ifstream in(file);
+        std::string first;
+        std::getline(in, first);
+        if (first != header)
+            return fail(file.string() + ": has other columns than this version writes; use another output folder");
+    }
+    std::ofstream out(file, std::ios::app);
+    if (!out)
+        return fail(file.string() + ": cannot open for writing");
+    if (fresh)
+        out << header << "\n";
+    for (const auto& l : lines)
+        out << l << "\n";
+    out.flush();
+    if (!out)
+        return fail(file.string() + ": write failed");
+    return true;
+}
+
+}  // namespace execbench::load::detail

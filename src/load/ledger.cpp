@@ -1,0 +1,101 @@
+#include "execbench/load/ledger.hpp"
+
+#include "execbench/load/results.hpp"
+
+#include "csv_lines.hpp"
+
+#include <cstdlib>
+
+namespace execbench::load {
+
+namespace {
+
+using detail::csv_field;
+using detail::fixed;
+using detail::append_lines;
+
+const char* const ledger_header = "suite,scenario,model,arm,status,run_id,started_at,seconds,message";
+
+}  // namespace
+
+std::string_view to_string(run_status s) noexcept
+{
+    switch (s) {
+    case run_status::ok: return "ok";
+    case run_status::behind: return "behind";
+    case run_status::errors: return "errors";
+    case run_status::failed: return "failed";
+    case run_status::not_run: return "not_run";
+    }
+    return "failed";
+}
+
+std::optional<run_status> parse_run_status(std::string_view text) noexcept
+{
+    for (auto s : {run_status::ok, run_status::behind, run_status::errors, run_status::failed, run_status::not_run})
+        if (to_string(s) == text)
+            return s;
+    return std::nullopt;
+}
+
+run_status status_of(const run_result& r) noexcept
+{
+    if (r.trials.empty())
+        return run_status::failed;
+    if (r.had_errors() || r.partial)
+        return run_status::errors;
+    return r.had_unsent() ? run_status::behind : run_status::ok;
+}
+
+std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite)
+{
+    return out_dir / (std::string(suite) + "-runs.csv");
+}
+
+result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e)
+{
+    std::string line = csv_field(e.suite) + "," + csv_field(e.scenario) + "," + csv_field(e.model) + "," +
+                       csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) +
+                       "," + csv_field(e.started_at) +
+                       "," + fixed(e.seconds, 1) + "," + csv_field(e.message);
+    return append_lines(file, ledger_header, {line});
+}
+
+result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file)
+{
+    auto t = read_csv(file);
+    if (!t)
+        return t.err();
+    std::vector<std::string> cols{"suite", "scenario", "model", "status", "run_id", "started_at", "seconds", "message"};
+    std::vector<int> idx;
+    for (const auto& c : cols) {
+        idx.push_back(t->column(c));
+        if (idx.back() < 0)
+            return fail(file.string() + ": missing column " + c);
+    }
+    auto arm_column = t->column("arm");  // absent in ledgers written before arms: the arm is the model
+    std::vector<suite_entry> out;
+    for (std::size_t i = 0; i < t->rows.size(); ++i) {
+        const auto& row = t->rows[i];
+        auto get = [&](int k) { return std::size_t(idx[k]) < row.size() ? row[idx[k]] : std::string{}; };
+        suite_entry e;
+        e.suite = get(0);
+        e.scenario = get(1);
+        e.model = get(2);
+        auto st = parse_run_status(get(3));
+        if (!st)
+            return fail(file.string() + ": line " + std::to_string(i + 2) + ": status '" + get(3) +
+                        "' is not ok, behind, errors, failed or not_run");
+        e.status = *st;
+        e.run_id = get(4);
+        e.started_at = get(5);
+        e.seconds = std::atof(get(6).c_str());
+        e.message = get(7);
+        if (arm_column >= 0 && std::size_t(arm_column) < row.size())
+            e.arm = row[std::size_t(arm_column)];
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace execbench::load

@@ -1,0 +1,245 @@
+#include "execbench/load/server_process.hpp"
+
+#include "execbench/stats/process.hpp"
+
+#include "http_get.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace execbench::load {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+std::string read_file(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// waitpid without blocking: the exit status when the child has ended.
+std::optional<int> reap(pid_t pid)
+{
+    int status = 0;
+    auto r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid)
+        return status;
+    if (r < 0)
+        return -1;  // not our child any more
+    return std::nullopt;
+}
+
+std::string describe_exit(int status)
+{
+    if (WIFEXITED(status))
+        return "exited with status " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status))
+        return std::string("was killed by signal ") + std::to_string(WTERMSIG(status));
+    return "ended";
+}
+
+}  // namespace
+
+server_process::~server_process()
+{
+    if (pid_ > 0) {
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+    }
+    if (!dir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+}
+
+std::string server_process::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+std::string server_process::stderr_tail(std::size_t max_bytes) const
+{
+    if (dir_.empty())
+        return {};
+    auto text = read_file(dir_ / "stderr");
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.pop_back();
+    if (text.size() > max_bytes)
+        text = "..." + text.substr(text.size() - max_bytes);
+    return text;
+}
+
+result<bool> server_process::start(const std::filesystem::path& binary, const std::vector<std::string>& args,
+                                   clock::time_point deadline)
+{
+    if (pid_ > 0)
+        return fail("server already started");
+    std::string tmpl = (std::filesystem::temp_directory_path() / "execbench-server-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data()))
+        return fail("cannot create a temporary folder for the server's output");
+    dir_ = tmpl;
+    auto out_file = (dir_ / "stdout").string();
+    auto err_file = (dir_ / "stderr").string();
+
+    std::vector<std::string> argv_s{binary.string()};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    argv_s.emplace_back("--port");
+    argv_s.emplace_back("0");
+    std::vector<char*> argv;
+    for (auto& a : argv_s)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // The child gets default signal handling whatever this process has set (e.g. SIGINT for a graceful stop).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGPIPE);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setsigmask(&attr, &none);
+    // Its own process group: a Ctrl-C at the terminal stops the suite after the current run, which then stops
+    // the server itself, instead of the server dying under a run still measuring it.
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    pid_t pid = -1;
+    int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0)
+        return fail("cannot start " + binary.string() + ": " + std::strerror(rc));
+    pid_ = pid;
+
+    auto give_up = [&](const std::string& why) -> result<bool> {
+        std::string tail = stderr_tail();
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            int status = 0;
+            ::waitpid(pid_, &status, 0);
+            pid_ = -1;
+        }
+        return fail("bench-server " + why + (tail.empty() ? "" : "; its stderr: " + tail));
+    };
+
+    // The start line: "bench-server model=... port=NNNN ... pid=NNN".
+    while (true) {
+        auto text = read_file(out_file);
+        if (auto nl = text.find('\n'); nl != std::string::npos) {
+            start_line_ = text.substr(0, nl);
+            break;
+        }
+        if (auto st = reap(pid_)) {
+            pid_ = -1;
+            return give_up(describe_exit(*st) + " before announcing its port");
+        }
+        if (clock::now() >= deadline)
+            return give_up("printed no start line in time");
+        std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    }
+    auto at = start_line_.find(" port=");
+    unsigned port = 0;
+    if (at != std::string::npos) {
+        const char* b = start_line_.data() + at + 6;
+        const char* e = start_line_.data() + start_line_.size();
+        std::from_chars(b, e, port);
+    }
+    if (port == 0 || port > 65535)
+        return give_up("start line has no port: '" + start_line_ + "'");
+    port_ = static_cast<std::uint16_t>(port);
+
+    boost::asio::ip::tcp::endpoint ep(boost::asio::ip::make_address_v4("127.0.0.1"), port_);
+    std::string host = "127.0.0.1:" + std::to_string(port_);
+    while (true) {
+        if (auto st = reap(pid_)) {
+            pid_ = -1;
+            return give_up(describe_exit(*st) + " before /health answered");
+        }
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        if (left.count() <= 0)
+            return give_up("did not answer /health in time on port " + std::to_string(port_));
+        auto h = detail::http_get(ep, host, "/health", std::min(left, std::chrono::milliseconds{1000}));
+        if (h && h->status == 200)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+}
+
+result<bool> server_process::stop(std::chrono::milliseconds grace)
+{
+    if (pid_ <= 0)
+        return true;
+    std::string problem;
+    ::kill(pid_, SIGTERM);
+    auto deadline = clock::now() + grace;
+    std::optional<int> status;
+    while (!(status = reap(pid_)) && clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    if (!status) {
+        ::kill(pid_, SIGKILL);
+        int st = 0;
+        ::waitpid(pid_, &st, 0);
+        problem = "did not exit within " + std::to_string(grace.count()) + " ms of SIGTERM and was killed";
+    } else if (*status != -1 && !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)) {
+        problem = describe_exit(*status) + " after SIGTERM";
+    }
+    pid_ = -1;
+    auto port_deadline = clock::now() + grace;
+    while (!port_is_free(port_)) {
+        if (clock::now() >= port_deadline) {
+            problem += std::string(problem.empty() ? "" : "; ") + "port " + std::to_string(port_) +
+                       " still in use after the server ended";
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+    if (!problem.empty())
+        return fail("bench-server " + problem);
+    return true;
+}
+
+bool port_is_free(std::uint16_t port)
+{
+    if (stats::find_listening_pid(port))
+        return false;
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+}
+
+}  // namespace execbench::load

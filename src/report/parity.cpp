@@ -1,0 +1,114 @@
+#include "execbench/report/parity.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <vector>
+
+namespace execbench::report {
+
+namespace {
+
+/// Health fields that describe the run rather than the server's settings: the model differs by design, the
+/// downstream URL by its port, the rest by the moment it was read.
+const std::set<std::string>& not_settings()
+{
+    static const std::set<std::string> names{"status", "model", "inFlight", "version", "address", "downstream"};
+    return names;
+}
+
+std::vector<nlohmann::json> contexts_with_arms(const suite_data& s)
+{
+    std::vector<nlohmann::json> out;
+    for (const auto& line : s.contexts) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_object() && j.contains("arm") && j["arm"].is_object())
+            out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::string order_text(const suite_data& s)
+{
+    std::set<std::string> orders, pins;
+    for (const auto& j : contexts_with_arms(s)) {
+        if (j.contains("order") && j["order"].is_object())
+            orders.insert(j["order"].value("kind", std::string{"?"}) + ", seed " +
+                          text_of(j["order"].value("seed", nlohmann::json(nullptr))));
+        if (j.contains("affinity") && j["affinity"].is_object()) {
+            const auto& a = j["affinity"];
+            auto cpus = [&](const char* key) {
+                auto v = a.value(key, std::string{});
+                return v.empty() ? std::string("any") : v;
+            };
+            pins.insert("server " + cpus("server") + ", generator " + cpus("load") + ", downstream " +
+                        cpus("downstream"));
+        }
+    }
+    if (orders.empty())
+        return {};
+    std::string out;
+    for (const auto& o : orders)
+        out += (out.empty() ? "" : "; ") + o;
+    for (const auto& p : pins)
+        out += "; CPUs: " + p;
+    return out;
+}
+
+std::string arm_notes(const suite_data& s, const std::string& scenario)
+{
+    // arm → setting → value, from the context of the run shown for each arm.
+    std::map<std::string, std::map<std::string, std::string>> settings;
+    for (const auto& j : contexts_with_arms(s)) {
+        if (j["scenario"].value("name", std::string{}) != scenario)
+            continue;
+        const auto& health = j["server"]["health"];
+        if (!health.is_object())
+            continue;
+        auto arm = j["arm"].value("name", std::string{"?"});
+        for (const auto& [k, v] : health.items())
+            if (!not_settings().count(k))
+                settings[arm][k] = text_of(v);
+    }
+    if (settings.empty())
+        return {};
+    std::set<std::string> keys;
+    for (const auto& [arm, kv] : settings)
+        for (const auto& [k, v] : kv)
+            keys.insert(k);
+    std::string out;
+    for (const auto& k : keys) {
+        std::set<std::string> values;
+        std::string line;
+        for (const auto& [arm, kv] : settings) {
+            auto it = kv.find(k);
+            auto v = it == kv.end() ? std::string("–") : it->second;
+            values.insert(v);
+            line += (line.empty() ? "" : ", ") + arm + " " + v;
+        }
+        if (values.size() > 1)
+            out += "- `" + k + "`: " + line + "\n";
+    }
+    std::string md = settings.size() < 2 ? std::string{}
+                     : out.empty()       ? "Server settings (from /health) are the same for every arm, model aside.\n\n"
+                                         : "Server settings that differ between arms (from each server's /health):\n\n" +
+                                         out + "\n";
+    auto by_arm = s.runs.find(scenario);
+    if (by_arm != s.runs.end())
+        for (const auto& [arm, v] : by_arm->second) {
+            auto bound = v.number("generator_bound_trials");
+            if (bound > 0)
+                md += "**" + arm + "**: " + std::to_string(static_cast<long>(bound)) + " of " +
+                      std::to_string(static_cast<long>(v.number("trials"))) +
+                      " trial(s) generator-bound (the load generator, not the server, was the bottleneck); " +
+                      (bound < v.number("trials") ? "left out of the medians.\n\n" : "all kept, so read with care.\n\n");
+        }
+    return md;
+}
+
+}  // namespace execbench::report
