@@ -1,6 +1,6 @@
 #include "execbench/load/arm.hpp"
 
-#include "execbench/models/server.hpp"
+#include "execbench/core/model_names.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -25,11 +25,11 @@ bool is_number(std::string_view v)
 
 result<std::string> check_model(std::string_view model)
 {
-    if (models::parse_model(model))
+    if (is_model_name(model))
         return std::string(model);
     std::string known;
-    for (auto m : models::all_models)
-        known += (known.empty() ? "" : ", ") + std::string(models::to_string(m));
+    for (auto m : model_names)
+        known += (known.empty() ? "" : ", ") + std::string(m);
     return fail("model '" + std::string(model) + "' is not one of " + known);
 }
 

@@ -421,32 +421,13 @@ result<run_result> run(const scenario& s, const run_options& options)
         std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
         out.run_id = id;
     }
-<<<<<<< HEAD
     out.server = probe_server(*tgt, options);
-=======
-    out.server.local = tgt->local;
-    if (auto h = detail::http_get(tgt->endpoints.front(), tgt->host_header, tgt->base_path + "/health",
-                                  std::chrono::milliseconds{2000});
-        h && h->status == 200) {
-        out.server.health_json = h->body;
-        auto j = nlohmann::json::parse(h->body, nullptr, false);
-        if (j.is_object() && j.contains("model") && j["model"].is_string())
-            out.server.model = j["model"].get<std::string>();
-    }
-    if (options.server_pid)
-        out.server.pid = options.server_pid;
-    else if (tgt->local)
-        out.server.pid = stats::find_listening_pid(tgt->port);
     if (out.server.pid) {
-        out.server.sampling = "proc";
         // Recorded only when the server runs on fewer CPUs than this process may use: "" means not pinned.
         auto server_cpus = execbench::allowed_cpus_of(*out.server.pid);
         if (!server_cpus.empty() && server_cpus != format_cpu_list(allowed_cpus()))
             out.affinity.server = server_cpus;
     }
-    else if (!tgt->local)
-        out.server.sampling = "metrics";
->>>>>>> h-suite
 
     auto plan = make_plan(s, *tgt, options);
     auto run_start = clock::now();

@@ -1,6 +1,7 @@
 #include "execbench/models/server.hpp"
 
 #include "execbench/core/cpus.hpp"
+#include "execbench/core/model_names.hpp"
 #include "execbench/models/fiber.hpp"
 #include "execbench/models/loop.hpp"
 #include "execbench/models/pool.hpp"
@@ -12,12 +13,7 @@ namespace execbench::models {
 
 std::string_view to_string(model m) noexcept
 {
-    switch (m) {
-    case model::pool: return "pool";
-    case model::fiber: return "fiber";
-    case model::loop: return "loop";
-    }
-    return "unknown";
+    return model_names[static_cast<std::size_t>(m)];
 }
 
 std::optional<model> parse_model(std::string_view name) noexcept

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "execbench/core/model_names.hpp"
+
 #include "execbench/endpoints/app.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
@@ -25,6 +27,7 @@ std::string_view to_string(model m) noexcept;
 std::optional<model> parse_model(std::string_view name) noexcept;
 /// Every model, in the order reports list them.
 inline constexpr model all_models[] = {model::pool, model::fiber, model::loop};
+static_assert(std::size(all_models) == model_names.size(), "one name per model, in enum order");
 /// The default `--threads` for a model: 200 workers for pool (as Tomcat), otherwise one per CPU this process may
 /// run on (its affinity mask, so a server pinned with --cpus sizes itself to its CPUs).
 unsigned default_threads(model m) noexcept;
