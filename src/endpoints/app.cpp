@@ -276,4 +276,12 @@ void app::stream_event(const struct plan& p, std::uint32_t index, std::string& o
     metrics_.event_produced();
 }
 
+std::vector<route_summary> route_summaries()
+{
+    std::vector<route_summary> out;
+    for (const auto& r : routes)
+        out.push_back({r.path, r.allow, r.default_delay_millis});
+    return out;
+}
+
 }  // namespace execbench::endpoints
