@@ -3,11 +3,13 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/endpoints/app.hpp"
 #include "execbench/server/options.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -63,8 +65,17 @@ int main(int argc, char** argv)
         ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
         ->capture_default_str();
 
+    bool list_endpoints = false;
+    cli.add_flag("--list-endpoints", list_endpoints, "List the endpoints (path, methods, default delay) and exit");
+
     if (auto code = apps::parse_command_line(cli, program, argc, argv))
         return *code;
+    if (list_endpoints) {
+        for (const auto& r : endpoints::route_summaries())
+            std::printf("%-16.*s %-10.*s default delay %d ms\n", static_cast<int>(r.path.size()), r.path.data(),
+                        static_cast<int>(r.methods.size()), r.methods.data(), r.default_delay_millis);
+        return apps::exit_ok;
+    }
     auto host = server::listen_address(opts.host);
     if (!host)
         return apps::usage_error(program, host.err().message);

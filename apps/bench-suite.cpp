@@ -181,7 +181,8 @@ int main(int argc, char** argv)
     app.add_option("--server-bin", server_bin, "bench-server binary (default: the one beside this binary)");
     app.add_option("--results-dir", results_dir, "Results root; a suite writes to <root>/<suite>/")->capture_default_str();
     app.add_option("--out,--out-dir", out_dir, "Exact results folder (overrides --results-dir/<suite>)");
-    app.add_option("--duration", options.override_values.duration, "Override every scenario's duration (e.g. 20s)");
+    app.add_option("--duration", options.override_values.duration,
+                   "Override the duration of every closed, open or ramp scenario (e.g. 20s)");
     app.add_option("--warmup", options.override_values.warmup, "Override every scenario's warm-up");
     app.add_option("--trials", options.override_values.trials, "Override every scenario's number of trials")
         ->check(integer_in(1, 1000, "a number of trials"));

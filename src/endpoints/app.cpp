@@ -278,4 +278,12 @@ void app::stream_event(const struct plan& p, std::uint32_t index, bool keep_aliv
     metrics_.event_produced();
 }
 
+std::vector<route_summary> route_summaries()
+{
+    std::vector<route_summary> out;
+    for (const auto& r : routes)
+        out.push_back({r.path, r.allow, r.default_delay_millis});
+    return out;
+}
+
 }  // namespace execbench::endpoints

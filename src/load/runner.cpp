@@ -678,10 +678,10 @@ std::string format_summary_line(const run_result& r)
 namespace {
 
 /// The fields both JSON records start with.
-nlohmann::json json_head(const run_result& r, std::string_view type)
+nlohmann::ordered_json json_head(const run_result& r, std::string_view type)
 {
     const auto& s = r.scenario_used;
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     j["type"] = type;
     j["run_id"] = r.run_id;
     j["scenario"] = s.name;
@@ -700,9 +700,9 @@ nlohmann::json json_head(const run_result& r, std::string_view type)
 }
 
 /// {"connect_refused": 600}: the error classes that occurred.
-nlohmann::json json_errors(const std::vector<std::pair<std::string, double>>& m)
+nlohmann::ordered_json json_errors(const std::vector<std::pair<std::string, double>>& m)
 {
-    auto j = nlohmann::json::object();
+    auto j = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < error_class_count; ++i) {
         auto name = std::string(to_string(static_cast<error_class>(i)));
         if (auto n = metric(m, "errors_" + name); n > 0)
@@ -712,7 +712,7 @@ nlohmann::json json_errors(const std::vector<std::pair<std::string, double>>& m)
 }
 
 /// A metric value, or null for a latency nothing was measured for.
-nlohmann::json json_value(const std::string& name, double v, bool any_ok)
+nlohmann::ordered_json json_value(const std::string& name, double v, bool any_ok)
 {
     if (!any_ok && name.rfind("latency_", 0) == 0)
         return nullptr;
@@ -727,7 +727,7 @@ std::string format_trial_json(const run_result& r, const trial_result& t)
     j["trial"] = t.index;
     auto m = trial_metrics(t);
     bool any_ok = metric(m, "requests_ok") > 0;
-    auto metrics = nlohmann::json::object();
+    auto metrics = nlohmann::ordered_json::object();
     for (const auto& [name, v] : m)
         metrics[name] = json_value(name, v, any_ok);
     j["metrics"] = std::move(metrics);
@@ -745,8 +745,8 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     for (const auto& m : r.summary)
         medians.emplace_back(m.name, m.spread.median);
     bool any_ok = metric(medians, "requests_ok") > 0;
-    auto median = nlohmann::json::object(), min = nlohmann::json::object(), max = nlohmann::json::object();
-    auto noisy = nlohmann::json::array();
+    auto median = nlohmann::ordered_json::object(), min = nlohmann::ordered_json::object(), max = nlohmann::ordered_json::object();
+    auto noisy = nlohmann::ordered_json::array();
     for (const auto& m : r.summary) {
         median[m.name] = json_value(m.name, m.spread.median, any_ok);
         min[m.name] = json_value(m.name, m.spread.min, any_ok);
@@ -762,11 +762,11 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     j["noisy_metrics"] = std::move(noisy);
     j["partial"] = r.partial;
     if (!slo.empty()) {
-        auto gates = nlohmann::json::array();
+        auto gates = nlohmann::ordered_json::array();
         for (const auto& v : slo)
             gates.push_back({{"gate", v.gate},
                              {"metric", v.metric},
-                             {"measured", v.measurable ? nlohmann::json(v.measured) : nlohmann::json(nullptr)},
+                             {"measured", v.measurable ? nlohmann::ordered_json(v.measured) : nlohmann::ordered_json(nullptr)},
                              {"passed", v.passed}});
         j["slo"] = std::move(gates);
     }

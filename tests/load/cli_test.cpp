@@ -288,12 +288,16 @@ TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[c
     CHECK_THAT(typo.err, Catch::Contains("did you mean io-600?"));
 }
 
-TEST_CASE("bench-server --host localhost listens on loopback", "[cli][server]")
+TEST_CASE("bench-server --host localhost listens on loopback and --list-endpoints lists", "[cli][server]")
 {
     if (bench_server_path().empty())
         return;
     server_process server({"--host", "localhost"});
     CHECK_THAT(server.start_line(), Catch::Contains("address=127.0.0.1"));
+    auto endpoints = run_tool({bench_server_path(), "--list-endpoints"});
+    CHECK(endpoints.code == 0);
+    CHECK_THAT(joined(endpoints.out), Catch::Contains("/io") && Catch::Contains("default delay 300 ms") &&
+                                          Catch::Contains("GET, POST"));
     auto bad = run_tool({bench_server_path(), "--host", "no-such-host.invalid", "--port", "0"});
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--host: 'no-such-host.invalid' is not an IP address or localhost"));

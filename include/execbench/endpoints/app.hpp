@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace execbench::endpoints {
 
@@ -101,5 +103,14 @@ private:
     movie_store& movies_;
     metrics& metrics_;
 };
+
+/// One line of `bench-server --list-endpoints`.
+struct route_summary {
+    std::string_view path;
+    std::string_view methods;   ///< "GET" or "GET, POST"
+    int default_delay_millis;   ///< `delayInMillis` when the request gives none
+};
+/// Every endpoint the app serves, from its routing table.
+std::vector<route_summary> route_summaries();
 
 }  // namespace execbench::endpoints
