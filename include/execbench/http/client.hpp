@@ -13,7 +13,8 @@
 
 namespace execbench::http {
 
-/// The pieces of a downstream HTTP/1.1 call every model's client shares; only how it waits differs per model.
+// The pieces of a downstream HTTP/1.1 call that models::downstream_client puts together: request bytes, response
+// parser, judging the answer, and when a stale pooled connection may be retried.
 
 /// Appends a keep-alive GET request for `target` on `server` to `out`.
 void write_get_request(const url& server, std::string_view target, std::string& out);

@@ -34,7 +34,8 @@ public:
             [this](auto handler, Function f) {
                 // Keep the handler's executor busy while the work is elsewhere, so its loop does not exit.
                 auto work = boost::asio::make_work_guard(boost::asio::get_associated_executor(handler));
-                boost::asio::post(pool_, [f = std::move(f), handler = std::move(handler), work = std::move(work)]() mutable {
+                boost::asio::post(pool_, [f = std::move(f), handler = std::move(handler),
+                                          work = std::move(work)]() mutable {
                     auto r = f();
                     auto ex = work.get_executor();
                     // The guard travels with the completion: once dispatched, this thread must not touch the
