@@ -1,5 +1,6 @@
 // bench-suite: runs a suite (or a list) of scenarios under each model, a fresh bench-server per run.
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scenario.hpp"
@@ -35,14 +36,6 @@ std::vector<std::string> split(const std::string& text)
         if (!item.empty())
             out.push_back(item);
     return out;
-}
-
-std::string clock_text(execbench::load::duration d)
-{
-    auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
-    return buf;
 }
 
 /// bench-server beside this binary, when there is one.
@@ -186,7 +179,8 @@ int main(int argc, char** argv)
     options.on_run_start = [&](const load::suite_progress& p) {
         progress.clear();
         std::fprintf(stderr, "== [%zu/%zu] %s %s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
-                     p.model.c_str(), clock_text(p.elapsed).c_str(), clock_text(p.remaining).c_str());
+                     p.model.c_str(), execbench::clock_text(p.elapsed).c_str(),
+                     execbench::clock_text(p.remaining).c_str());
         std::fflush(stderr);
     };
     options.on_progress = [&](const load::progress_event& ev) {

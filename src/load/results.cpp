@@ -1,5 +1,7 @@
 #include "execbench/load/results.hpp"
 
+#include "execbench/core/file.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -103,7 +105,7 @@ std::vector<std::string> context_values(const run_result& r)
 }
 
 /// Opens `file` for appending; writes `header` when the file is new or empty, fails when its header differs.
-result<bool> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
+result<void> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
 {
     std::error_code ec;
     if (file.has_parent_path())
@@ -121,7 +123,7 @@ result<bool> open_append(const std::filesystem::path& file, const std::string& h
         return fail(file.string() + ": cannot be opened for writing");
     if (fresh)
         out << header;
-    return true;
+    return {};
 }
 
 }  // namespace
@@ -225,7 +227,7 @@ std::string context_json(const run_result& r)
     return j.dump();
 }
 
-result<bool> write_results(const run_result& r, const output_paths& paths)
+result<void> write_results(const run_result& r, const output_paths& paths)
 {
     const auto& s = r.scenario_used;
     // Summary row.
@@ -331,7 +333,7 @@ result<bool> write_results(const run_result& r, const output_paths& paths)
         if (!out)
             return fail(paths.context.string() + ": write failed");
     }
-    return true;
+    return {};
 }
 
 result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file)
@@ -380,12 +382,10 @@ int csv_table::column(std::string_view name) const
 
 result<csv_table> read_csv(const std::filesystem::path& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        return fail(file.string() + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto text = ss.str();
+    auto read = read_file(file);
+    if (!read)
+        return read.err();
+    const auto& text = *read;
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> row;
     std::string field;

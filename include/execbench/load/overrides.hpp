@@ -30,7 +30,7 @@ struct overrides {
 };
 
 /// Applies `o` to `s` and validates the result; errors name the flag.
-result<bool> apply_overrides(scenario& s, const overrides& o);
+result<void> apply_overrides(scenario& s, const overrides& o);
 
 /// The scenario of an ad-hoc run (no --scenario): one GET of "/" in closed loop unless the flags say otherwise.
 scenario ad_hoc_scenario();

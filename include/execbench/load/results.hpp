@@ -29,7 +29,7 @@ std::vector<std::string> trial_columns();
 
 /// Appends the run to every results file (creating them with a header when new). Fails, writing nothing more,
 /// when an existing file has different columns.
-result<bool> write_results(const run_result& r, const output_paths& paths);
+result<void> write_results(const run_result& r, const output_paths& paths);
 
 /// The context of a run as one JSON object (machine, build, scenario, load settings, server).
 std::string context_json(const run_result& r);
