@@ -3,6 +3,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scenario.hpp"
@@ -294,7 +295,8 @@ int main(int argc, char** argv)
         progress.clear();
         std::string round = p.rounds > 1 ? " round " + std::to_string(p.round) + "/" + std::to_string(p.rounds) : "";
         std::fprintf(stderr, "== [%zu/%zu] %s %s%s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
-                     p.arm.c_str(), round.c_str(), load::clock_text(p.elapsed).c_str(), load::clock_text(p.remaining).c_str());
+                     p.arm.c_str(), round.c_str(), execbench::clock_text(p.elapsed).c_str(),
+                     execbench::clock_text(p.remaining).c_str());
         std::fflush(stderr);
     };
     options.on_progress = [&](const load::progress_event& ev) {

@@ -110,7 +110,7 @@ std::string allowed_cpus_of(int pid)
 
 unsigned usable_cpu_count() { return static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size())); }
 
-result<bool> pin_process(const cpu_list& cpus)
+result<void> pin_process(const cpu_list& cpus)
 {
     if (cpus.empty())
         return fail("cannot pin to an empty CPU list");
@@ -118,10 +118,10 @@ result<bool> pin_process(const cpu_list& cpus)
     CPU_ZERO(&set);
     for (auto c : cpus)
         CPU_SET(c, &set);
-    auto pin = [&](pid_t tid) -> result<bool> {
+    auto pin = [&](pid_t tid) -> result<void> {
         if (::sched_setaffinity(tid, sizeof set, &set) != 0)
             return fail("cannot run on CPUs " + format_cpu_list(cpus) + ": " + std::strerror(errno));
-        return true;
+        return {};
     };
     // sched_setaffinity acts on one thread; the threads already running are listed in /proc/self/task.
     std::error_code ec;
@@ -136,7 +136,7 @@ result<bool> pin_process(const cpu_list& cpus)
     }
     if (!any)
         return pin(0);
-    return true;
+    return {};
 }
 
 cpu_plan default_cpu_plan(const cpu_list& usable)

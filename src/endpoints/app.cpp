@@ -1,6 +1,7 @@
 #include "execbench/endpoints/app.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/endpoints/movies.hpp"
 #include "execbench/endpoints/params.hpp"
 #include "execbench/stats/process.hpp"
@@ -40,15 +41,6 @@ constexpr route_entry routes[] = {
     {"/health", endpoint::health, work::respond, 0, "GET"},
     {"/metrics", endpoint::metrics, work::respond, 0, "GET"},
 };
-
-template <class Number>
-void append_number(Number n, std::string& out)
-{
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-    (void)ec;
-    out.append(digits, end);
-}
 
 bool is_json_content_type(std::string_view type) noexcept
 {

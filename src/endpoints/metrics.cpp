@@ -1,5 +1,7 @@
 #include "execbench/endpoints/metrics.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <charconv>
 
 namespace execbench::endpoints {
@@ -21,15 +23,6 @@ constexpr std::array<http::status, 13> known_statuses{
     http::status::service_unavailable,
     http::status::gateway_timeout,
 };
-
-template <class Number>
-void append_number(Number n, std::string& out)
-{
-    char digits[32];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-    (void)ec;
-    out.append(digits, end);
-}
 
 void append_metric(std::string_view name, std::string_view help, std::string_view type, std::string& out)
 {

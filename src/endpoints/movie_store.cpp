@@ -133,7 +133,7 @@ struct movie_store::impl {
 
     // Inserts the batch inside one transaction; on any failure rolls back so no row of it remains. Fills `out`
     // with the JSON array and `directors` with the lower-cased director names whose cached answers are stale.
-    result<bool> store_locked(const nlohmann::json& movies, std::string& out, std::vector<std::string>& directors)
+    result<void> store_locked(const nlohmann::json& movies, std::string& out, std::vector<std::string>& directors)
     {
         if (!step_done(begin.get()))
             return fail(failure("begin"));
@@ -180,7 +180,7 @@ struct movie_store::impl {
         out += ']';
         if (!step_done(commit.get()))
             return abort("commit");
-        return true;
+        return {};
     }
 
     result<std::shared_ptr<const std::string>> query_locked(const std::string& key)

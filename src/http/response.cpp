@@ -1,5 +1,7 @@
 #include "execbench/http/response.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <charconv>
 #include <chrono>
 #include <ctime>
@@ -37,14 +39,6 @@ void response::clear() noexcept
 }
 
 namespace {
-
-void append_number(std::uint64_t n, std::string& out)
-{
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-    (void)ec;
-    out.append(digits, end);
-}
 
 void append_common_head(status code, bool keep_alive, std::string& out)
 {

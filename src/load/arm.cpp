@@ -109,7 +109,7 @@ result<std::vector<arm_spec>> arms_of_models(const std::vector<std::string>& mod
     return out;
 }
 
-result<bool> check_arms(const std::vector<arm_spec>& arms)
+result<void> check_arms(const std::vector<arm_spec>& arms)
 {
     if (arms.empty())
         return fail("no arms to run");
@@ -117,7 +117,7 @@ result<bool> check_arms(const std::vector<arm_spec>& arms)
         for (std::size_t j = 0; j < i; ++j)
             if (arms[i].name == arms[j].name)
                 return fail("arm name '" + arms[i].name + "' is used twice; give each --arm its own name");
-    return true;
+    return {};
 }
 
 void append_server_flag(std::vector<std::string>& args, const std::string& name, const std::string& value)

@@ -25,7 +25,7 @@ std::string fixed(double v, int decimals)
     return buf;
 }
 
-result<bool> append_lines(const std::filesystem::path& file, const std::string& header,
+result<void> append_lines(const std::filesystem::path& file, const std::string& header,
                           const std::vector<std::string>& lines)
 {
     bool fresh = !std::filesystem::exists(file) || std::filesystem::file_size(file) == 0;
@@ -46,7 +46,7 @@ result<bool> append_lines(const std::filesystem::path& file, const std::string& 
     out.flush();
     if (!out)
         return fail(file.string() + ": write failed");
-    return true;
+    return {};
 }
 
 }  // namespace execbench::load::detail

@@ -14,7 +14,7 @@ std::string csv_field(std::string_view v);
 /// `v` with exactly `decimals` decimals.
 std::string fixed(double v, int decimals);
 /// Appends `lines` to `file`, writing `header` first when the file is new; fails when its header differs.
-result<bool> append_lines(const std::filesystem::path& file, const std::string& header,
+result<void> append_lines(const std::filesystem::path& file, const std::string& header,
                           const std::vector<std::string>& lines);
 
 }  // namespace execbench::load::detail

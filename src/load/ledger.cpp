@@ -52,7 +52,7 @@ std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::str
     return out_dir / (std::string(suite) + "-runs.csv");
 }
 
-result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e)
+result<void> append_ledger(const std::filesystem::path& file, const suite_entry& e)
 {
     std::string line = csv_field(e.suite) + "," + csv_field(e.scenario) + "," + csv_field(e.model) + "," +
                        csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) +

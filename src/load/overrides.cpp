@@ -1,7 +1,6 @@
 #include "execbench/load/overrides.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "execbench/core/file.hpp"
 
 namespace execbench::load {
 
@@ -133,12 +132,10 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         if (o.method)
             r.method = *o.method;
         if (o.body_file) {
-            std::ifstream in(*o.body_file, std::ios::binary);
-            if (!in)
+            auto body = read_file(*o.body_file);
+            if (!body)
                 return fail("--body-file: cannot read '" + o.body_file->string() + "'");
-            std::ostringstream ss;
-            ss << in.rdbuf();
-            r.body = ss.str();
+            r.body = std::move(*body);
             r.body_file = o.body_file->string();
             if (o.body_file->extension() == ".json")
                 r.headers.emplace_back("Content-Type", "application/json");

@@ -1,5 +1,7 @@
 #include "execbench/load/progress.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -8,14 +10,6 @@
 #include <unistd.h>
 
 namespace execbench::load {
-
-std::string clock_text(duration d)
-{
-    auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
-    return buf;
-}
 
 progress_printer::progress_printer(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) == 1) {}
 

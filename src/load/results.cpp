@@ -1,6 +1,7 @@
 #include "execbench/load/results.hpp"
 
 #include "csv_lines.hpp"
+#include "execbench/core/file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -92,7 +93,7 @@ std::vector<std::string> context_values(const run_result& r)
 }
 
 /// Opens `file` for appending; writes `header` when the file is new or empty, fails when its header differs.
-result<bool> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
+result<void> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
 {
     std::error_code ec;
     if (file.has_parent_path())
@@ -110,7 +111,7 @@ result<bool> open_append(const std::filesystem::path& file, const std::string& h
         return fail(file.string() + ": cannot be opened for writing");
     if (fresh)
         out << header;
-    return true;
+    return {};
 }
 
 }  // namespace
@@ -234,7 +235,7 @@ std::string context_json(const run_result& r)
     return j.dump();
 }
 
-result<bool> write_results(const run_result& r, const output_paths& paths, bool with_context)
+result<void> write_results(const run_result& r, const output_paths& paths, bool with_context)
 {
     const auto& s = r.scenario_used;
     // Summary row.
@@ -334,10 +335,10 @@ result<bool> write_results(const run_result& r, const output_paths& paths, bool 
     }
     if (with_context)
         return append_context(r, paths);
-    return true;
+    return {};
 }
 
-result<bool> append_context(const run_result& r, const output_paths& paths)
+result<void> append_context(const run_result& r, const output_paths& paths)
 {
     {
         std::error_code ec;
@@ -348,7 +349,7 @@ result<bool> append_context(const run_result& r, const output_paths& paths)
         if (!out)
             return fail(paths.context.string() + ": write failed");
     }
-    return true;
+    return {};
 }
 
 result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file)
@@ -401,12 +402,10 @@ int csv_table::column(std::string_view name) const
 
 result<csv_table> read_csv(const std::filesystem::path& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        return fail(file.string() + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto text = ss.str();
+    auto read = read_file(file);
+    if (!read)
+        return read.err();
+    const auto& text = *read;
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> row;
     std::string field;

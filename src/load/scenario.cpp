@@ -1,5 +1,7 @@
 #include "execbench/load/scenario.hpp"
 
+#include "execbench/core/file.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <initializer_list>
 #include <numeric>
 #include <set>
-#include <sstream>
 
 namespace execbench::load {
 
@@ -358,13 +359,11 @@ result<std::vector<request_spec>> parse_mix(reader& rd, const json& v, const std
             EXECBENCH_TRY(bf, rd.get_string(r["body_file"], p + ".body_file"));
             spec.body_file = bf;
             auto full = std::filesystem::path(bf).is_absolute() ? std::filesystem::path(bf) : body_dir / bf;
-            std::ifstream in(full, std::ios::binary);
-            if (!in)
+            auto body = read_file(full);
+            if (!body)
                 return rd.err(p + ".body_file", "cannot read '" + full.string() + "'; expected a file relative to " +
                                                     "the scenario directory");
-            std::ostringstream ss;
-            ss << in.rdbuf();
-            spec.body = ss.str();
+            spec.body = std::move(*body);
             bool has_type = std::any_of(spec.headers.begin(), spec.headers.end(), [](const auto& kv) {
                 std::string k = kv.first;
                 std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -503,7 +502,7 @@ std::uint64_t connections_needed(const scenario& s) noexcept
 
 namespace {
 
-result<bool> validate_load(const load_spec& l, const std::string& where, const std::string& path)
+result<void> validate_load(const load_spec& l, const std::string& where, const std::string& path)
 {
     auto err = [&](const std::string& field, const std::string& what) {
         return fail(where + ": " + path + "." + field + ": " + what);
@@ -534,12 +533,12 @@ result<bool> validate_load(const load_spec& l, const std::string& where, const s
             return err("stages", "missing; profile stages needs a list of {\"duration\", \"target\"}");
         break;
     }
-    return true;
+    return {};
 }
 
 }  // namespace
 
-result<bool> validate(const scenario& s, std::string_view where)
+result<void> validate(const scenario& s, std::string_view where)
 {
     auto w = std::string(where);
     if (s.mix.empty())
@@ -556,7 +555,7 @@ result<bool> validate(const scenario& s, std::string_view where)
         return fail(w + ": trials: expected an integer in 1..1000");
     if (s.timeout.count() <= 0)
         return fail(w + ": timeout: expected a duration greater than 0");
-    return true;
+    return {};
 }
 
 void prepare_ramp(load_spec& l)
@@ -715,12 +714,10 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
 
 result<scenario> load_scenario_file(const std::filesystem::path& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        return fail(file.string() + ": cannot be read");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_scenario(ss.str(), file, file.parent_path());
+    auto text = read_file(file);
+    if (!text)
+        return text.err();
+    return parse_scenario(*text, file, file.parent_path());
 }
 
 result<std::filesystem::path> find_scenario_dir(const std::optional<std::filesystem::path>& override_dir)

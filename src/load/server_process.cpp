@@ -87,7 +87,7 @@ std::string server_process::stderr_tail(std::size_t max_bytes) const
     return text;
 }
 
-result<bool> server_process::start(const std::filesystem::path& binary, const std::vector<std::string>& args,
+result<void> server_process::start(const std::filesystem::path& binary, const std::vector<std::string>& args,
                                    clock::time_point deadline)
 {
     if (pid_ > 0)
@@ -137,7 +137,7 @@ result<bool> server_process::start(const std::filesystem::path& binary, const st
         return fail("cannot start " + binary.string() + ": " + std::strerror(rc));
     pid_ = pid;
 
-    auto give_up = [&](const std::string& why) -> result<bool> {
+    auto give_up = [&](const std::string& why) -> result<void> {
         std::string tail = stderr_tail();
         if (pid_ > 0) {
             ::kill(pid_, SIGKILL);
@@ -186,15 +186,15 @@ result<bool> server_process::start(const std::filesystem::path& binary, const st
             return give_up("did not answer /health in time on port " + std::to_string(port_));
         auto h = detail::http_get(ep, host, "/health", std::min(left, std::chrono::milliseconds{1000}));
         if (h && h->status == 200)
-            return true;
+            return {};
         std::this_thread::sleep_for(std::chrono::milliseconds{50});
     }
 }
 
-result<bool> server_process::stop(std::chrono::milliseconds grace)
+result<void> server_process::stop(std::chrono::milliseconds grace)
 {
     if (pid_ <= 0)
-        return true;
+        return {};
     std::string problem;
     ::kill(pid_, SIGTERM);
     auto deadline = clock::now() + grace;
@@ -221,7 +221,7 @@ result<bool> server_process::stop(std::chrono::milliseconds grace)
     }
     if (!problem.empty())
         return fail("bench-server " + problem);
-    return true;
+    return {};
 }
 
 bool port_is_free(std::uint16_t port)

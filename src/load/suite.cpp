@@ -304,7 +304,7 @@ void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved
 }
 
 /// Writes an arm's merged result, its server samples, one context line per server run, and its ledger line.
-result<bool> file_record(const suite_options& o, arm_record& rec, const scenario& s, unsigned rounds_planned)
+result<void> file_record(const suite_options& o, arm_record& rec, const scenario& s, unsigned rounds_planned)
 {
     auto& e = rec.entry;
     e.seconds = std::chrono::duration<double>(rec.spent).count();
@@ -342,7 +342,7 @@ result<bool> file_record(const suite_options& o, arm_record& rec, const scenario
         return w;
     if (o.on_run_done)
         o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
-    return true;
+    return {};
 }
 
 /// Restores this process's CPU mask when the suite ends.
@@ -356,7 +356,7 @@ public:
     }
     pin_guard(const pin_guard&) = delete;
     pin_guard& operator=(const pin_guard&) = delete;
-    result<bool> pin(const cpu_list& cpus)
+    result<void> pin(const cpu_list& cpus)
     {
         auto r = pin_process(cpus);
         pinned_ = pinned_ || r.ok();

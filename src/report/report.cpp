@@ -57,7 +57,7 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
 namespace {
 
 /// Writes through a temporary file and a rename, so a reader never sees half a file and a failure leaves the old one.
-result<bool> write_text(const std::filesystem::path& p, const std::string& content)
+result<void> write_text(const std::filesystem::path& p, const std::string& content)
 {
     std::error_code ec;
     if (p.has_parent_path())
@@ -76,7 +76,7 @@ result<bool> write_text(const std::filesystem::path& p, const std::string& conte
     std::filesystem::rename(tmp, p, ec);
     if (ec)
         return fail(p.string() + ": cannot write: " + ec.message());
-    return true;
+    return {};
 }
 
 std::filesystem::path with_suffix(std::filesystem::path p, const char* suffix)
@@ -106,7 +106,7 @@ bool chart_fresh(const report_output& out, const chart_job& c)
 
 /// Draws the charts whose data changed into staging files beside their targets; only when every one was drawn are
 /// they renamed into place, so a failure overwrites nothing.
-result<bool> draw_charts(const report_output& out, const std::filesystem::path& chart_script, const std::string& python)
+result<void> draw_charts(const report_output& out, const std::filesystem::path& chart_script, const std::string& python)
 {
     nlohmann::json jobs = nlohmann::json::array();
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged;   // staging → final
@@ -123,7 +123,7 @@ result<bool> draw_charts(const report_output& out, const std::filesystem::path& 
         staged.emplace_back(svg, svg_of(c.png));
     }
     if (jobs.empty())
-        return true;
+        return {};
     auto discard = [&] {
         std::error_code ec;
         for (const auto& [from, to] : staged) {
@@ -154,7 +154,7 @@ result<bool> draw_charts(const report_output& out, const std::filesystem::path& 
             return fail(to.string() + ": cannot write: " + ec.message());
         }
     }
-    return true;
+    return {};
 }
 
 }  // namespace
@@ -188,7 +188,7 @@ std::string expand_charts(std::string_view html)
     return out;
 }
 
-result<bool> write_report(const report_output& out, const std::filesystem::path& readme,
+result<void> write_report(const report_output& out, const std::filesystem::path& readme,
                           const std::filesystem::path& chart_script, const std::string& python)
 {
     if (!python.empty())

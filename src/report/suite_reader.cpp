@@ -215,9 +215,9 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 v.chart_trial = trials[(trials.size() - 1) / 2].second;
             }
     }
-    auto series_of = [&](const std::filesystem::path& file, auto member) -> result<bool> {
+    auto series_of = [&](const std::filesystem::path& file, auto member) -> result<void> {
         if (!std::filesystem::exists(file))
-            return true;
+            return {};
         auto t = load::read_csv(file);
         if (!t)
             return t.err();
@@ -241,7 +241,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                     values[t->header[i]] = to_number(row[i]);
             (it->second->*member).push_back(std::move(values));
         }
-        return true;
+        return {};
     };
     if (auto r = series_of(paths.timeline, &run_view::timeline); !r)
         return r.err();

@@ -1,5 +1,7 @@
 #include "execbench/stats/histogram.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -64,20 +66,6 @@ result<layout> make_layout(std::int64_t lowest, std::int64_t highest, int digits
     l.counts_length = static_cast<std::size_t>(l.bucket_count + 1) *
                       static_cast<std::size_t>(l.sub_bucket_count / 2);
     return l;
-}
-
-void append_number(std::string& out, std::int64_t value)
-{
-    char buffer[24];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, end);
-}
-
-void append_number(std::string& out, std::uint64_t value)
-{
-    char buffer[24];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, end);
 }
 
 /// Splits on single spaces; an empty field (double space, leading or trailing space) stays visible as "".
@@ -175,13 +163,13 @@ void histogram::record(std::int64_t value, std::uint64_t count) noexcept
     sum_ += static_cast<long double>(value) * static_cast<long double>(count);
 }
 
-result<bool> histogram::merge(const histogram& other)
+result<void> histogram::merge(const histogram& other)
 {
     if (lowest_ != other.lowest_ || highest_ != other.highest_ || digits_ != other.digits_)
         return fail("cannot merge histogram " + describe_config(other.lowest_, other.highest_, other.digits_) +
                     " into " + describe_config(lowest_, highest_, digits_) + ": configurations differ");
     if (other.total_ == 0)
-        return true;
+        return {};
     for (std::size_t i = 0; i < counts_.size(); ++i)
         counts_[i] += other.counts_[i];
     if (total_ == 0) {
@@ -194,7 +182,7 @@ result<bool> histogram::merge(const histogram& other)
     total_ += other.total_;
     clamped_ += other.clamped_;
     sum_ += other.sum_;
-    return true;
+    return {};
 }
 
 void histogram::reset() noexcept
@@ -256,16 +244,16 @@ std::string histogram::serialize() const
     std::string out(format_tag);
     for (std::int64_t field : {lowest_, highest_, std::int64_t{digits_}}) {
         out += ' ';
-        append_number(out, field);
+        append_number(field, out);
     }
     out += ' ';
-    append_number(out, total_);
+    append_number(total_, out);
     out += ' ';
-    append_number(out, clamped_);
+    append_number(clamped_, out);
     out += ' ';
-    append_number(out, min_);
+    append_number(min_, out);
     out += ' ';
-    append_number(out, max_);
+    append_number(max_, out);
     out += ' ';
     // Shortest fixed form that reads back to the same long double: an integer for any realistic sum.
     char buffer[64];
@@ -286,11 +274,11 @@ std::string histogram::serialize() const
         first = false;
         if (empty_run > 0) {
             out += '~';
-            append_number(out, static_cast<std::uint64_t>(empty_run));
+            append_number(static_cast<std::uint64_t>(empty_run), out);
             out += ',';
             empty_run = 0;
         }
-        append_number(out, count);
+        append_number(count, out);
     }
     if (first)
         out += '-';

@@ -1,5 +1,7 @@
 #include "execbench/endpoints/app.hpp"
 
+#include "support/movie_json.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,7 @@ namespace {
 using namespace execbench;
 using endpoints::endpoint;
 using endpoints::work;
+using test_support::small_movie;
 
 endpoints::server_info loop_info()
 {
@@ -56,16 +59,6 @@ struct app_fixture {
         return nlohmann::json::parse(out.body).at("error").get<std::string>();
     }
 };
-
-std::string movie(const std::string& director)
-{
-    return nlohmann::json{{"title", "T"},
-                          {"releaseYear", 2001},
-                          {"genre", "DRAMA"},
-                          {"rating", 5},
-                          {"directors", nlohmann::json::array({{{"firstName", "A"}, {"lastName", director}}})}}
-        .dump();
-}
 
 }  // namespace
 
@@ -168,14 +161,14 @@ TEST_CASE("a 400 names the parameter and its range", "[endpoints][app]")
 TEST_CASE("POST /movies needs JSON and a valid batch", "[endpoints][app]")
 {
     app_fixture f;
-    CHECK_FALSE(f.plan_request("/movies", http::verb::post, "[" + movie("X") + "]", "text/plain"));
+    CHECK_FALSE(f.plan_request("/movies", http::verb::post, "[" + small_movie("X") + "]", "text/plain"));
     CHECK(f.out.code == http::status::unsupported_media_type);
 
     CHECK_FALSE(f.plan_request("/movies", http::verb::post, "[{\"title\":\"no year\"}]", "application/json"));
     CHECK(f.out.code == http::status::bad_request);
 
     // The media type is matched without case and parameters.
-    CHECK(f.plan_request("/movies", http::verb::post, "[" + movie("X") + "]", "Application/JSON; charset=utf-8"));
+    CHECK(f.plan_request("/movies", http::verb::post, "[" + small_movie("X") + "]", "Application/JSON; charset=utf-8"));
     CHECK(f.plan.post);
 }
 
@@ -212,7 +205,7 @@ TEST_CASE("respond stores a POSTed batch that a GET then finds", "[endpoints][ap
     f.app.respond(f.plan, f.out);
     CHECK(f.out.body == "[]");
 
-    REQUIRE(f.plan_request("/movies", http::verb::post, "[" + movie("Unit") + "]", "application/json"));
+    REQUIRE(f.plan_request("/movies", http::verb::post, "[" + small_movie("Unit") + "]", "application/json"));
     f.app.respond(f.plan, f.out);
     CHECK(f.out.code == http::status::created);
     auto stored = nlohmann::json::parse(f.out.body);

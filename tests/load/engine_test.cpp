@@ -1,14 +1,11 @@
 #include "execbench/load/runner.hpp"
 
 #include "execbench/load/limits.hpp"
-#include "execbench/load/response_parser.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/target.hpp"
 #include "support/misbehaving_server.hpp"
 
 #include <catch2/catch.hpp>
-
-#include <boost/asio/buffer.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -76,69 +73,6 @@ std::uint64_t errors_of(const run_result& r, error_class c) { return fg(r).count
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 }  // namespace
-
-TEST_CASE("the response parser counts bodies of every framing without storing them", "[load]")
-{
-    auto feed = [](response_parser& p, std::string_view text) {
-        boost::system::error_code ec;
-        auto used = p.put(boost::asio::buffer(text.data(), text.size()), ec);
-        return std::make_pair(used, ec);
-    };
-    SECTION("content-length, split across reads")
-    {
-        response_parser p;
-        std::string head = "HTTP/1.1 200 OK\r\nContent-Len";
-        auto [used, ec] = feed(p, head);
-        CHECK(ec == boost::beast::http::error::need_more);
-        CHECK(used < head.size());  // the parser keeps what it has not consumed for the next call
-        std::string rest = (head + "gth: 5\r\n\r\nhello").substr(used);
-        auto [used2, ec2] = feed(p, rest);
-        CHECK_FALSE(ec2);
-        CHECK(used2 == rest.size());
-        CHECK(p.is_done());
-        CHECK(p.status() == 200);
-        CHECK(p.body_bytes() == 5);
-        CHECK(p.keep_alive());
-    }
-    SECTION("chunked")
-    {
-        response_parser p;
-        auto [used, ec] = feed(p, "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n");
-        CHECK_FALSE(ec);
-        CHECK(p.is_done());
-        CHECK(p.status() == 201);
-        CHECK(p.body_bytes() == 7);
-    }
-    SECTION("connection close")
-    {
-        response_parser p;
-        (void)feed(p, "HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-        CHECK(p.is_done());
-        CHECK(p.status() == 503);
-        CHECK_FALSE(p.keep_alive());
-    }
-    SECTION("garbage")
-    {
-        response_parser p;
-        auto [used, ec] = feed(p, "this is not HTTP\r\n\r\n");
-        CHECK(ec);
-        CHECK(ec != boost::beast::http::error::need_more);
-    }
-}
-
-TEST_CASE("request bytes are prepared once with host, length and headers", "[load]")
-{
-    auto t = resolve_target("http://127.0.0.1:8080/base", false);
-    REQUIRE(t.ok());
-    request_spec spec;
-    spec.method = "POST";
-    spec.path = "/movies";
-    spec.body = "[]";
-    spec.headers = {{"Content-Type", "application/json"}, {"Content-Length", "999"}};
-    auto p = prepare_request(spec, *t);
-    CHECK(p.bytes == "POST /base/movies HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/json\r\n"
-                     "User-Agent: execbench-load\r\nContent-Length: 2\r\n\r\n[]");
-}
 
 TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]")
 {

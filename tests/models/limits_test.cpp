@@ -2,6 +2,7 @@
 // clients are dropped on time, a client that stops reading a stream costs bounded memory, and running out of
 // file descriptors makes accept back off instead of spin.
 #include "support/child_process.hpp"
+#include "support/movie_json.hpp"
 #include "support/raw_client.hpp"
 #include "support/server_fixture.hpp"
 
@@ -47,16 +48,6 @@ std::string post(const std::string& body)
 {
     return "POST /movies?delayInMillis=0 HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: " +
            std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
-std::string small_movie(const std::string& director)
-{
-    return nlohmann::json{{"title", "T"},
-                          {"releaseYear", 2001},
-                          {"genre", "DRAMA"},
-                          {"rating", 5},
-                          {"directors", nlohmann::json::array({{{"firstName", "A"}, {"lastName", director}}})}}
-        .dump();
 }
 
 server::options short_timeouts(models::model m)

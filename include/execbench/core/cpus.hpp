@@ -25,7 +25,7 @@ unsigned usable_cpu_count();
 
 /// Restricts this process and every thread it already has (each entry of /proc/self/task) to `cpus`; threads
 /// started later inherit the mask. The error names the CPU list and the reason (e.g. a CPU that does not exist).
-result<bool> pin_process(const cpu_list& cpus);
+result<void> pin_process(const cpu_list& cpus);
 
 /// Where bench-suite puts each process when the user names no CPUs.
 struct cpu_plan {

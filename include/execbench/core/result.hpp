@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -36,6 +37,24 @@ public:
 
 private:
     std::variant<T, error> state_;
+};
+
+/// Success or an error, for an operation that has nothing to return; `return {};` is success.
+template <>
+class result<void> {
+public:
+    result() = default;
+    result(error e) : error_(std::move(e)) {}
+
+    /// True on success.
+    [[nodiscard]] bool ok() const noexcept { return !error_; }
+    explicit operator bool() const noexcept { return ok(); }
+
+    /// The error; only valid when !ok().
+    const error& err() const { return *error_; }
+
+private:
+    std::optional<error> error_;
 };
 
 /// Shorthand for returning an error from a function that returns result<T>.

@@ -24,7 +24,7 @@ result<arm_spec> parse_arm(std::string_view text);
 /// One arm per model, named after it (what `--models` means).
 result<std::vector<arm_spec>> arms_of_models(const std::vector<std::string>& models);
 /// Fails when two arms share a name or there are none.
-result<bool> check_arms(const std::vector<arm_spec>& arms);
+result<void> check_arms(const std::vector<arm_spec>& arms);
 
 /// Appends a bench-server flag: `--name value`, a bare `--name` for "true", nothing for "false".
 void append_server_flag(std::vector<std::string>& args, const std::string& name, const std::string& value);

@@ -40,7 +40,7 @@ run_status status_of(const run_result& r) noexcept;
 std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite);
 
 /// Appends one line to a ledger (creating it with its header).
-result<bool> append_ledger(const std::filesystem::path& file, const suite_entry& e);
+result<void> append_ledger(const std::filesystem::path& file, const suite_entry& e);
 /// Reads a ledger back; the error names the line.
 result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file);
 

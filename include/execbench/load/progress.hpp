@@ -23,8 +23,6 @@ private:
     bool bar_shown_ = false;
 };
 
-/// "m:ss" for elapsed and remaining times.
-std::string clock_text(duration d);
 
 /// The start banner (stderr, before the warm-up): shape and its numbers, warm-up, trials, threads, the target, the
 /// server's model and pid, and the CPUs this process may use.

@@ -30,9 +30,9 @@ std::vector<std::string> trial_columns();
 /// Appends the run to every results file (creating them with a header when new). Fails, writing nothing more,
 /// when an existing file has different columns. Without `with_context` the context line is left to the caller
 /// (an interleaved suite writes one per round).
-result<bool> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
+result<void> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
 /// Appends the run's context (`context_json`) to the context file.
-result<bool> append_context(const run_result& r, const output_paths& paths);
+result<void> append_context(const run_result& r, const output_paths& paths);
 
 /// The context of a run as one JSON object (machine, build, scenario, load settings, server).
 std::string context_json(const run_result& r);

@@ -115,7 +115,7 @@ result<scenario> load_scenario_file(const std::filesystem::path& file);
 /// connections to the peak; call again after changing a ramp's numbers.
 void prepare_ramp(load_spec& l);
 /// Checks cross-field rules (e.g. an open shape needs a rate); used after parsing and after CLI overrides.
-result<bool> validate(const scenario& s, std::string_view where);
+result<void> validate(const scenario& s, std::string_view where);
 
 /// Where scenarios are looked up: `override_dir` if given, else ./scenarios, else the installed share directory.
 result<std::filesystem::path> find_scenario_dir(const std::optional<std::filesystem::path>& override_dir);

@@ -23,11 +23,11 @@ public:
 
     /// Starts `binary` with `args` (plus `--port 0`), reads `port=` from its first stdout line and waits until
     /// /health answers 200, all within `deadline`. The error says what failed and quotes the server's stderr.
-    result<bool> start(const std::filesystem::path& binary, const std::vector<std::string>& args,
+    result<void> start(const std::filesystem::path& binary, const std::vector<std::string>& args,
                        std::chrono::steady_clock::time_point deadline);
     /// SIGTERM, then SIGKILL when it has not exited within `grace`; then waits until nothing listens on the port
     /// any more (bounded by `grace` too). Returns an error when it had to be killed or the port stayed busy.
-    result<bool> stop(std::chrono::milliseconds grace);
+    result<void> stop(std::chrono::milliseconds grace);
 
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }

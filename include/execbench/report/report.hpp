@@ -46,7 +46,7 @@ std::string expand_charts(std::string_view html);
 /// Draws the charts whose data changed by running `python` on `chart_script` with a JSON list of jobs (skipped when
 /// `python` is empty), then writes the pages, the chart lists and the README block, each through a temporary file.
 /// A failed drawing writes nothing. The chart lists are written only with charts, so --no-charts leaves them stale.
-result<bool> write_report(const report_output& out, const std::filesystem::path& readme,
+result<void> write_report(const report_output& out, const std::filesystem::path& readme,
                           const std::filesystem::path& chart_script, const std::string& python);
 
 /// The generated files that are missing or differ from what `out` says they should be (README block included,

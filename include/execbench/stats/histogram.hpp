@@ -26,7 +26,7 @@ public:
     /// Records `count` occurrences of `value`.
     void record(std::int64_t value, std::uint64_t count) noexcept;
     /// Adds another histogram's counts; fails when the configurations differ.
-    result<bool> merge(const histogram& other);
+    result<void> merge(const histogram& other);
     /// Forgets all values.
     void reset() noexcept;
 

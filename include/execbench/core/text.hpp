@@ -1,0 +1,24 @@
+#pragma once
+
+#include <charconv>
+#include <chrono>
+#include <string>
+#include <type_traits>
+
+namespace execbench {
+
+/// Appends `n` to `out` in decimal (the shortest exact form for floating point), without a temporary string.
+template <class Number>
+    requires std::is_arithmetic_v<Number>
+void append_number(Number n, std::string& out)
+{
+    char digits[32];  // holds any 64-bit integer and the shortest form of any double
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    (void)ec;
+    out.append(digits, end);
+}
+
+/// Whole minutes and seconds, e.g. "3:07", as progress lines show elapsed and remaining time.
+std::string clock_text(std::chrono::nanoseconds d);
+
+}  // namespace execbench

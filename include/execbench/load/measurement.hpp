@@ -1,0 +1,73 @@
+#pragma once
+
+#include "execbench/load/scenario.hpp"
+#include "execbench/stats/histogram.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace execbench::load {
+
+/// Why a request failed. The connection is closed and reopened for the next request after every class except
+/// the HTTP ones (those keep the connection when the server allows it).
+enum class error_class {
+    connect_refused,   ///< nothing listening (ECONNREFUSED)
+    connect_timeout,   ///< no connection within the connect timeout
+    connect_other,     ///< any other connect failure (e.g. out of ports or descriptors)
+    reset,             ///< connection reset or closed before the response was complete; write failures
+    request_timeout,   ///< no complete response within the request timeout
+    bad_response,      ///< bytes that are not an HTTP/1.1 response
+    http_4xx,
+    http_5xx,          ///< the last class: error_class_count follows from it
+};
+/// The number of error classes.
+inline constexpr std::size_t error_class_count = static_cast<std::size_t>(error_class::http_5xx) + 1;
+/// snake_case name used in CSV columns, e.g. "connect_refused".
+std::string_view to_string(error_class c) noexcept;
+
+/// Counts of one load group (foreground or background) over a trial.
+struct counters {
+    std::uint64_t ok = 0;        ///< complete responses with status < 400
+    std::array<std::uint64_t, error_class_count> errors{};
+    std::uint64_t unsent = 0;    ///< open shape: requests due before the end that found no free connection
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t body_bytes_received = 0;
+
+    /// Failed requests of every class.
+    [[nodiscard]] std::uint64_t error_total() const noexcept;
+    /// Completed requests, successful or not.
+    [[nodiscard]] std::uint64_t total() const noexcept { return ok + error_total(); }
+    /// Adds `o`'s counts to these.
+    void add(const counters& o) noexcept;
+};
+
+/// One second of a trial: completions, errors and the latency of successful responses in that second.
+struct timeline_second {
+    std::uint64_t ok = 0;
+    std::uint64_t errors = 0;
+    stats::histogram latency{1, 3'600'000'000, 2};  ///< microseconds, 2 significant digits (charts only)
+};
+
+/// What one load group measured. Latencies are microseconds of successful responses only; `latency` runs from the
+/// intended send time (for shapes other than open it is the moment the request was issued), `service` from the
+/// moment the request was actually written.
+struct group_measurement {
+    counters count;
+    stats::histogram latency{};
+    stats::histogram service{};
+    std::vector<timeline_second> timeline;
+    duration wall{};  ///< from the group's start to its last completion
+    /// Open shape: how late the send timer fired after the moment it was set for (microseconds). Only the
+    /// generator makes this late (a busy or starved event loop), never the server, so it tells a generator-bound
+    /// trial apart.
+    stats::histogram schedule_lag{1, 3'600'000'000, 2};
+};
+
+/// Adds one thread's measurement of a group to `into`, after the trial: counts and histograms add up, second by
+/// second for the timeline, and the wall time is the longest of the threads'.
+void merge_into(group_measurement& into, const group_measurement& from);
+
+}  // namespace execbench::load

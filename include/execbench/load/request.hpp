@@ -1,0 +1,20 @@
+#pragma once
+
+#include "execbench/load/scenario.hpp"
+#include "execbench/load/target.hpp"
+
+#include <string>
+
+namespace execbench::load {
+
+/// A request ready to send: its bytes are built once.
+struct prepared_request {
+    std::string bytes;
+    unsigned weight = 1;
+    std::string label;  ///< "METHOD path"
+};
+
+/// Builds the request bytes for `spec` against `t` (Host header, base path, Content-Length, keep-alive).
+prepared_request prepare_request(const request_spec& spec, const target& t);
+
+}  // namespace execbench::load

@@ -1,0 +1,258 @@
+#include "connection.hpp"
+
+#include "group.hpp"
+
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <cstring>
+
+namespace execbench::load::detail {
+
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+constexpr auto connect_retry_backoff = std::chrono::milliseconds{10};
+constexpr std::size_t read_buffer_bytes = 16 * 1024;  // a response head must fit; bodies stream through
+
+}  // namespace
+
+connection::connection(asio::io_context& ioc, group& g, std::uint32_t slot)
+    : group_(g), slot_(slot), socket_(ioc), timer_(ioc)
+{
+}
+
+void connection::preconnect(const tcp::endpoint& ep, std::size_t& pending)
+{
+    ++pending;
+    phase_ = phase::connecting;
+    socket_.async_connect(ep, [this, &pending](const boost::system::error_code& ec) {
+        phase_ = phase::idle;
+        --pending;
+        boost::system::error_code ignored;
+        if (ec)
+            socket_.close(ignored);  // the first request connects again and counts a failure then
+        else
+            socket_.set_option(tcp::no_delay(true), ignored);
+    });
+}
+
+void connection::issue(const prepared_request& r, time_point intended)
+{
+    request_ = &r;
+    intended_ = intended;
+    timed_out_ = false;
+    aborting_ = false;
+    if (clock::now() < retry_after_) {
+        // A failed connect is retried after a short pause so a dead server does not spin this thread.
+        phase_ = phase::waiting;
+        timer_.expires_at(retry_after_);
+        timer_.async_wait([this](const boost::system::error_code& ec) {
+            if (ec || aborting_)
+                return land();
+            start();
+        });
+        return;
+    }
+    start();
+}
+
+void connection::start()
+{
+    if (socket_.is_open())
+        do_write();
+    else
+        do_connect();
+}
+
+void connection::think(duration d)
+{
+    phase_ = phase::thinking;
+    timer_.expires_after(d);
+    timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || aborting_)
+            return land();
+        phase_ = phase::idle;
+        group_.on_thought(*this, clock::now());
+    });
+}
+
+void connection::do_connect()
+{
+    phase_ = phase::connecting;
+    deadline_ = clock::now() + group_.trial().connect_timeout;
+    socket_.async_connect(group_.trial().endpoints.front(),
+                          [this](const boost::system::error_code& ec) { on_connect(ec); });
+}
+
+void connection::on_connect(const boost::system::error_code& ec)
+{
+    if (aborting_)
+        return land();
+    if (ec) {
+        retry_after_ = clock::now() + connect_retry_backoff;
+        if (timed_out_)
+            return on_failure(error_class::connect_timeout);
+        if (ec == asio::error::connection_refused)
+            return on_failure(error_class::connect_refused);
+        if (ec == asio::error::timed_out)
+            return on_failure(error_class::connect_timeout);
+        return on_failure(error_class::connect_other);
+    }
+    boost::system::error_code ignored;
+    socket_.set_option(tcp::no_delay(true), ignored);
+    do_write();
+}
+
+void connection::do_write()
+{
+    phase_ = phase::writing;
+    sent_ = clock::now();
+    deadline_ = sent_ + group_.trial().timeout;
+    if (!sent_once_) {
+        sent_once_ = true;
+        group_.count_first_send();
+    }
+    asio::async_write(socket_, asio::buffer(request_->bytes),
+                      [this](const boost::system::error_code& ec, std::size_t n) { on_write(ec, n); });
+}
+
+void connection::on_write(const boost::system::error_code& ec, std::size_t n)
+{
+    if (aborting_)
+        return land();
+    group_.record().sent(n);
+    if (ec)
+        return on_failure(timed_out_ ? error_class::request_timeout : error_class::reset);
+    phase_ = phase::reading;
+    parser_.emplace();
+    begin_ = end_ = 0;  // bytes the server sent unasked are not part of this response
+    if (!buffer_)
+        buffer_.reset(new char[read_buffer_bytes]);
+    do_read();
+}
+
+void connection::do_read()
+{
+    socket_.async_read_some(asio::buffer(buffer_.get() + end_, read_buffer_bytes - end_),
+                            [this](const boost::system::error_code& ec, std::size_t n) { on_read(ec, n); });
+}
+
+void connection::on_read(const boost::system::error_code& ec, std::size_t n)
+{
+    if (aborting_)
+        return land();
+    if (ec) {
+        if (timed_out_)
+            return on_failure(error_class::request_timeout);
+        if (ec == asio::error::eof && parser_->is_header_done() && parser_->need_eof()) {
+            // A body delimited by the end of the connection.
+            boost::system::error_code pec;
+            parser_->put_eof(pec);
+            if (!pec && parser_->is_done())
+                return on_response();
+            return on_failure(error_class::bad_response);
+        }
+        return on_failure(error_class::reset);
+    }
+    end_ += n;
+    while (begin_ < end_) {
+        boost::system::error_code pec;
+        auto used = parser_->put(asio::buffer(buffer_.get() + begin_, end_ - begin_), pec);
+        begin_ += used;
+        if (pec == boost::beast::http::error::need_more)
+            break;
+        if (pec)
+            return on_failure(error_class::bad_response);
+        if (parser_->is_done())
+            break;
+    }
+    if (begin_ == end_)
+        begin_ = end_ = 0;
+    if (parser_->is_done())
+        return on_response();
+    if (begin_ > 0) {
+        std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+        end_ -= begin_;
+        begin_ = 0;
+    }
+    if (end_ == read_buffer_bytes)
+        return on_failure(error_class::bad_response);  // a response head larger than the buffer
+    do_read();
+}
+
+void connection::on_response()
+{
+    auto now = clock::now();
+    int status = parser_->status();
+    group_.record().body(parser_->body_bytes());
+    if (!parser_->keep_alive())
+        close();
+    phase_ = phase::idle;
+    if (status >= 500)
+        group_.record().error(error_class::http_5xx, now);
+    else if (status >= 400)
+        group_.record().error(error_class::http_4xx, now);
+    else
+        group_.record().ok(now, intended_, sent_);
+    group_.on_done(*this, now);
+}
+
+void connection::on_failure(error_class c)
+{
+    close();
+    phase_ = phase::idle;
+    auto now = clock::now();
+    group_.record().error(c, now);
+    group_.on_done(*this, now);
+}
+
+void connection::land()
+{
+    close();
+    phase_ = phase::idle;
+}
+
+void connection::check_deadline(time_point now)
+{
+    bool io = phase_ == phase::connecting || phase_ == phase::writing || phase_ == phase::reading;
+    if (io && !timed_out_ && now >= deadline_) {
+        timed_out_ = true;
+        boost::system::error_code ignored;
+        socket_.close(ignored);  // the pending operation completes with operation_aborted
+    }
+}
+
+void connection::abort()
+{
+    aborting_ = true;
+    switch (phase_) {
+    case phase::idle: close(); break;
+    case phase::waiting:
+    case phase::thinking: timer_.cancel(); break;
+    default: {
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+    }
+    }
+}
+
+void connection::abort_thinking_only()
+{
+    if (phase_ == phase::thinking || phase_ == phase::waiting) {
+        aborting_ = true;
+        timer_.cancel();
+    }
+}
+
+void connection::close() noexcept
+{
+    boost::system::error_code ignored;
+    if (socket_.is_open())
+        socket_.close(ignored);
+    begin_ = end_ = 0;
+}
+
+}  // namespace execbench::load::detail

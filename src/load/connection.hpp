@@ -1,0 +1,82 @@
+#pragma once
+
+#include "execbench/load/measurement.hpp"
+#include "execbench/load/request.hpp"
+#include "execbench/load/response_parser.hpp"
+
+#include "recorder.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace execbench::load::detail {
+
+class group;
+
+/// One keep-alive connection: connect, write the prepared request, read and parse the response incrementally,
+/// classify failures, reopen after them. Owned by its group for the whole trial; handlers capture `this`.
+/// The group decides what the connection does next (on_done, on_thought); the connection only does it.
+class connection {
+public:
+    connection(boost::asio::io_context& ioc, group& g, std::uint32_t slot);
+
+    /// No request in flight and no pause pending.
+    [[nodiscard]] bool idle() const noexcept { return phase_ == phase::idle; }
+    /// This connection's index among its group's connections on this thread.
+    [[nodiscard]] std::uint32_t slot() const noexcept { return slot_; }
+
+    /// Connects before the trial starts; counts `pending` up now and down when the attempt ends.
+    void preconnect(const boost::asio::ip::tcp::endpoint& ep, std::size_t& pending);
+    /// Sends `r` (connecting first when needed); its latency runs from `intended`.
+    void issue(const prepared_request& r, time_point intended);
+    /// Pauses for `d`, then asks the group what next.
+    void think(duration d);
+    /// Closes the socket when the current connect, write or read is past its deadline.
+    void check_deadline(time_point now);
+    /// Drops whatever is in flight without counting it.
+    void abort();
+    /// Ends a pause early; a request in flight completes.
+    void abort_thinking_only();
+    /// Closes the socket; the next request connects again.
+    void close() noexcept;
+
+private:
+    enum class phase { idle, waiting, connecting, writing, reading, thinking };
+
+    void start();
+    void do_connect();
+    void on_connect(const boost::system::error_code& ec);
+    void do_write();
+    void on_write(const boost::system::error_code& ec, std::size_t n);
+    void do_read();
+    void on_read(const boost::system::error_code& ec, std::size_t n);
+    void on_response();
+    void on_failure(error_class c);
+    void land();
+
+    group& group_;
+    std::uint32_t slot_;
+    boost::asio::ip::tcp::socket socket_;
+    boost::asio::steady_timer timer_;
+    std::optional<response_parser> parser_;
+    std::unique_ptr<char[]> buffer_;
+    std::size_t begin_ = 0;
+    std::size_t end_ = 0;
+    phase phase_ = phase::idle;
+    const prepared_request* request_ = nullptr;
+    time_point intended_{};
+    time_point sent_{};
+    time_point deadline_{};
+    time_point retry_after_{};
+    bool timed_out_ = false;
+    bool aborting_ = false;
+    bool sent_once_ = false;
+};
+
+}  // namespace execbench::load::detail

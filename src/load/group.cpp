@@ -1,0 +1,206 @@
+#include "group.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace execbench::load::detail {
+
+std::uint64_t total_connections(const load_spec& l) noexcept
+{
+    return l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections;
+}
+
+group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_plan& trial, unsigned thread_index,
+             std::atomic<std::uint64_t>* first_sends)
+    : plan_(plan),
+      trial_(trial),
+      threads_(trial.threads),
+      first_sends_(first_sends),
+      wheel_(plan.mix, thread_index * 7919),
+      rng_(trial.seed * 1'000'003 + thread_index),
+      schedule_timer_(ioc)
+{
+    const auto& l = plan.load;
+    auto total_conns = total_connections(l);
+    std::vector<std::uint64_t> mine;
+    for (std::uint64_t i = thread_index; i < total_conns; i += threads_)
+        mine.push_back(i);
+    for (std::uint32_t s = 0; s < mine.size(); ++s)
+        conns_.push_back(std::make_unique<connection>(ioc, *this, s));
+    global_index_ = mine;
+    active_.assign(mine.size(), false);
+    if (l.kind == shape::burst) {
+        auto base = l.requests / total_conns, extra = l.requests % total_conns;
+        for (auto i : mine)
+            remaining_.push_back(base + (i < extra ? 1 : 0));
+    }
+    if (l.kind == shape::open && total_conns > 0)
+        init_open(mine.size(), total_conns);
+}
+
+void group::start(time_point t0)
+{
+    if (started_ || ending_)
+        return;
+    started_ = true;
+    t0_ = t0;
+    record_.start(t0);
+    end_ = t0 + plan_.load.length;
+    switch (plan_.load.kind) {
+    case shape::burst:
+        for (auto& c : conns_)
+            next_burst(*c);
+        break;
+    case shape::closed:
+        for (auto& c : conns_)
+            c->issue(pick(), t0);
+        break;
+    case shape::open:
+        for (auto& c : conns_)
+            idle_.push_back(c.get());
+        dispatch(clock::now());
+        break;
+    case shape::ramp:
+        control(clock::now());
+        break;
+    }
+}
+
+void group::on_done(connection& c, time_point now)
+{
+    if (ending_) {
+        if (plan_.load.kind == shape::ramp)
+            c.close();
+        return;
+    }
+    switch (plan_.load.kind) {
+    case shape::burst:
+        next_burst(c);
+        break;
+    case shape::closed:
+        if (now >= end_)
+            return;
+        if (plan_.load.think_max.count() > 0)
+            c.think(think_time());
+        else
+            c.issue(pick(), now);
+        break;
+    case shape::open:
+        idle_.push_back(&c);
+        dispatch(now);
+        break;
+    case shape::ramp:
+        if (!active_[c.slot()] || now >= end_) {
+            active_[c.slot()] = false;
+            c.close();
+        } else if (plan_.load.think_max.count() > 0) {
+            c.think(think_time());
+        } else {
+            c.issue(pick(), now);
+        }
+        break;
+    }
+}
+
+void group::on_thought(connection& c, time_point now)
+{
+    if (ending_ || now >= end_ || (plan_.load.kind == shape::ramp && !active_[c.slot()])) {
+        if (plan_.load.kind == shape::ramp) {
+            active_[c.slot()] = false;
+            c.close();
+        }
+        return;
+    }
+    c.issue(pick(), now);
+}
+
+void group::tick(time_point now)
+{
+    for (auto& c : conns_)
+        c->check_deadline(now);
+    if (!started_ || ending_)
+        return;
+    if (plan_.load.kind == shape::ramp)
+        control(now);
+    if (plan_.load.kind != shape::burst && now >= end_)
+        finish_issuing();
+}
+
+void group::finish_issuing()
+{
+    if (ending_)
+        return;
+    ending_ = true;
+    schedule_timer_.cancel();
+    if (plan_.load.kind == shape::open && started_)
+        count_unsent();
+    for (auto& c : conns_)
+        if (plan_.load.kind == shape::ramp || plan_.load.kind == shape::closed)
+            c->abort_thinking_only();
+}
+
+void group::abort()
+{
+    ending_ = true;
+    schedule_timer_.cancel();
+    for (auto& c : conns_)
+        c->abort();
+}
+
+bool group::finished() const noexcept
+{
+    if (!started_)
+        return ending_;
+    bool issuing_done = ending_;
+    if (plan_.load.kind == shape::burst)
+        issuing_done = issuing_done || std::all_of(remaining_.begin(), remaining_.end(), [](auto r) { return r == 0; });
+    if (!issuing_done)
+        return false;
+    return std::all_of(conns_.begin(), conns_.end(), [](const auto& c) { return c->idle(); });
+}
+
+void group::close_all() noexcept
+{
+    for (auto& c : conns_)
+        c->close();
+}
+
+duration group::think_time()
+{
+    auto lo = plan_.load.think_min.count(), hi = plan_.load.think_max.count();
+    if (hi <= lo)
+        return duration{lo};
+    return duration{std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_)};
+}
+
+void group::next_burst(connection& c)
+{
+    auto& left = remaining_[c.slot()];
+    if (left == 0)
+        return;
+    --left;
+    c.issue(pick(), clock::now());
+}
+
+// Ramp shape: activates or retires this thread's users to follow the target.
+void group::control(time_point now)
+{
+    if (now >= end_) {
+        finish_issuing();
+        return;
+    }
+    auto target = static_cast<std::uint64_t>(std::llround(ramp_users_at(plan_.load.stages, now - t0_)));
+    for (std::size_t s = 0; s < conns_.size(); ++s) {
+        bool want = global_index_[s] < target;
+        if (want && !active_[s] && conns_[s]->idle()) {
+            active_[s] = true;
+            conns_[s]->issue(pick(), now);
+        } else if (!want && active_[s]) {
+            active_[s] = false;  // leaves after its current request
+            if (conns_[s]->idle())
+                conns_[s]->close();
+        }
+    }
+}
+
+}  // namespace execbench::load::detail

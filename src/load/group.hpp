@@ -1,0 +1,109 @@
+#pragma once
+
+#include "execbench/load/engine.hpp"
+
+#include "connection.hpp"
+#include "mix_wheel.hpp"
+#include "recorder.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace execbench::load::detail {
+
+/// The connections (or users) a load opens in all: a burst without `connections` uses one per request.
+std::uint64_t total_connections(const load_spec& l) noexcept;
+
+/// A load group on one thread: its share of the connections and the shape that decides when each sends.
+///
+/// The pacing of every shape is here (group.cpp), except the open shape's schedule, which is wrk2's part and reads
+/// best alone (open_loop.cpp). Recording is the recorder's.
+class group {
+public:
+    /// This thread's share of `plan`: connection (or user) i belongs to thread i % threads. `first_sends`, when
+    /// given, counts connections that sent their first request (the background's signal to start the foreground).
+    group(boost::asio::io_context& ioc, const group_plan& plan, const trial_plan& trial, unsigned thread_index,
+          std::atomic<std::uint64_t>* first_sends);
+
+    /// The trial this group belongs to (timeouts, endpoints).
+    [[nodiscard]] const trial_plan& trial() const noexcept { return trial_; }
+    /// This thread's connections of the group.
+    [[nodiscard]] std::vector<std::unique_ptr<connection>>& connections() noexcept { return conns_; }
+    /// Where the connections record what they measure.
+    [[nodiscard]] recorder& record() noexcept { return record_; }
+
+    /// Counts a connection's first request (see the constructor).
+    void count_first_send() noexcept
+    {
+        if (first_sends_)
+            first_sends_->fetch_add(1, std::memory_order_relaxed);
+    }
+
+    /// Starts issuing at `t0`; the shape's duration runs from there.
+    void start(time_point t0);
+    /// Called by a connection when its request ended (or was aborted); decides what it does next.
+    void on_done(connection& c, time_point now);
+    /// Called when a think pause is over.
+    void on_thought(connection& c, time_point now);
+    /// Periodic work: deadlines, the end of the duration, ramp control.
+    void tick(time_point now);
+    /// Stops issuing; requests in flight complete (bounded by their timeout).
+    void finish_issuing();
+    /// Stops at once: in-flight requests are dropped without being counted.
+    void abort();
+    /// Issuing is over and every connection is idle.
+    [[nodiscard]] bool finished() const noexcept;
+    /// Closes every connection of the group on this thread.
+    void close_all() noexcept;
+    /// This thread's measurement of the group, once it is finished.
+    group_measurement take_measurement() { return record_.take(started_); }
+
+    /// Successful responses so far (for live progress).
+    [[nodiscard]] std::uint64_t ok_count() const noexcept { return record_.ok_count(); }
+    /// Failed requests so far (for live progress).
+    [[nodiscard]] std::uint64_t error_count() const noexcept { return record_.error_count(); }
+
+private:
+    const prepared_request& pick() noexcept { return plan_.mix[wheel_.next()]; }
+    duration think_time();
+    void next_burst(connection& c);
+    void control(time_point now);
+
+    // The open shape (open_loop.cpp).
+    void init_open(std::uint64_t mine, std::uint64_t total);
+    [[nodiscard]] time_point intended(std::uint64_t index) const noexcept;
+    void dispatch(time_point now);
+    void arm(time_point when);
+    void count_unsent();
+
+    const group_plan& plan_;
+    const trial_plan& trial_;
+    unsigned threads_;
+    std::atomic<std::uint64_t>* first_sends_;
+    mix_wheel wheel_;
+    std::mt19937_64 rng_;
+    boost::asio::steady_timer schedule_timer_;
+    std::vector<std::unique_ptr<connection>> conns_;
+    std::vector<std::uint64_t> global_index_;
+    std::vector<bool> active_;
+    std::vector<std::uint64_t> remaining_;
+    std::vector<connection*> idle_;
+    double rate_ = 0;
+    std::uint64_t cap_ = 0;
+    std::uint64_t dispatched_ = 0;
+    bool armed_ = false;
+    time_point armed_at_{};
+    time_point t0_{};
+    time_point end_{};
+    bool started_ = false;
+    bool ending_ = false;
+    recorder record_;
+};
+
+}  // namespace execbench::load::detail

@@ -1,0 +1,55 @@
+#include "execbench/load/measurement.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace execbench::load {
+
+std::string_view to_string(error_class c) noexcept
+{
+    switch (c) {
+    case error_class::connect_refused: return "connect_refused";
+    case error_class::connect_timeout: return "connect_timeout";
+    case error_class::connect_other: return "connect_other";
+    case error_class::reset: return "reset";
+    case error_class::request_timeout: return "request_timeout";
+    case error_class::bad_response: return "bad_response";
+    case error_class::http_4xx: return "http_4xx";
+    case error_class::http_5xx: return "http_5xx";
+    }
+    return "?";
+}
+
+std::uint64_t counters::error_total() const noexcept
+{
+    return std::accumulate(errors.begin(), errors.end(), std::uint64_t{0});
+}
+
+void counters::add(const counters& o) noexcept
+{
+    ok += o.ok;
+    for (std::size_t i = 0; i < errors.size(); ++i)
+        errors[i] += o.errors[i];
+    unsent += o.unsent;
+    bytes_sent += o.bytes_sent;
+    body_bytes_received += o.body_bytes_received;
+}
+
+void merge_into(group_measurement& into, const group_measurement& from)
+{
+    into.count.add(from.count);
+    // Every histogram of a group has the same bounds and precision, so merging cannot fail.
+    (void)into.latency.merge(from.latency);
+    (void)into.service.merge(from.service);
+    (void)into.schedule_lag.merge(from.schedule_lag);
+    if (from.timeline.size() > into.timeline.size())
+        into.timeline.resize(from.timeline.size());
+    for (std::size_t i = 0; i < from.timeline.size(); ++i) {
+        into.timeline[i].ok += from.timeline[i].ok;
+        into.timeline[i].errors += from.timeline[i].errors;
+        (void)into.timeline[i].latency.merge(from.timeline[i].latency);
+    }
+    into.wall = std::max(into.wall, from.wall);
+}
+
+}  // namespace execbench::load

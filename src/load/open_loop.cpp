@@ -1,0 +1,75 @@
+// The open shape's schedule (wrk2's idea): request i is due at t0 + i / rate whether or not earlier ones have
+// answered, and its latency runs from that intended time, so a slow server cannot hide its queueing (coordinated
+// omission). A due request waits for a free connection; what is still unsent when the duration ends is counted.
+#include "group.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace execbench::load::detail {
+
+void group::init_open(std::uint64_t mine, std::uint64_t total)
+{
+    const auto& l = plan_.load;
+    rate_ = l.rate * double(mine) / double(total);
+    cap_ = static_cast<std::uint64_t>(std::floor(rate_ * std::chrono::duration<double>(l.length).count()));
+}
+
+time_point group::intended(std::uint64_t index) const noexcept
+{
+    return t0_ + std::chrono::duration_cast<duration>(std::chrono::duration<double>(double(index) / rate_));
+}
+
+// Sends every request that is due on a free connection, then sleeps until the next is due.
+void group::dispatch(time_point now)
+{
+    if (ending_)
+        return;
+    auto elapsed = std::chrono::duration<double>(now - t0_).count();
+    auto due = std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(std::floor(elapsed * rate_)) + 1);
+    while (dispatched_ < due && !idle_.empty()) {
+        auto* c = idle_.back();
+        idle_.pop_back();
+        c->issue(pick(), intended(dispatched_));
+        ++dispatched_;
+    }
+    if (dispatched_ >= cap_) {
+        if (now >= end_)
+            finish_issuing();
+        else
+            arm(end_);
+        return;
+    }
+    if (dispatched_ < due)
+        return;  // backlog: the next completion sends it
+    arm(std::min(intended(dispatched_), end_));
+}
+
+void group::arm(time_point when)
+{
+    if (armed_ && armed_at_ <= when)
+        return;
+    armed_ = true;
+    armed_at_ = when;
+    schedule_timer_.expires_at(when);
+    schedule_timer_.async_wait([this](const boost::system::error_code& ec) {
+        armed_ = false;
+        if (ec || ending_)
+            return;
+        auto now = clock::now();
+        record_.timer_lag(armed_at_, now);
+        if (now >= end_) {
+            finish_issuing();
+            return;
+        }
+        dispatch(now);
+    });
+}
+
+void group::count_unsent()
+{
+    record_.unsent(cap_ - std::min(cap_, dispatched_));
+    dispatched_ = cap_;
+}
+
+}  // namespace execbench::load::detail

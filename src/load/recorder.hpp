@@ -1,0 +1,94 @@
+#pragma once
+
+#include "execbench/load/measurement.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <utility>
+
+namespace execbench::load::detail {
+
+using clock = std::chrono::steady_clock;
+using time_point = clock::time_point;
+
+/// One thread's recording of one load group: plain counters and histograms, no sharing on the request path. The
+/// threads' recordings are merged after the trial (merge_into).
+class recorder {
+public:
+    recorder()
+    {
+        m_.latency.reset();
+        m_.service.reset();
+    }
+
+    /// The group started at `t0`: the timeline counts seconds from there.
+    void start(time_point t0) noexcept
+    {
+        t0_ = t0;
+        last_completion_ = t0;
+    }
+
+    /// A successful response completed at `now` for a request meant to go at `intended` and written at `sent`.
+    void ok(time_point now, time_point intended, time_point sent)
+    {
+        ++m_.count.ok;
+        auto lat = micros(now - intended);
+        m_.latency.record(lat);
+        m_.service.record(micros(now - sent));
+        auto& sec = second(now);
+        ++sec.ok;
+        sec.latency.record(lat);
+        last_completion_ = now;
+    }
+
+    /// A request failed at `now`.
+    void error(error_class c, time_point now)
+    {
+        ++m_.count.errors[static_cast<std::size_t>(c)];
+        ++second(now).errors;
+        last_completion_ = now;
+    }
+
+    /// Bytes written.
+    void sent(std::size_t n) noexcept { m_.count.bytes_sent += n; }
+    /// Body bytes of a complete response.
+    void body(std::uint64_t n) noexcept { m_.count.body_bytes_received += n; }
+    /// Open shape: the send timer set for `due` fired at `now`.
+    void timer_lag(time_point due, time_point now) { m_.schedule_lag.record(micros(now - due)); }
+    /// Open shape: requests that were due but never went.
+    void unsent(std::uint64_t n) noexcept { m_.count.unsent += n; }
+
+    /// Successful responses so far.
+    [[nodiscard]] std::uint64_t ok_count() const noexcept { return m_.count.ok; }
+    /// Failed requests so far.
+    [[nodiscard]] std::uint64_t error_count() const noexcept { return m_.count.error_total(); }
+
+    /// The recording, with the wall time from the start to the last completion (zero when it never started).
+    group_measurement take(bool started)
+    {
+        m_.wall = started ? last_completion_ - t0_ : duration{};
+        return std::move(m_);
+    }
+
+private:
+    static std::int64_t micros(duration d) noexcept
+    {
+        return std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+    }
+
+    timeline_second& second(time_point now)
+    {
+        auto s = static_cast<std::size_t>(std::max<std::int64_t>(
+            0, std::chrono::duration_cast<std::chrono::seconds>(now - t0_).count()));
+        if (s >= m_.timeline.size())
+            m_.timeline.resize(s + 1);
+        return m_.timeline[s];
+    }
+
+    group_measurement m_;
+    time_point t0_{};
+    time_point last_completion_{};
+};
+
+}  // namespace execbench::load::detail

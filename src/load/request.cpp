@@ -1,0 +1,36 @@
+#include "execbench/load/request.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace execbench::load {
+
+prepared_request prepare_request(const request_spec& spec, const target& t)
+{
+    prepared_request p;
+    p.weight = spec.weight;
+    auto path = t.base_path + spec.path;
+    p.label = spec.method + " " + path;
+    std::string& b = p.bytes;
+    b.reserve(256 + spec.body.size());
+    b += spec.method + " " + path + " HTTP/1.1\r\nHost: " + t.host_header + "\r\n";
+    bool has_ua = false;
+    for (const auto& [k, v] : spec.headers) {
+        std::string lower = k;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        // The body's length is ours to state; a scenario header must not contradict it.
+        if (lower == "content-length" || lower == "host")
+            continue;
+        has_ua = has_ua || lower == "user-agent";
+        b += k + ": " + v + "\r\n";
+    }
+    if (!has_ua)
+        b += "User-Agent: execbench-load\r\n";
+    if (!spec.body.empty() || spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH")
+        b += "Content-Length: " + std::to_string(spec.body.size()) + "\r\n";
+    b += "\r\n";
+    b += spec.body;
+    return p;
+}
+
+}  // namespace execbench::load
