@@ -65,6 +65,9 @@ int main(int argc, char** argv)
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
     app.add_option("--pause", o.pause, "Pause between trials");
     app.add_option("--timeout", o.timeout, "Per-request timeout");
+    app.add_option("--scale", o.scale,
+                   "Multiply every user, connection and rate figure by F (0 < F <= 1), after the other options; "
+                   "recorded and labelled in the results");
     app.add_option("--out", out, "Summary CSV to append to (trials, histograms, timeline, context beside it)");
     app.add_flag("--quiet", quiet, "No progress output");
     app.add_option("--server-pid", server_pid, "Pid of the server to sample (default: found from the port)");

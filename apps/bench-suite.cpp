@@ -2,6 +2,7 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/load/suite.hpp"
 
@@ -141,6 +142,11 @@ int main(int argc, char** argv)
     app.add_option("--trials", options.override_values.trials, "Override every scenario's number of trials");
     app.add_option("--pause", options.override_values.pause, "Override the pause between trials");
     app.add_option("--timeout", options.override_values.timeout, "Override the per-request timeout");
+    app.add_option("--scale", options.override_values.scale,
+                   "Run every scenario at F scale (0 < F <= 1): users, connections and rates times F, labelled");
+    app.add_flag("--fit-to-limits", options.fit_to_limits,
+                 "Run a scenario beyond the open-file limits at the largest scale that fits (labelled) instead of "
+                 "not at all");
     app.add_option("--threads", options.threads, "Load-generator threads")->capture_default_str();
     app.add_option("--start-timeout", start_timeout, "Seconds to wait for a server's /health")->capture_default_str();
     app.add_option("--stop-timeout", stop_timeout, "Seconds between SIGTERM and SIGKILL")->capture_default_str();
@@ -199,6 +205,8 @@ int main(int argc, char** argv)
         table.push_back(row_of(e, r));
         if (r && !r->trials.empty())
             std::printf("%s\n", load::format_summary_line(*r).c_str());
+        if (r && r->scenario_used.scale.factor != 1)
+            std::printf("%s %s: %s\n", e.model.c_str(), e.scenario.c_str(), load::scale_note(r->scenario_used).c_str());
         if (e.status != load::run_status::ok)
             std::printf("%s %s: %s%s%s\n", e.model.c_str(), e.scenario.c_str(),
                         std::string(load::to_string(e.status)).c_str(), e.message.empty() ? "" : ": ",

@@ -1,5 +1,7 @@
 #include "execbench/load/overrides.hpp"
 
+#include "execbench/load/scale.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -148,7 +150,13 @@ result<bool> apply_overrides(scenario& s, const overrides& o)
         s.load.think_max = std::chrono::seconds{3};
     }
     prepare_ramp(s.load);
-    return validate(s, "command line");
+    if (auto ok = validate(s, "command line"); !ok || !o.scale)
+        return ok;
+    auto scaled = scale_scenario(std::move(s), *o.scale);
+    if (!scaled)
+        return scaled.err();
+    s = std::move(*scaled);
+    return true;
 }
 
 }  // namespace execbench::load

@@ -3,6 +3,7 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/limits.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/scale.hpp"
 #include "execbench/stats/process.hpp"
 
 #include "http_get.hpp"
@@ -291,6 +292,9 @@ descriptor_needs descriptors_needed(const scenario& s)
     if (depth > 0)
         per_request = s.server.downstream == "separate" ? 2 : 1 + 2 * std::uint64_t{depth};
     n.server = clients * per_request + spare_descriptors;
+    // The downstream accepts the first level and calls itself for the levels below it.
+    if (depth > 0 && s.server.downstream == "separate")
+        n.downstream = clients * (2 * std::uint64_t{depth} - 1) + spare_descriptors;
     return n;
 }
 
@@ -610,7 +614,6 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     std::size_t count = scenarios.size() * o.models.size();
     std::size_t index = 0;
     for (std::size_t si = 0; si < scenarios.size(); ++si) {
-        const auto& s = scenarios[si];
         for (std::size_t mi = 0; mi < o.models.size(); ++mi) {
             if (o.stop && o.stop->load())
                 return entries;
@@ -620,7 +623,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
                 suite_progress p;
                 p.index = index;
                 p.count = count;
-                p.scenario = s.name;
+                p.scenario = scenarios[si].name;
                 p.model = model;
                 p.elapsed = clock::now() - suite_start;
                 p.remaining = estimates[si] * std::int64_t(o.models.size() - mi);
@@ -631,7 +634,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
 
             suite_entry e;
             e.suite = o.suite;
-            e.scenario = s.name;
+            e.scenario = scenarios[si].name;
             e.model = model;
             e.started_at = utc_timestamp();
             auto run_start = clock::now();
@@ -649,35 +652,15 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
                 return true;
             };
 
-            // Open files: the generator runs in this process, the server in its child; neither limit can be
-            // raised beyond the hard limit, so a scenario beyond it is reported rather than attempted.
-            auto needs = descriptors_needed(s);
-            if (auto lim = ensure_open_files(connections_needed(s)); !lim) {
-                if (auto f = finish(run_status::not_run, "not run: the load generator " + lim.err().message); !f)
+            // Open files: the generator runs in this process, the servers in its children; none can go beyond the
+            // hard limit, so a scenario beyond it is reported, or with --fit-to-limits run scaled and labelled.
+            auto fitted = fit_open_files(scenarios[si], o.fit_to_limits);
+            if (!fitted) {
+                if (auto f = finish(run_status::not_run, fitted.err().message); !f)
                     return f.err();
                 continue;
             }
-            rlimit lim{};
-            ::getrlimit(RLIMIT_NOFILE, &lim);
-            // The kernel caps every process at fs.nr_open whatever its limit says (even "unlimited").
-            std::uint64_t limit = lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : lim.rlim_cur;
-            {
-                std::ifstream nr_open("/proc/sys/fs/nr_open");
-                std::uint64_t cap = 0;
-                if (nr_open >> cap && cap > 0)
-                    limit = std::min(limit, cap);
-            }
-            if (needs.server > limit) {
-                auto depth = max_call_depth(s);
-                std::string msg = "not run: the server would need about " + std::to_string(needs.server) +
-                                  " open files (" + std::to_string(connections_needed(s)) + " client connections" +
-                                  (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request" : "") +
-                                  ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(limit) +
-                                  " and cannot be raised here";
-                if (auto f = finish(run_status::not_run, msg); !f)
-                    return f.err();
-                continue;
-            }
+            const auto& s = *fitted;
 
             auto deadline_of = [&] { return clock::now() + o.start_timeout; };
             server_process downstream;
