@@ -36,7 +36,8 @@ def scenario_chart(data, png):
         x = m["second"]
         for key, style in (("p50", "-"), ("p90", "--"), ("p99", ":")):
             ax.plot(x, m[key], style, color=color(m["model"], i), label=key)
-        ax.set_title("%s: latency per second (trial %s)" % (m["model"], m["trial"]), fontsize=9)
+        scaled = " at %g scale" % m["scale"] if "scale" in m else ""
+        ax.set_title("%s%s: latency per second (trial %s)" % (m["model"], scaled, m["trial"]), fontsize=9)
         ax.set_xlabel("second")
         ax.set_ylabel("ms")
         if top_max > 0:

@@ -2,6 +2,8 @@
 
 #include "execbench/report/winners.hpp"
 
+#include "execbench/load/scale.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -56,6 +58,12 @@ double run_view::number(std::string_view column) const
 {
     auto it = summary.find(std::string(column));
     return it == summary.end() ? 0 : to_number(it->second);
+}
+
+double run_view::scale() const
+{
+    auto it = summary.find("scale");
+    return it == summary.end() || it->second.empty() ? 1 : to_number(it->second);
 }
 
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)
@@ -201,6 +209,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         std::ifstream in(paths.context);
         std::string line;
         std::map<std::string, std::string> by_id;
+        std::map<std::string, std::string> scale_notes;
         while (std::getline(in, line)) {
             auto j = nlohmann::json::parse(line, nullptr, false);
             if (!j.is_object() || !j.contains("run_id"))
@@ -209,6 +218,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             if (!shown.count(id))
                 continue;
             by_id[id] = line;
+            if (j.contains("scale") && j["scale"].is_object())
+                scale_notes[id] = j["scale"].value("note", std::string{});
             const auto& s = j["scenario"];
             auto name = s.value("name", std::string{});
             d.descriptions[name] = s.value("description", std::string{});
@@ -227,8 +238,10 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         for (const auto& sc : d.scenarios)
             for (const auto& m : d.models) {
                 auto it = d.runs[sc].find(m);
-                if (it != d.runs[sc].end() && by_id.count(it->second.run_id))
+                if (it != d.runs[sc].end() && by_id.count(it->second.run_id)) {
                     d.contexts.push_back(by_id[it->second.run_id]);
+                    it->second.scale_note = scale_notes[it->second.run_id];
+                }
             }
     }
     return d;
@@ -360,11 +373,24 @@ std::vector<scenario_figures> figures_of(const suite_data& s)
 
 std::string chart_name(const std::string& scenario) { return scenario + ".png"; }
 
+/// " (at 0.97 scale)" when any run of the scenario was scaled, naming each factor; "" otherwise.
+std::string scale_suffix(const suite_data& s, const std::string& scenario)
+{
+    std::set<std::string> factors;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran() && v->scale() != 1)
+            factors.insert(load::format_scale(v->scale()));
+    std::string out;
+    for (const auto& f : factors)
+        out += (out.empty() ? " (at " : ", ") + f;
+    return out.empty() ? out : out + " scale)";
+}
+
 nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scenario)
 {
     nlohmann::json j;
     j["kind"] = "scenario";
-    j["title"] = s.name + " / " + scenario;
+    j["title"] = s.name + " / " + scenario + scale_suffix(s, scenario);
     j["models"] = nlohmann::json::array();
     for (const auto& m : s.models) {
         const auto* v = find_run(s, scenario, m);
@@ -373,6 +399,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
         nlohmann::json mj;
         mj["model"] = m;
         mj["trial"] = v->chart_trial;
+        if (v->scale() != 1)
+            mj["scale"] = v->scale();
         auto col = [](const std::vector<std::map<std::string, double>>& rows, const char* name) {
             nlohmann::json a = nlohmann::json::array();
             for (const auto& r : rows) {
@@ -470,7 +498,8 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
         };
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
-        md << "| [" << sc << "](#" << sc << ") | " << (any ? cell_escape(load_text(*any)) : "–") << " | "
+        md << "| [" << sc << "](#" << sc << ") | " << (any ? cell_escape(load_text(*any) + scale_suffix(s, sc)) : "–")
+           << " | "
            << (any && get("shape") == "burst" ? "–" : get("duration")) << " | " << get("warmup") << " | "
            << (any ? get("trials") : "–") << " | " << cell_escape(server.empty() ? "–" : server) << " | "
            << cell_escape(desc.empty() ? "–" : desc) << " |\n";
@@ -509,7 +538,7 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
             else
                 ++per[model];
         }
-        md << "| " << sc << " |";
+        md << "| " << sc << scale_suffix(s, sc) << " |";
         for (const auto& m : s.models)
             md << " " << per[m] << " |";
         md << " " << und << " |\n";
@@ -548,6 +577,13 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
                        << "\n";
             continue;
         }
+        std::set<std::string> notes_shown;
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, sc, m); v && v->ran() && v->scale() != 1 &&
+                                                    notes_shown.insert(v->scale_note).second)
+                md << "**Scaled:** " << (v->scale_note.empty() ? "run at " + load::format_scale(v->scale()) + " scale"
+                                                               : v->scale_note)
+                   << ". A run at this scale is " << load::scale_meaning(v->scale()) << ".\n\n";
         md << "| |";
         for (const auto& m : s.models)
             md << " " << m << " |";
@@ -575,6 +611,8 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
                 background |= v->number("background_requests_ok") + v->number("background_requests_error") > 0;
                 unsent |= v->number("requests_unsent") > 0;
             }
+        if (!scale_suffix(s, sc).empty())
+            row("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
         row("trials", [](const run_view& v) { return num(v.number("trials")); });
         row("requests ok / error", [](const run_view& v) {
             return count(v.number("requests_ok")) + " / " + count(v.number("requests_error"));
@@ -706,6 +744,7 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
           "spreads and charts in [docs/results/](docs/results/); how to read them in "
           "[docs/methodology.md](docs/methodology.md).\n\n";
     bool any = false;
+    bool any_scaled = false;
     for (const auto& name : paths.headline_suites) {
         auto it = std::find_if(suites.begin(), suites.end(), [&](const auto& s) { return s.name == name; });
         if (it == suites.end())
@@ -736,6 +775,10 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
                         cell += " · **" + count(v->number("requests_error")) + " errors**";
                     if (v->number("requests_unsent") > 0)
                         cell += " · " + count(v->number("requests_unsent")) + " unsent";
+                    if (v->scale() != 1) {
+                        cell += " · *at " + load::format_scale(v->scale()) + " scale*";
+                        any_scaled = true;
+                    }
                 } else if (v) {
                     cell = v->status == load::run_status::not_run ? "not run" : "failed";
                 }
@@ -744,6 +787,11 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
             rb << "\n";
         }
     }
+    if (any_scaled)
+        rb << "\n*at F scale*: the scenario ran with its users, connections and rates times F to fit this machine's "
+              "open-file limits; from " << load::format_scale(load::representative_scale)
+           << " up it stands for the scenario, below that it is a smaller load and not the scenario "
+              "([scaled runs](docs/methodology.md#scaled-runs)).\n";
     if (any) {
         rb << "\nOverall winners (Loom/WebFlux study rules, share of metric × scenario cells):";
         for (const auto& name : paths.headline_suites) {

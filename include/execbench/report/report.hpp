@@ -24,10 +24,13 @@ struct run_view {
     std::string run_id;
     std::map<std::string, std::string> summary;   ///< summary CSV column → value (empty when it did not run)
     unsigned chart_trial = 0;                     ///< the trial charted: median by latency p99
+    std::string scale_note;                       ///< "run at 0.97 scale: ..." from the context ("" unscaled)
     std::vector<std::map<std::string, double>> timeline;          ///< that trial's timeline rows
     std::vector<std::map<std::string, double>> server_timeline;   ///< that trial's server samples per second
     [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
+    /// The issue-15 scale factor from the summary row; 1 when absent (runs from before it existed).
+    [[nodiscard]] double scale() const;
 };
 
 /// Everything read from `results/<suite>/`.
