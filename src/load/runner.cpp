@@ -2,6 +2,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/limits.hpp"
+#include "execbench/load/scale.hpp"
 #include "execbench/load/target.hpp"
 
 #include "http_get.hpp"
@@ -568,6 +569,8 @@ std::string format_summary_line(const run_result& r)
     }
     if (r.partial)
         out += " PARTIAL";
+    if (r.scenario_used.scale.factor != 1)
+        out += " SCALE(" + format_scale(r.scenario_used.scale.factor) + ")";
     return out;
 }
 

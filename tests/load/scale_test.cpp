@@ -6,6 +6,7 @@
 #include "execbench/load/limits.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/runner.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <catch2/catch.hpp>
@@ -134,6 +135,15 @@ TEST_CASE("open rates, closed and burst connections and the background scale tog
     CHECK(twice.scale.factor == 0.25);
     CHECK(twice.load.requests == 150);
     CHECK(twice.scale.unscaled == "600 requests on 200 connections");
+}
+
+TEST_CASE("bench-load's median line marks a scaled run", "[load][scale]")
+{
+    run_result r;
+    r.scenario_used = parsed(spike_20k);
+    CHECK_THAT(format_summary_line(r), !Catch::Contains("SCALE"));
+    r.scenario_used = scaled(r.scenario_used, 0.5);
+    CHECK_THAT(format_summary_line(r), Catch::EndsWith(" SCALE(0.5)"));
 }
 
 TEST_CASE("--scale applies after the other overrides", "[load][scale]")
