@@ -242,7 +242,7 @@ result<scenario> fit_open_files(const scenario& s, bool fit)
         }
         if (fitting)
             why += "; `--fit-to-limits` would run it here at " + format_scale(s.scale.factor * fitting->factor) +
-                   " scale, labelled as such";
+                   " scale, labelled as such (" + fitting->reason + ")";
         return fail(why);
     }
     if (!fitting)

@@ -352,15 +352,27 @@ std::string load_text(const run_view& v)
 }
 
 /// Figures for the winners table: the models that ran.
+/// The scale factors of the runs of a scenario that ran, formatted.
+std::set<std::string> scales_of(const suite_data& s, const std::string& scenario)
+{
+    std::set<std::string> factors;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran())
+            factors.insert(load::format_scale(v->scale()));
+    return factors;
+}
+
 std::vector<scenario_figures> figures_of(const suite_data& s)
 {
     std::vector<scenario_figures> out;
     for (const auto& sc : s.scenarios) {
         scenario_figures f;
         f.scenario = sc;
+        // Runs at different scales measured different loads: no winner between them.
+        bool comparable = scales_of(s, sc).size() <= 1;
         for (const auto& m : s.models) {
             const auto* v = find_run(s, sc, m);
-            if (!v || !v->ran())
+            if (!v || !v->ran() || !comparable)
                 continue;
             for (const auto& rule : winner_metrics())
                 f.values[m][rule.column] = v->number(rule.column);
@@ -376,10 +388,9 @@ std::string chart_name(const std::string& scenario) { return scenario + ".png"; 
 /// " (at 0.97 scale)" when any run of the scenario was scaled, naming each factor; "" otherwise.
 std::string scale_suffix(const suite_data& s, const std::string& scenario)
 {
-    std::set<std::string> factors;
-    for (const auto& m : s.models)
-        if (const auto* v = find_run(s, scenario, m); v && v->ran() && v->scale() != 1)
-            factors.insert(load::format_scale(v->scale()));
+    auto factors = scales_of(s, scenario);
+    if (factors.size() == 1 && *factors.begin() == "1")
+        return {};
     std::string out;
     for (const auto& f : factors)
         out += (out.empty() ? " (at " : ", ") + f;
@@ -584,6 +595,9 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
                 md << "**Scaled:** " << (v->scale_note.empty() ? "run at " + load::format_scale(v->scale()) + " scale"
                                                                : v->scale_note)
                    << ". A run at this scale is " << load::scale_meaning(v->scale()) << ".\n\n";
+        if (scales_of(s, sc).size() > 1)
+            md << "**Not compared:** the models ran at different scales" << scale_suffix(s, sc)
+               << ", so they measured different loads; no winners are counted for this scenario.\n\n";
         md << "| |";
         for (const auto& m : s.models)
             md << " " << m << " |";
