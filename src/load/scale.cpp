@@ -229,16 +229,18 @@ result<scenario> fit_open_files(const scenario& s, bool fit)
         if (auto gen = ensure_open_files(connections_needed(s)); !gen) {
             why = "not run: the load generator " + gen.err().message;
         } else {
-            for (const auto& p : needs_of(s, limits))
-                if (p.need > p.limit && why.empty()) {
-                    auto depth = max_call_depth(s);
-                    why = "not run: " + std::string(p.label) + " would need about " + std::to_string(p.need) +
-                          " open files (" + std::to_string(connections_needed(s)) + " client connections" +
-                          (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request"
-                                     : "") +
-                          ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(p.limit) +
-                          " and cannot be raised here";
-                }
+            for (const auto& p : needs_of(s, limits)) {
+                if (p.need <= p.limit)
+                    continue;
+                auto depth = max_call_depth(s);
+                why = "not run: " + std::string(p.label) + " would need about " + std::to_string(p.need) +
+                      " open files (" + std::to_string(connections_needed(s)) + " client connections" +
+                      (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request"
+                                 : "") +
+                      ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(p.limit) +
+                      " and cannot be raised here";
+                break;
+            }
         }
         if (fitting)
             why += "; `--fit-to-limits` would run it here at " + format_scale(s.scale.factor * fitting->factor) +

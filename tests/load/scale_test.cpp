@@ -62,7 +62,7 @@ TEST_CASE("scaled counts round to the nearest integer and never below 1", "[load
     CHECK(scale_count(7, 1.0) == 7);
 }
 
-TEST_CASE("a factor outside (0, 1] is rejected, naming --scale", "[load][scale]")
+TEST_CASE("a factor of 0 or less, or above 1, is rejected, naming --scale", "[load][scale]")
 {
     auto s = parsed(spike_20k);
     for (double bad : {0.0, -0.5, 1.01, 2.0, std::nan("")}) {
@@ -146,7 +146,7 @@ TEST_CASE("bench-load's median line marks a scaled run", "[load][scale]")
     CHECK_THAT(format_summary_line(r), Catch::EndsWith(" SCALE(0.5)"));
 }
 
-TEST_CASE("--scale applies after the other overrides", "[load][scale]")
+TEST_CASE("the scale option applies after the other overrides", "[load][scale]")
 {
     auto s = parsed(spike_20k);
     overrides o;
@@ -222,7 +222,7 @@ TEST_CASE("scale meanings: near 1 stands for the scenario, well below it does no
 }
 
 #if defined(EXECBENCH_BENCH_SUITE_PATH) && defined(EXECBENCH_BENCH_LOAD_PATH)
-TEST_CASE("bench-load rejects a scale outside (0, 1] with exit 2", "[load][scale][process]")
+TEST_CASE("bench-load rejects a scale of 0 or less, or above 1, with exit 2", "[load][scale][process]")
 {
     for (const char* bad : {"0", "1.5", "-1"}) {
         execbench::test_support::child_process p(
