@@ -1,5 +1,7 @@
 #include "execbench/load/overrides.hpp"
 
+#include "execbench/load/scale.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -236,6 +238,12 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
     prepare_ramp(s.load);
     if (auto v = validate(s, "command line"); !v)
         return fail(flag_wording(v.err().message));
+    if (!o.scale)
+        return notes;
+    auto scaled = scale_scenario(std::move(s), *o.scale);
+    if (!scaled)
+        return scaled.err();
+    s = std::move(*scaled);
     return notes;
 }
 
