@@ -83,6 +83,9 @@ int main(int argc, char** argv)
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
     app.add_option("--pause", o.pause, "Pause between trials");
     app.add_option("--timeout", o.timeout, "Per-request timeout");
+    app.add_option("--scale", o.scale,
+                   "Multiply every user, connection and rate figure by F (0 < F <= 1), after the other options; "
+                   "recorded and labelled in the results");
     app.add_option("--out", out, "Summary CSV to append to (trials, histograms, timeline, context beside it)");
     app.add_option("--format", format, "Standard output: text (one line per trial and a summary) or json (one "
                                        "object per trial and one for the summary)")

@@ -6,6 +6,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/load/slo.hpp"
 #include "execbench/load/suite.hpp"
@@ -189,6 +190,11 @@ int main(int argc, char** argv)
         ->check(integer_in(1, 1000, "a number of trials"));
     app.add_option("--pause", options.override_values.pause, "Override the pause between trials");
     app.add_option("--timeout", options.override_values.timeout, "Override the per-request timeout");
+    app.add_option("--scale", options.override_values.scale,
+                   "Run every scenario at F scale (0 < F <= 1): users, connections and rates times F, labelled");
+    app.add_flag("--fit-to-limits", options.fit_to_limits,
+                 "Run a scenario beyond the open-file limits at the largest scale that fits (labelled) instead of "
+                 "not at all");
     app.add_option("--threads", options.threads, "Load-generator threads")
         ->check(integer_in(1, 1024, "a number of threads"))
         ->capture_default_str();
@@ -314,6 +320,9 @@ int main(int argc, char** argv)
             for (const auto& v : load::check_slo(gates, *r))
                 if (!v.passed)
                     broken.push_back(e.arm_name() + " " + e.scenario + ": " + load::describe(v));
+        if (r && r->scenario_used.scale.factor != 1)
+            std::printf("%s %s: %s\n", e.arm_name().c_str(), e.scenario.c_str(),
+                        load::scale_note(r->scenario_used).c_str());
         if (e.status != load::run_status::ok)
             std::printf("%s %s: %s%s%s\n", e.arm_name().c_str(), e.scenario.c_str(),
                         std::string(load::to_string(e.status)).c_str(), e.message.empty() ? "" : ": ",

@@ -1,6 +1,7 @@
 #include "execbench/load/overrides.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/load/scale.hpp"
 
 namespace execbench::load {
 
@@ -233,6 +234,12 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
     prepare_ramp(s.load);
     if (auto v = validate(s, "command line"); !v)
         return fail(flag_wording(v.err().message));
+    if (!o.scale)
+        return notes;
+    auto scaled = scale_scenario(std::move(s), *o.scale);
+    if (!scaled)
+        return scaled.err();
+    s = std::move(*scaled);
     return notes;
 }
 

@@ -1,5 +1,7 @@
 #include "execbench/load/results.hpp"
 
+#include "execbench/load/scale.hpp"
+
 #include "csv_lines.hpp"
 #include "execbench/core/file.hpp"
 
@@ -26,7 +28,7 @@ const std::vector<std::string>& spread_metrics()
 const std::vector<std::string>& context_columns()
 {
     static const std::vector<std::string> names{
-        "run_id",       "started_at",     "url",         "loadgen_threads", "shape",      "connections",
+        "run_id",       "started_at",     "url",         "loadgen_threads", "scale",      "shape",      "connections",
         "requests",     "rate",           "duration",    "think",           "warmup",     "timeout",
         "server_sampling", "server_health", "execbench_version", "git_revision", "build_type", "compiler",
         "cpu_model",    "cpu_count",      "kernel"};
@@ -73,6 +75,7 @@ std::vector<std::string> context_values(const run_result& r)
             r.started_at,
             r.url,
             std::to_string(r.threads),
+            number(s.scale.factor),
             std::string(to_string(l.kind)),
             std::to_string(l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections),
             std::to_string(l.requests),
@@ -146,7 +149,7 @@ std::vector<std::string> trial_columns()
     std::vector<std::string> cols{"run_id", "scenario", "model", "arm", "trial", "stopped", "generator_bound"};
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    cols.insert(cols.end(), {"git_revision", "started_at"});
+    cols.insert(cols.end(), {"git_revision", "started_at", "scale"});
     return cols;
 }
 
@@ -221,6 +224,10 @@ std::string context_json(const run_result& r)
     if (s.background)
         j["scenario"]["background"] = {{"load", load_json(s.background->load)},
                                        {"delay", format_duration(s.background->delay)}};
+    auto decided_by = s.scale.decided_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.scale.decided_by);
+    j["scale"] = {{"factor", s.scale.factor}, {"decided_by", decided_by}};
+    if (s.scale.factor != 1)
+        j["scale"]["note"] = scale_note(s);
     j["load_settings"] = {{"url", r.url}, {"threads", r.threads}};
     auto health = nlohmann::json::parse(r.server.health_json, nullptr, false);
     j["server"] = {{"model", r.server.model},
@@ -281,6 +288,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
                 row.push_back(number(v));
             row.push_back(r.context.git_revision);
             row.push_back(r.started_at);
+            row.push_back(number(s.scale.factor));
             out << join_row(row);
         }
         if (!out)

@@ -4,6 +4,7 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/machine.hpp"
 #include "execbench/load/limits.hpp"
+#include "execbench/load/scale.hpp"
 #include "execbench/load/target.hpp"
 
 #include "http_get.hpp"
@@ -672,6 +673,8 @@ std::string format_summary_line(const run_result& r)
     }
     if (r.partial)
         out += " PARTIAL";
+    if (r.scenario_used.scale.factor != 1)
+        out += " SCALE(" + format_scale(r.scenario_used.scale.factor) + ")";
     return out;
 }
 

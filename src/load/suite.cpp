@@ -3,17 +3,16 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/limits.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/scale.hpp"
 
 #include "csv_lines.hpp"
 #include "server_timeline.hpp"
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <random>
 
-#include <sys/resource.h>
 
 namespace execbench::load {
 
@@ -64,6 +63,9 @@ descriptor_needs descriptors_needed(const scenario& s)
     if (depth > 0)
         per_request = s.server.downstream == "separate" ? 2 : 1 + 2 * std::uint64_t{depth};
     n.server = clients * per_request + spare_descriptors;
+    // The downstream accepts the first level and calls itself for the levels below it.
+    if (depth > 0 && s.server.downstream == "separate")
+        n.downstream = clients * (2 * std::uint64_t{depth} - 1) + spare_descriptors;
     return n;
 }
 
@@ -151,33 +153,16 @@ struct run_outcome {
     std::vector<detail::server_recorder::reading> readings;
 };
 
-/// The open-file check before a run: a message saying why the scenario cannot run here, or nothing.
-std::optional<std::string> beyond_open_files(const scenario& s)
+/// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
+/// the limits is replaced by itself scaled to the largest factor that fits, labelled (load/scale.hpp).
+std::optional<std::string> beyond_open_files(scenario& s, bool fit)
 {
-    // Open files: the generator runs in this process, the server in its child; neither limit can be
-    // raised beyond the hard limit, so a scenario beyond it is reported rather than attempted.
-    auto needs = descriptors_needed(s);
-    if (auto lim = ensure_open_files(connections_needed(s)); !lim)
-        return "not run: the load generator " + lim.err().message;
-    rlimit lim{};
-    ::getrlimit(RLIMIT_NOFILE, &lim);
-    // The kernel caps every process at fs.nr_open whatever its limit says (even "unlimited").
-    std::uint64_t limit = lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : lim.rlim_cur;
-    {
-        std::ifstream nr_open("/proc/sys/fs/nr_open");
-        std::uint64_t cap = 0;
-        if (nr_open >> cap && cap > 0)
-            limit = std::min(limit, cap);
-    }
-    if (needs.server > limit) {
-        auto depth = max_call_depth(s);
-        std::string msg = "not run: the server would need about " + std::to_string(needs.server) +
-                          " open files (" + std::to_string(connections_needed(s)) + " client connections" +
-                          (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request" : "") +
-                          ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(limit) +
-                          " and cannot be raised here";
-        return msg;
-    }
+    // Open files: the generator runs in this process, the servers in its children; none can go beyond the hard
+    // limit, so a scenario beyond it is reported, or with --fit-to-limits run scaled and labelled.
+    auto fitted = fit_open_files(s, fit);
+    if (!fitted)
+        return fitted.err().message;
+    s = std::move(*fitted);
     return std::nullopt;
 }
 
@@ -418,8 +403,8 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     std::size_t count = 0;
     duration remaining{};
     std::vector<std::optional<std::string>> not_runnable;
-    for (const auto& s : scenarios) {
-        not_runnable.push_back(beyond_open_files(s));
+    for (auto& s : scenarios) {
+        not_runnable.push_back(beyond_open_files(s, o.fit_to_limits));
         if (not_runnable.back())
             continue;
         unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;

@@ -69,7 +69,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
         if (const auto* v = find_run(s, scenario, m); v && v->ran())
             burst |= is_burst(*v);
     j["kind"] = burst ? "distribution" : "timeline";
-    j["title"] = s.name + " / " + scenario;
+    j["title"] = s.name + " / " + scenario + scale_suffix(s, scenario);
     j["all_arms"] = s.models;   // the style of an arm stays the same on every chart of the suite
     j["arms"] = nlohmann::json::array();
     for (const auto& m : s.models) {
@@ -81,6 +81,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
         a["requests_ok"] = whole(v->number("requests_ok"));
         a["requests_error"] = whole(v->number("requests_error"));
         a["latency_max"] = v->number("latency_millis_max");
+        if (v->scale() != 1)
+            a["scale"] = v->scale();
         if (burst) {
             a["spectrum"] = spectrum_json(v->latency_spectrum);
             a["service_spectrum"] = spectrum_json(v->service_spectrum);

@@ -38,6 +38,11 @@ def style(data, arm):
             "marker": MARKERS[i % len(MARKERS)]}
 
 
+def arm_label(a):
+    """The arm's name, with its scale when the run was scaled: a scaled run never reads as the scenario's."""
+    return "%s at %g scale" % (a["arm"], a["scale"]) if "scale" in a else a["arm"]
+
+
 def first(columns, *names):
     """The first of `names` present with any value in a column dict."""
     for n in names:
@@ -81,7 +86,7 @@ def distribution_chart(data):
         st = style(data, a["arm"])
         pts = [(inverse_tail(p), ms) for p, ms in a["spectrum"] if p < 100]
         ax.plot([x for x, _ in pts], [y for _, y in pts], color=st["color"], linestyle=st["linestyle"],
-                marker=st["marker"], markersize=4, label="%s (max %s ms)" % (a["arm"], fmt_ms(a["latency_max"])))
+                marker=st["marker"], markersize=4, label="%s (max %s ms)" % (arm_label(a), fmt_ms(a["latency_max"])))
     ax.set_xscale("log")
     ys = [ms for a in arms for p, ms in a["spectrum"] if ms > 0]
     log_axis(ax, min(ys) * 0.9 if ys else None, max(ys) * 1.15 if ys else None)
@@ -208,14 +213,15 @@ def timeline_chart(data):
                     label="max of the run %s ms" % fmt_ms(a["latency_max"]))
         if ax.lines:
             log_axis(ax, (latency_min or latency_max) * 0.7, latency_max * 1.6)
-            ax.set_title("%s: latency per second (trial %s)" % (a["arm"], a.get("trial", "?")), fontsize=9)
+            ax.set_title("%s: latency per second (trial %s)" % (arm_label(a), a.get("trial", "?")), fontsize=9)
             ax.set_ylabel("ms (log)")
         else:
             # No successful request in the whole trial: its errors per second instead of an empty frame.
             errors = s.get("requests_error") or [0] * len(x)
             ax.plot(x, errors, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
                     label="errors / s")
-            ax.set_title("%s: no successful request (%d errors), so no latency" % (a["arm"], a.get("requests_error", 0)),
+            ax.set_title("%s: no successful request (%d errors), so no latency" % (arm_label(a),
+                                                                                    a.get("requests_error", 0)),
                          fontsize=9)
             ax.set_ylabel("errors per second")
             ax.set_ylim(bottom=0)

@@ -1,5 +1,6 @@
 #include "execbench/report/headline.hpp"
 
+#include "execbench/load/scale.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
 
@@ -31,6 +32,8 @@ std::string headline_cell(const run_view* v, bool tie)
         auto planned = whole(v->number("requests_ok")) + whole(v->number("requests_error")) + unsent;
         cell += " · " + num(100.0 * unsent / planned, 0) + " % unsent";
     }
+    if (v->scale() != 1)
+        cell += " · *at " + load::format_scale(v->scale()) + " scale*";
     return cell;
 }
 
@@ -86,6 +89,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     std::vector<std::string> header{"suite", "scenario"};
     header.insert(header.end(), arms.begin(), arms.end());
     std::vector<std::vector<std::string>> rows;
+    bool any_scaled = false;
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
         for (const auto& sc : s->scenarios) {
@@ -98,12 +102,19 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             bool tie = ran >= 2 && verdict != w.winner[sc].end() && verdict->second.empty();
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
+                any_scaled |= v && v->ran() && v->scale() != 1;
                 r.push_back(headline_cell(v, tie && v && v->ran() && v->number("requests_ok") > 0));
             }
             rows.push_back(std::move(r));
         }
     }
     rb << markdown_table(header, rows);
+    if (any_scaled)
+        rb << "\n*at F scale*: the scenario ran with its users, connections and rates times F to fit this machine's "
+              "open-file limits; from "
+           << load::format_scale(load::representative_scale)
+           << " up it stands for the scenario, below that it is a smaller load and not the scenario "
+              "([scaled runs](docs/methodology.md#scaled-runs)).\n";
 
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
           "of the ratio of medians excludes 1 (ties and cells without a verdict are counted apart; the pages say "

@@ -1,5 +1,6 @@
 #include "execbench/report/markdown.hpp"
 
+#include "execbench/load/scale.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/parity.hpp"
 #include "execbench/report/winners.hpp"
@@ -253,7 +254,8 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
         };
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
-        std::vector<std::string> r{"[" + sc + "](#" + sc + ")", any ? cell_escape(load_text(*any)) : "–",
+        std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
+                                   any ? cell_escape(load_text(*any) + scale_suffix(s, sc)) : "–",
                                    any && get("shape") == "burst" ? "–" : get("duration"), get("warmup"),
                                    any ? get("trials") : "–"};
         if (!s.file_settings.empty())
@@ -297,6 +299,16 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
                    << "\n";
         return;
     }
+    std::set<std::string> notes_shown;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m);
+            v && v->ran() && v->scale() != 1 && notes_shown.insert(v->scale_note).second)
+            md << "**Scaled:** "
+               << (v->scale_note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : v->scale_note)
+               << ". A run at this scale is " << load::scale_meaning(v->scale()) << ".\n\n";
+    if (scales_of(s, sc).size() > 1)
+        md << "**Not compared:** the arms ran at different scales" << scale_suffix(s, sc)
+           << ", so they measured different loads; no verdicts are drawn for this scenario.\n\n";
     std::vector<std::string> header{""};
     header.insert(header.end(), s.models.begin(), s.models.end());
     md << markdown_table(header, scenario_rows(s, sc));
@@ -347,6 +359,8 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
             burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
         }
     row("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
+    if (!scale_suffix(s, sc).empty())
+        row("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
     row("trials", [](const run_view& v) { return count(v.number("trials")); });
     row("requests ok / error", [](const run_view& v) {
         return count(v.number("requests_ok")) + " / " + count(v.number("requests_error"));

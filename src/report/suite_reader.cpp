@@ -1,6 +1,8 @@
 #include "execbench/report/suite_reader.hpp"
 
+#include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/report/trial_figures.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,12 @@ double run_view::number(std::string_view column) const
 {
     auto it = summary.find(std::string(column));
     return it == summary.end() ? 0 : to_number(it->second);
+}
+
+double run_view::scale() const
+{
+    auto it = summary.find(std::string(scale_column));
+    return it == summary.end() || it->second.empty() ? 1 : to_number(it->second);
 }
 
 std::string results_stem(const std::filesystem::path& dir)
@@ -252,15 +260,22 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         std::ifstream in(paths.context);
         std::string line;
         std::map<std::string, std::string> by_id;
+        std::map<std::string, std::string> scale_notes;
         while (std::getline(in, line)) {
             auto j = nlohmann::json::parse(line, nullptr, false);
             if (!j.is_object() || !j.contains("run_id"))
+                continue;
+            if (!j["run_id"].is_string())
                 continue;
             auto id = j["run_id"].get<std::string>();
             if (!shown.count(id))
                 continue;
             by_id[id] = line;
-            const auto& s = j["scenario"];
+            if (j.contains("scale") && j["scale"].is_object())
+                scale_notes[id] = j["scale"].value("note", std::string{});
+            // Older or hand-written lines may lack any field: absent reads as unknown.
+            const auto s =
+                j.contains("scenario") && j["scenario"].is_object() ? j["scenario"] : nlohmann::json::object();
             auto name = s.value("name", std::string{});
             d.descriptions[name] = s.value("description", std::string{});
             if (s.contains("server") && s["server"].is_object()) {
@@ -281,6 +296,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 if (it != d.runs[sc].end() && by_id.count(it->second.run_id)) {
                     d.contexts.push_back(by_id[it->second.run_id]);
                     it->second.context = by_id[it->second.run_id];
+                    it->second.scale_note = scale_notes[it->second.run_id];
                 }
             }
     }
@@ -357,6 +373,26 @@ bool any_ran(const suite_data& s, const std::string& scenario)
         if (const auto* v = find_run(s, scenario, m); v && v->ran())
             return true;
     return false;
+}
+
+std::set<std::string> scales_of(const suite_data& s, const std::string& scenario)
+{
+    std::set<std::string> factors;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran())
+            factors.insert(load::format_scale(v->scale()));
+    return factors;
+}
+
+std::string scale_suffix(const suite_data& s, const std::string& scenario)
+{
+    auto factors = scales_of(s, scenario);
+    if (factors.size() == 1 && *factors.begin() == "1")
+        return {};
+    std::string out;
+    for (const auto& f : factors)
+        out += (out.empty() ? " (at " : ", ") + f;
+    return out.empty() ? out : out + " scale)";
 }
 
 }  // namespace execbench::report

@@ -194,8 +194,10 @@ std::vector<scenario_figures> figures_of(const suite_data& s)
         scenario_figures f;
         f.scenario = sc;
         auto runs = s.runs.find(sc);
+        // Runs at different scales measured different loads: no verdict between them.
+        bool comparable = scales_of(s, sc).size() <= 1;
         for (const auto& m : s.models) {
-            if (runs == s.runs.end())
+            if (runs == s.runs.end() || !comparable)
                 break;
             auto v = runs->second.find(m);
             if (v != runs->second.end() && v->second.ran())
@@ -318,7 +320,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
             else
                 ++none;
         }
-        md << "| " << sc << " |";
+        md << "| " << sc << scale_suffix(s, sc) << " |";
         for (const auto& m : s.models)
             md << " " << per[m] << " |";
         md << " " << ties << " | " << none << " |\n";

@@ -248,17 +248,19 @@ TEST_CASE("stream events are framed as chunks, the last followed by the last chu
     app_fixture f;
     REQUIRE(f.plan_request("/stream?count=2&eventBytes=20"));
     std::string out;
-    f.app.stream_event(f.plan, 0, out);
-    CHECK(out == "14\r\ndata: event-0.....\n\n\r\n");  // 0x14 = 20 bytes
+    f.app.stream_event(f.plan, 0, true, out);
+    // The first event brings the response head; the event follows it as a chunk.
+    CHECK_THAT(out, Catch::StartsWith("HTTP/1.1 200") && Catch::Contains("Transfer-Encoding: chunked\r\n\r\n") &&
+                        Catch::EndsWith("\r\n\r\n14\r\ndata: event-0.....\n\n\r\n"));  // 0x14 = 20 bytes
     CHECK(f.counters.events_produced() == 1);
     out.clear();
-    f.app.stream_event(f.plan, 1, out);
+    f.app.stream_event(f.plan, 1, true, out);
     CHECK(out == "14\r\ndata: event-1.....\n\n\r\n0\r\n\r\n");
     CHECK(f.counters.events_produced() == 2);
 
     // Without padding the chunk is the natural event size, whatever the number of digits.
     REQUIRE(f.plan_request("/stream?count=2000"));
     out.clear();
-    f.app.stream_event(f.plan, 1234, out);
+    f.app.stream_event(f.plan, 1234, true, out);
     CHECK(out == "12\r\ndata: event-1234\n\n\r\n");  // 0x12 = 18 bytes
 }

@@ -13,11 +13,25 @@ namespace {
 
 using namespace execbench;
 
+// Set field by field: a braced list would have to name every setting the struct gains.
+endpoints::server_info info()
+{
+    endpoints::server_info i;
+    i.model = "loop";
+    i.threads = 1;
+    i.cpu_threads = 1;
+    i.queue = 100;
+    i.fiber_stack_kb = 128;
+    i.downstream = "http://127.0.0.1:1";
+    i.address = "127.0.0.1";
+    i.movies_read_only = true;
+    return i;
+}
+
 struct fixture {
     endpoints::movie_store movies{{"", true}};
     endpoints::metrics counters;
-    endpoints::app app{endpoints::server_info{"loop", 1, 1, 100, 128, "http://127.0.0.1:1", "127.0.0.1", "", true},
-                       movies, counters};
+    endpoints::app app{info(), movies, counters};
     endpoints::request_cycle cycle{app};
 
     // Parses `bytes` (a whole request) into the cycle's storage.

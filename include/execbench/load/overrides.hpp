@@ -27,6 +27,7 @@ struct overrides {
     std::optional<std::string> warmup;
     std::optional<std::string> timeout;
     std::optional<std::string> pause;
+    std::optional<double> scale;               ///< --scale: applied last, to the overridden figures (load/scale.hpp)
 };
 
 /// Applies `o` to `s` and validates the result; errors name the flag. A load flag the resulting shape does not use

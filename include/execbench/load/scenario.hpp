@@ -88,6 +88,14 @@ struct server_spec {
     std::map<std::string, std::string> options;  ///< extra bench-server options, e.g. {"threads": "4"}
 };
 
+/// The factor a scenario's users, connections and rates were multiplied by (issue 15; load/scale.hpp): 1 as written.
+struct scale_label {
+    double factor = 1;
+    std::string decided_by;   ///< "generator", "server", "downstream" (fit to limits), "--scale", or "" when 1
+    std::string unscaled;     ///< the figures as written, e.g. "20,000 peak users" ("" when 1)
+    std::string reason;       ///< why a limit decided, e.g. "the server needs about 30,064 open files, may open 20,000"
+};
+
 /// A named scenario, as read from scenarios/<name>.json.
 struct scenario {
     std::string name;                 ///< file name without extension
@@ -103,6 +111,7 @@ struct scenario {
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
     server_spec server;
+    scale_label scale;                ///< set by scale_scenario, never read from a file
 };
 
 /// Parses scenario JSON. `file` names the source in error messages; `body_dir` resolves body_file entries.

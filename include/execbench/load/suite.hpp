@@ -22,11 +22,13 @@
 
 namespace execbench::load {
 
-/// Open files a scenario needs at its peak: in the load generator (sockets plus spare) and in the server under
-/// test (client connections plus the sockets of its calls downstream, counted from `delayCallDepth`).
+/// Open files a scenario needs at its peak: in the load generator (sockets plus spare), in the server under
+/// test (client connections plus the sockets of its calls downstream, counted from `delayCallDepth`) and in a
+/// separate downstream server (0 when there is none).
 struct descriptor_needs {
     std::uint64_t load_generator = 0;
     std::uint64_t server = 0;
+    std::uint64_t downstream = 0;
 };
 descriptor_needs descriptors_needed(const scenario& s);
 
@@ -75,7 +77,8 @@ struct suite_options {
     std::filesystem::path scenarios_dir;
     std::filesystem::path server_binary;           ///< bench-server
     std::filesystem::path out_dir;                 ///< e.g. results/<suite>
-    overrides override_values;                     ///< --duration, --warmup, --trials ...
+    overrides override_values;                     ///< --duration, --warmup, --trials, --scale ...
+    bool fit_to_limits = false;                    ///< scale a scenario beyond the open-file limits to fit them
     unsigned threads = 1;                          ///< load-generator threads
     std::chrono::milliseconds start_timeout{20'000};
     std::chrono::milliseconds stop_timeout{15'000};
@@ -95,7 +98,8 @@ std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, st
 /// Runs every scenario under every arm, each on a fresh server (and a fresh downstream server when the scenario
 /// asks for a separate one), in the order `order` says; interleaved trials of one arm are merged into one result.
 /// A run that cannot start or fails is recorded in the ledger and the suite goes on; a scenario beyond the
-/// open-file limit is recorded as not run. Fails only when nothing can be written or a scenario does not parse.
+/// open-file limit is recorded as not run, or run scaled to fit with `fit_to_limits`. Fails only when nothing can
+/// be written or a scenario does not parse.
 result<std::vector<suite_entry>> run_suite(const suite_options& options);
 
 /// The server's per-second samples a suite writes beside the bench-load results.

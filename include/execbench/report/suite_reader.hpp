@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +30,11 @@ struct run_view {
     std::vector<std::pair<double, double>> latency_spectrum;   ///< all trials merged: (percentile, ms)
     std::vector<std::pair<double, double>> service_spectrum;   ///< the same for service time
     std::string context;                                       ///< its context JSON line ("" when not recorded)
+    std::string scale_note;                       ///< "run at 0.97 scale: ..." from the context ("" unscaled)
     [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
+    /// The issue-15 scale factor from the summary row; 1 when absent (runs from before it existed).
+    [[nodiscard]] double scale() const;
 };
 
 /// Everything read from `results/<suite>/`.
@@ -74,5 +78,10 @@ const run_view* find_run(const suite_data& s, const std::string& scenario, const
 
 /// True when at least one model ran `scenario`.
 bool any_ran(const suite_data& s, const std::string& scenario);
+
+/// The scale factors of the runs of `scenario` that ran, formatted ("0.97", "1").
+std::set<std::string> scales_of(const suite_data& s, const std::string& scenario);
+/// " (at 0.97 scale)" when any run of the scenario was scaled, naming each factor; "" otherwise.
+std::string scale_suffix(const suite_data& s, const std::string& scenario);
 
 }  // namespace execbench::report
