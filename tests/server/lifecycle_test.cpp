@@ -100,7 +100,7 @@ TEST_CASE("SIGTERM drains in-flight requests, refuses new ones and exits 0", "[l
     }
 }
 
-TEST_CASE("--shutdown-timeout bounds shutdown when requests are blocked, and the exit status says so", "[lifecycle]")
+TEST_CASE("The shutdown timeout bounds shutdown when requests are blocked, and the exit status says so", "[lifecycle]")
 {
     if (bench_server_path().empty())
         return;
