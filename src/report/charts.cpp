@@ -128,15 +128,22 @@ nlohmann::json winners_chart_data(const suite_data& s)
                 cell["state"] = "won";
                 cell["winner"] = verdict->second;
                 const auto best = f->values.at(verdict->second).at(rule.column);
+                // The runner-up by the same order as the verdict: arms without request errors first.
                 std::optional<std::pair<std::string, double>> second;
+                bool second_errors = false;
                 for (const auto& [arm, values] : f->values) {
                     if (arm == verdict->second)
                         continue;
                     auto v = values.at(rule.column);
-                    bool better_one = !second || (rule.direction == better::higher ? v > second->second
-                                                                                   : v < second->second);
-                    if (better_one)
+                    auto errors = f->had_errors.count(arm) && f->had_errors.at(arm);
+                    bool better_one = !second || (errors != second_errors
+                                                      ? !errors
+                                                      : rule.direction == better::higher ? v > second->second
+                                                                                         : v < second->second);
+                    if (better_one) {
                         second = std::make_pair(arm, v);
+                        second_errors = errors;
+                    }
                 }
                 if (second) {
                     cell["runner_up"] = second->first;

@@ -276,8 +276,9 @@ def winners_chart(data):
         side.set_visible(False)
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in data["all_arms"]]
     handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="#dddddd", hatch="//"))
-    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper center", ncol=len(handles),
-              bbox_to_anchor=(0.5, -0.02 - 0.9 / (1.6 + 0.36 * len(metrics))), frameon=False)
+    # Right of the grid: clear of the cells and of the rotated scenario names below it.
+    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              frameon=False)
     ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
                  "stronger)", fontsize=9)
     return fig
