@@ -233,7 +233,9 @@ def timeline_chart(data):
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("second")
         ax.set_ylabel(unit)
-        ax.set_ylim(bottom=0)
+        # Headroom above the highest point, so a flat series at its maximum is not hidden by the frame.
+        top = max(max(y) for _, _, y, _ in lines)
+        ax.set_ylim(0, top * 1.12 if top > 0 else 1)
         ax.grid(alpha=0.3)
         outside_legend(ax, ncol=3)
     for j in range(len(panels), ncols * (nrows - 1)):

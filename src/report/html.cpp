@@ -164,10 +164,18 @@ std::string block_html(std::string_view md)
         }
         list.clear();
         if (table.size() >= 2) {
-            html << "<table class=\"sortable\"><thead><tr>";
-            for (const auto& c : table_cells(table[0]))
-                html << "<th>" << inline_html(c) << "</th>";
-            html << "</tr></thead><tbody>\n";
+            html << "<table class=\"sortable\">";
+            auto header = table_cells(table[0]);
+            bool blank = true;
+            for (const auto& c : header)
+                blank = blank && c.empty();
+            if (!blank) {   // a key/value table has no header worth a row
+                html << "<thead><tr>";
+                for (const auto& c : header)
+                    html << "<th>" << inline_html(c) << "</th>";
+                html << "</tr></thead>";
+            }
+            html << "<tbody>\n";
             for (std::size_t r = 2; r < table.size(); ++r) {
                 html << "<tr>";
                 for (const auto& c : table_cells(table[r]))

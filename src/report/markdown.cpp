@@ -252,7 +252,9 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
                                    any && get("shape") == "burst" ? "–" : get("duration"), get("warmup"),
                                    any ? get("trials") : "–"};
         if (!s.file_settings.empty())
-            r.push_back(s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**" : "same");
+            r.push_back(!any                      ? "–"
+                        : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**"
+                                                    : "same");
         r.push_back(cell_escape(server.empty() ? "–" : server));
         r.push_back(cell_escape(desc.empty() ? "–" : desc));
         rows.push_back(std::move(r));
