@@ -119,8 +119,19 @@ def distribution_chart(data):
 
 # --- timeline ------------------------------------------------------------------------------------------------------
 
+def whole_seconds(columns, full):
+    """The rows of whole seconds only: the last, partial second would draw as a collapse in every rate."""
+    seconds = columns.get("second") or []
+    keep = [i for i, sec in enumerate(seconds) if full is None or sec + 1 <= full + 1e-6]
+    return {k: [v[i] for i in keep if i < len(v)] for k, v in columns.items()}
+
+
 def timeline_chart(data):
     arms = data["arms"]
+    for a in arms:
+        a["series_all"] = a["series"]
+        a["series"] = whole_seconds(a["series"], a.get("full_seconds"))
+        a["server"] = whole_seconds(a.get("server", {}), a.get("full_seconds"))
     panels = []  # (title, unit, [(arm, x, y, label suffix, kind)], log)
     # One latency range for every arm's panel, so the panels compare at a glance.
     latency_max, latency_min = 0.0, None
@@ -158,11 +169,11 @@ def timeline_chart(data):
     def failures(a):
         out = []
         for k, lbl in (("requests_error", " errors"), ("requests_unsent", " unsent")):
-            y = a["series"].get(k)
+            y = a["series_all"].get(k)
             if y and any(v > 0 for v in y):
-                out.append((lbl, a["series"].get("second"), y))
+                out.append((lbl, a["series_all"].get("second"), y))
         return out
-    combined("errors and unsent per second", "requests", failures)
+    combined("errors and unsent per second (last second included)", "requests", failures)
 
     def cpu(a):
         out = []
@@ -213,7 +224,8 @@ def timeline_chart(data):
             ax.set_ylabel("ms (log)")
         else:
             # No successful request in the whole trial: its errors per second instead of an empty frame.
-            errors = s.get("requests_error") or [0] * len(x)
+            x = a["series_all"].get("second", [])
+            errors = a["series_all"].get("requests_error") or [0] * len(x)
             ax.plot(x, errors, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
                     label="errors / s")
             ax.set_title("%s: no successful request (%d errors), so no latency" % (a["arm"], a.get("requests_error", 0)),
