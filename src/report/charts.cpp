@@ -63,11 +63,15 @@ nlohmann::json spectrum_json(const std::vector<std::pair<double, double>>& spect
 nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scenario)
 {
     nlohmann::json j;
-    bool burst = false;
+    bool burst = false, shape_burst = false;
     for (const auto& m : s.models)
-        if (const auto* v = find_run(s, scenario, m); v && v->ran())
+        if (const auto* v = find_run(s, scenario, m); v && v->ran()) {
             burst |= is_burst(*v);
+            shape_burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
+        }
     j["kind"] = burst ? "distribution" : "timeline";
+    if (burst)
+        j["why"] = shape_burst ? "a burst" : "a run shorter than 3 s";
     j["title"] = s.name + " / " + scenario;
     j["all_arms"] = s.models;   // the style of an arm stays the same on every chart of the suite
     j["arms"] = nlohmann::json::array();

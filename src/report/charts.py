@@ -113,7 +113,9 @@ def distribution_chart(data):
         bx.set_title(title, fontsize=9)
         bx.set_ylim(0, max(values + [1]) * 1.25)
         bx.grid(alpha=0.3, axis="y")
-    fig.suptitle(data["title"] + ": a burst, so its distribution rather than a per-second timeline", fontsize=11)
+    fig.suptitle("%s: %s, so its distribution rather than a per-second timeline" % (data["title"],
+                                                                                     data.get("why", "a burst")),
+                 fontsize=11)
     return fig
 
 
