@@ -458,7 +458,10 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
         if (it == v.summary.end() || it->second != "1")
             return std::string{"no"};
         auto which = v.summary.count("noisy_metrics") ? v.summary.at("noisy_metrics") : std::string{};
-        return "**yes** (" + which + ")";
+        std::string listed;   // the CSV separates with ';': spaced here so a long list wraps in a table cell
+        for (char c : which)
+            listed += c == ';' ? std::string{", "} : std::string(1, c);
+        return "**yes** (" + listed + ")";
     });
     return rows;
 }
