@@ -27,14 +27,13 @@ std::string chart_name(const std::string& scenario) { return scenario + ".png"; 
 
 namespace {
 
-/// Every column of a per-second series as name → values, leaving out the partial second at the end of a trial
-/// (it would draw as a collapse in throughput) and, for bursts, nothing: they are charted as a distribution.
-nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows, double trial_seconds)
+/// Every column of a per-second series as name → values (the chart script leaves out the partial last second of
+/// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide).
+nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows)
 {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& r : rows) {
-        auto sec = r.find("second");
-        if (sec == r.end() || sec->second + 1 > trial_seconds + 1e-6)
+        if (!r.count("second"))
             continue;
         for (const auto& [k, v] : r) {
             if (!out.contains(k))
@@ -64,11 +63,15 @@ nlohmann::json spectrum_json(const std::vector<std::pair<double, double>>& spect
 nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scenario)
 {
     nlohmann::json j;
-    bool burst = false;
+    bool burst = false, shape_burst = false;
     for (const auto& m : s.models)
-        if (const auto* v = find_run(s, scenario, m); v && v->ran())
+        if (const auto* v = find_run(s, scenario, m); v && v->ran()) {
             burst |= is_burst(*v);
+            shape_burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
+        }
     j["kind"] = burst ? "distribution" : "timeline";
+    if (burst)
+        j["why"] = shape_burst ? "a burst" : "a run shorter than 3 s";
     j["title"] = s.name + " / " + scenario + scale_suffix(s, scenario);
     j["all_arms"] = s.models;   // the style of an arm stays the same on every chart of the suite
     j["arms"] = nlohmann::json::array();
@@ -91,9 +94,9 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             a["trials"] = whole(v->number("trials"));
         } else {
             a["trial"] = v->chart_trial;
-            auto seconds = v->number("wall_millis") / 1000.0;
-            a["series"] = columns_of(v->timeline, seconds);
-            a["server"] = columns_of(v->server_timeline, seconds);
+            a["full_seconds"] = v->number("wall_millis") / 1000.0;
+            a["series"] = columns_of(v->timeline);
+            a["server"] = columns_of(v->server_timeline);
         }
         j["arms"].push_back(a);
     }

@@ -86,7 +86,8 @@ def distribution_chart(data):
         st = style(data, a["arm"])
         pts = [(inverse_tail(p), ms) for p, ms in a["spectrum"] if p < 100]
         ax.plot([x for x, _ in pts], [y for _, y in pts], color=st["color"], linestyle=st["linestyle"],
-                marker=st["marker"], markersize=4, label="%s (max %s ms)" % (arm_label(a), fmt_ms(a["latency_max"])))
+                marker=st["marker"], markersize=4,
+                label="%s (max of all trials %s ms)" % (arm_label(a), fmt_ms(a["spectrum"][-1][1])))
     ax.set_xscale("log")
     ys = [ms for a in arms for p, ms in a["spectrum"] if ms > 0]
     log_axis(ax, min(ys) * 0.9 if ys else None, max(ys) * 1.15 if ys else None)
@@ -117,14 +118,27 @@ def distribution_chart(data):
         bx.set_title(title, fontsize=9)
         bx.set_ylim(0, max(values + [1]) * 1.25)
         bx.grid(alpha=0.3, axis="y")
-    fig.suptitle(data["title"] + ": a burst, so its distribution rather than a per-second timeline", fontsize=11)
+    fig.suptitle("%s: %s, so its distribution rather than a per-second timeline" % (data["title"],
+                                                                                     data.get("why", "a burst")),
+                 fontsize=11)
     return fig
 
 
 # --- timeline ------------------------------------------------------------------------------------------------------
 
+def whole_seconds(columns, full):
+    """The rows of whole seconds only: the last, partial second would draw as a collapse in every rate."""
+    seconds = columns.get("second") or []
+    keep = [i for i, sec in enumerate(seconds) if full is None or sec + 1 <= full + 1e-6]
+    return {k: [v[i] for i in keep if i < len(v)] for k, v in columns.items()}
+
+
 def timeline_chart(data):
     arms = data["arms"]
+    for a in arms:
+        a["series_all"] = a["series"]
+        a["series"] = whole_seconds(a["series"], a.get("full_seconds"))
+        a["server"] = whole_seconds(a.get("server", {}), a.get("full_seconds"))
     panels = []  # (title, unit, [(arm, x, y, label suffix, kind)], log)
     # One latency range for every arm's panel, so the panels compare at a glance.
     latency_max, latency_min = 0.0, None
@@ -162,11 +176,11 @@ def timeline_chart(data):
     def failures(a):
         out = []
         for k, lbl in (("requests_error", " errors"), ("requests_unsent", " unsent")):
-            y = a["series"].get(k)
+            y = a["series_all"].get(k)
             if y and any(v > 0 for v in y):
-                out.append((lbl, a["series"].get("second"), y))
+                out.append((lbl, a["series_all"].get("second"), y))
         return out
-    combined("errors and unsent per second", "requests", failures)
+    combined("errors and unsent per second (last second included)", "requests", failures)
 
     def cpu(a):
         out = []
@@ -217,7 +231,8 @@ def timeline_chart(data):
             ax.set_ylabel("ms (log)")
         else:
             # No successful request in the whole trial: its errors per second instead of an empty frame.
-            errors = s.get("requests_error") or [0] * len(x)
+            x = a["series_all"].get("second", [])
+            errors = a["series_all"].get("requests_error") or [0] * len(x)
             ax.plot(x, errors, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
                     label="errors / s")
             ax.set_title("%s: no successful request (%d errors), so no latency" % (arm_label(a),
@@ -239,7 +254,9 @@ def timeline_chart(data):
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("second")
         ax.set_ylabel(unit)
-        ax.set_ylim(bottom=0)
+        # Headroom above the highest point, so a flat series at its maximum is not hidden by the frame.
+        top = max(max(y) for _, _, y, _ in lines)
+        ax.set_ylim(0, top * 1.12 if top > 0 else 1)
         ax.grid(alpha=0.3)
         outside_legend(ax, ncol=3)
     for j in range(len(panels), ncols * (nrows - 1)):
@@ -282,8 +299,9 @@ def winners_chart(data):
         side.set_visible(False)
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in data["all_arms"]]
     handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="#dddddd", hatch="//"))
-    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper center", ncol=len(handles),
-              bbox_to_anchor=(0.5, -0.02 - 0.9 / (1.6 + 0.36 * len(metrics))), frameon=False)
+    # Right of the grid: clear of the cells and of the rotated scenario names below it.
+    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              frameon=False)
     ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
                  "stronger)", fontsize=9)
     return fig

@@ -83,8 +83,9 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
         rb << " (both lengths on the pages).";
     }
     rb << " Details, spreads and charts in [" << paths.docs_link << "/](" << paths.docs_link
-       << "/) (open `index.html` there in a browser for the HTML report); how to read them in "
-          "[docs/methodology.md](docs/methodology.md).\n\n";
+       << "/) (open `index.html` there in a browser for the HTML report); how to read them in [methodology]("
+       << (std::filesystem::path(paths.docs_link) / paths.methodology_link).lexically_normal().generic_string()
+       << ").\n\n";
 
     std::vector<std::string> header{"suite", "scenario"};
     header.insert(header.end(), arms.begin(), arms.end());

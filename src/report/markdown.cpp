@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -259,7 +260,9 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
                                    any && get("shape") == "burst" ? "–" : get("duration"), get("warmup"),
                                    any ? get("trials") : "–"};
         if (!s.file_settings.empty())
-            r.push_back(s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**" : "same");
+            r.push_back(!any                      ? "–"
+                        : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**"
+                                                    : "same");
         r.push_back(cell_escape(server.empty() ? "–" : server));
         r.push_back(cell_escape(desc.empty() ? "–" : desc));
         rows.push_back(std::move(r));
@@ -318,11 +321,16 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
         if (v && !v->message.empty())
             notes += "- " + m + ": " + v->message + "\n";
     }
+    std::string above;   // arms whose p99 or p99.9 shows above their max
     for (const auto& m : s.models)
-        if (const auto* v = find_run(s, sc, m); v && v->ran() && v->number("requests_ok") > 0 &&
-                                                 v->number("latency_millis_p99") > v->number("latency_millis_max"))
-            notes += "- " + m + ": p99 above max: each figure is the median of its own trials, and a percentile is "
-                     "the top of its histogram bucket (within 0.1 %).\n";
+        if (const auto* v = find_run(s, sc, m);
+            v && v->ran() && v->number("requests_ok") > 0 &&
+            std::max(v->number("latency_millis_p99"), v->number("latency_millis_p999")) >
+                v->number("latency_millis_max"))
+            above += (above.empty() ? "" : ", ") + m;
+    if (!above.empty())
+        notes += "- " + above + ": a percentile above max: each figure is the median of its own trials, and a "
+                 "percentile is the top of its histogram bucket (within 0.1 %).\n";
     if (!notes.empty())
         md << "\n" << notes;
     auto data = scenario_chart_data(s, sc).dump();
@@ -422,7 +430,10 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
         if (it == v.summary.end() || it->second != "1")
             return std::string{"no"};
         auto which = v.summary.count("noisy_metrics") ? v.summary.at("noisy_metrics") : std::string{};
-        return "**yes** (" + which + ")";
+        std::string listed;   // the CSV separates with ';': spaced here so a long list wraps in a table cell
+        for (char c : which)
+            listed += c == ';' ? std::string{", "} : std::string(1, c);
+        return "**yes** (" + listed + ")";
     });
     return rows;
 }

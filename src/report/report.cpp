@@ -3,6 +3,7 @@
 #include "execbench/core/run_command.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
+#include "execbench/report/html.hpp"
 #include "execbench/report/markdown.hpp"
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,7 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
         if (!pages.empty() && std::find(pages.begin(), pages.end(), s.name) == pages.end())
             continue;
         out.files.push_back({paths.docs_dir / (s.name + ".md"), suite_markdown(s, paths)});
+        out.html.push_back({paths.docs_dir / (s.name + ".html"), suite_html(s, paths)});
         std::string list;
         for (const auto& sc : s.scenarios) {
             if (!any_ran(s, sc))
@@ -51,6 +53,8 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
         out.chart_lists.push_back({paths.docs_dir / s.name / "charts.txt", list});
     }
     out.readme_block = headline_block(suites, paths);
+    if (!suites.empty())
+        out.html.push_back({paths.docs_dir / "index.html", index_html(suites, paths)});
     return out;
 }
 

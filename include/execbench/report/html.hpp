@@ -1,0 +1,25 @@
+#pragma once
+
+#include "execbench/report/paths.hpp"
+#include "execbench/report/suite_reader.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace execbench::report {
+
+/// Markdown inline text (`**bold**`, `` `code` ``, `[text](link)`) as HTML, everything else escaped.
+std::string inline_html(std::string_view md);
+
+/// Markdown paragraphs and pipe tables (all this report writes) as HTML; tables become sortable.
+std::string block_html(std::string_view md);
+
+/// The self-contained HTML page of one suite: inline CSS, a few lines of inline script to sort tables, and each
+/// chart as `<!--svg:PATH-->`, replaced by the SVG itself when written (see expand_charts). Fetches nothing.
+std::string suite_html(const suite_data& suite, const report_paths& paths);
+
+/// The index page: every suite with its page, and the headline table.
+std::string index_html(const std::vector<suite_data>& suites, const report_paths& paths);
+
+}  // namespace execbench::report
