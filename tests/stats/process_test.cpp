@@ -230,7 +230,9 @@ TEST_CASE("process_sampler measures busy threads", "[stats]")
                     << summary.cpu_percent_max << " %, cpu " << summary.cpu_seconds << " s of "
                     << cpu_after - cpu_before << " s around the window");
     CHECK(summary.samples >= 2);
-    CHECK(summary.cpu_percent_avg > 20);
+    // Two spinners measure near 200 % on an idle box; the bound only has to tell busy from idle (0 %), since a
+    // loaded box (two parallel builds on two cores) has been seen to leave them under 20 % in the window.
+    CHECK(summary.cpu_percent_avg > 5);
     CHECK(summary.cpu_percent_avg < 250);
     CHECK(summary.cpu_percent_max >= summary.cpu_percent_avg);
     // The window's CPU time sits inside what an independent reading around it saw.
