@@ -1,0 +1,15 @@
+#include "execbench/report/html.hpp"
+
+#include <catch2/catch.hpp>
+
+using execbench::report::inline_html;
+
+TEST_CASE("inline_html turns a page's inline markdown into HTML and escapes the rest", "[report]")
+{
+    CHECK(inline_html("**yes** (`p99`)") == "<strong>yes</strong> (<code>p99</code>)");
+    CHECK(inline_html("[methodology](../methodology.md)").find("<a href=") == 0);
+    CHECK(inline_html("a < b & c") == "a &lt; b &amp; c");
+    // A table cell lists one verdict per line: the break must reach the browser as a break, not as text.
+    CHECK(inline_html("loop: 2.95× (2.91–2.97)<br>tie: fiber / loop") ==
+          "loop: 2.95× (2.91–2.97)<br>tie: fiber / loop");
+}
