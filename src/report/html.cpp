@@ -121,6 +121,14 @@ std::string inline_html(std::string_view md)
                 continue;
             }
         }
+        if (md[i] == '*' && i + 1 < md.size() && md[i + 1] != '*' && md[i + 1] != ' ') {
+            auto e = md.find('*', i + 1);
+            if (e != std::string_view::npos && md[e - 1] != ' ') {
+                out += "<em>" + inline_html(md.substr(i + 1, e - i - 1)) + "</em>";
+                i = e + 1;
+                continue;
+            }
+        }
         // The one tag the pages' markdown uses: line breaks inside a table cell (every pair's verdict on its line).
         if (md.substr(i, 4) == "<br>") {
             out += "<br>";

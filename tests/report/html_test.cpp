@@ -9,6 +9,7 @@ TEST_CASE("inline_html turns a page's inline markdown into HTML and escapes the 
     CHECK(inline_html("**yes** (`p99`)") == "<strong>yes</strong> (<code>p99</code>)");
     CHECK(inline_html("[methodology](../methodology.md)").find("<a href=") == 0);
     CHECK(inline_html("a < b & c") == "a &lt; b &amp; c");
+    CHECK(inline_html("no verdict: *too few trials* (2 * 3)") == "no verdict: <em>too few trials</em> (2 * 3)");
     // A table cell lists one verdict per line: the break must reach the browser as a break, not as text.
     CHECK(inline_html("loop: 2.95× (2.91–2.97)<br>tie: fiber / loop") ==
           "loop: 2.95× (2.91–2.97)<br>tie: fiber / loop");

@@ -9,7 +9,7 @@
 
 namespace execbench::report {
 
-/// Markdown inline text (`**bold**`, `` `code` ``, `[text](link)`, `<br>`) as HTML, everything else escaped.
+/// Markdown inline text (`**bold**`, `*italic*`, `` `code` ``, `[text](link)`, `<br>`) as HTML, the rest escaped.
 std::string inline_html(std::string_view md);
 
 /// Markdown paragraphs and pipe tables (all this report writes) as HTML; tables become sortable.
