@@ -127,10 +127,13 @@ nlohmann::json winners_chart_data(const suite_data& s)
             if (by_metric != w.cells.end())
                 if (auto it = by_metric->second.find(rule.column); it != by_metric->second.end())
                     v = &it->second;
-            if (!v || (v->kind != verdict::winner && v->kind != verdict::tie)) {
+            if (!v || (v->kind != verdict::winner && v->kind != verdict::shared && v->kind != verdict::tie)) {
                 cell["state"] = "none";
             } else if (v->kind == verdict::tie) {
                 cell["state"] = "tie";
+            } else if (v->kind == verdict::shared) {
+                cell["state"] = "shared";
+                cell["leaders"] = v->leaders;
             } else {
                 cell["state"] = "won";
                 cell["winner"] = v->winner;

@@ -282,6 +282,13 @@ def winners_chart(data):
                 ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=alpha, edgecolor="white"))
                 text = "%s\n+%s vs %s" % (c["winner"], fmt_pct(lead), c["runner_up"])
                 ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5)
+            elif c["state"] == "shared":
+                # Arms that tie with each other but each beat the rest: a stripe of each leader's colour.
+                leaders = c["leaders"]
+                for k, a in enumerate(leaders):
+                    ax.add_patch(plt.Rectangle((c_i + k / len(leaders), r), 1 / len(leaders), 1,
+                                               facecolor=style(data, a)["color"], alpha=0.45, edgecolor="white"))
+                ax.text(c_i + 0.5, r + 0.5, " = ".join(leaders), ha="center", va="center", fontsize=6.5)
             elif c["state"] == "tie":
                 ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor="#dddddd", edgecolor="white", hatch="//"))
                 ax.text(c_i + 0.5, r + 0.5, "tie", ha="center", va="center", fontsize=7)
@@ -303,7 +310,7 @@ def winners_chart(data):
     ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               frameon=False)
     ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
-                 "stronger)", fontsize=9)
+                 "stronger); a = b: a and b tie with each other and lead the rest", fontsize=9)
     return fig
 
 

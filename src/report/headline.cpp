@@ -75,7 +75,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; revision " << c.revision
        << ". Each cell: p99 latency · requests per second (bursts: p99 · wall time), then requests that failed or "
           "the share an open-loop rate could not send. `~` marks a noisy run (a key figure's trial range exceeds "
-          "20 % of its median), `=` a p99 no arm wins (equal within the winners rule).";
+          "20 % of its median), `=` a p99 that shares the best (no arm alone is better at 95 % confidence).";
     if (!shortened.empty()) {
         rb << " Trials were shorter than their scenario files in:";
         for (std::size_t i = 0; i < shortened.size(); ++i)
@@ -99,12 +99,15 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             for (const auto& m : s->models)
                 if (const auto* v = find_run(*s, sc, m); v && v->ran() && v->number("requests_ok") > 0)
                     ++ran;
-            auto verdict = w.winner[sc].find("latency_millis_p99");
-            bool tie = ran >= 2 && verdict != w.winner[sc].end() && verdict->second.empty();
+            const cell_verdict* p99 = nullptr;
+            if (auto cells = w.cells.find(sc); cells != w.cells.end())
+                if (auto it = cells->second.find("latency_millis_p99"); it != cells->second.end())
+                    p99 = &it->second;
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale() != 1;
-                r.push_back(headline_cell(v, tie && v && v->ran() && v->number("requests_ok") > 0));
+                bool best = ran >= 2 && p99 && p99->kind != verdict::winner && shares_best(*p99, m);
+                r.push_back(headline_cell(v, best && v && v->ran() && v->number("requests_ok") > 0));
             }
             rows.push_back(std::move(r));
         }

@@ -40,6 +40,7 @@ std::string_view to_string(verdict v)
 {
     switch (v) {
     case verdict::winner: return "winner";
+    case verdict::shared: return "shared lead";
     case verdict::tie: return "tie";
     case verdict::too_few_trials: return "too few trials";
     case verdict::not_sampled: return "not sampled";
@@ -125,8 +126,41 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
         if (names.size() > 1 && above[a] == names.size() - 1) {
             c.kind = verdict::winner;
             c.winner = a;
+            c.leaders = {a};
         }
+    if (c.kind == verdict::winner)
+        return c;
+    // No single winner: the arms no other arm beats lead together when they beat every remaining arm (io-600's p99:
+    // fiber and loop tie, both 3x ahead of pool). Calling that a plain tie would hide the arm that lost.
+    std::vector<std::string> top;
+    for (const auto& a : names)
+        if (std::none_of(c.pairs.begin(), c.pairs.end(), [&](const pair_verdict& p) {
+                return (p.first == a || p.second == a) && !p.better.empty() && p.better != a;
+            }))
+            top.push_back(a);
+    if (top.size() >= 2 && top.size() < names.size() &&
+        std::all_of(top.begin(), top.end(), [&](const std::string& a) { return above[a] == names.size() - top.size(); })) {
+        c.kind = verdict::shared;
+        c.leaders = std::move(top);
+    }
     return c;
+}
+
+std::string cell_text(const cell_verdict& c)
+{
+    if (c.kind != verdict::winner && c.kind != verdict::shared)
+        return std::string(to_string(c.kind));
+    std::string text;
+    for (const auto& a : c.leaders)
+        text += (text.empty() ? "" : " = ") + a;
+    return text;
+}
+
+bool shares_best(const cell_verdict& c, std::string_view arm)
+{
+    return c.kind == verdict::tie ||
+           ((c.kind == verdict::winner || c.kind == verdict::shared) &&
+            std::find(c.leaders.begin(), c.leaders.end(), arm) != c.leaders.end());
 }
 
 std::vector<std::string> winners_table::ranking() const
@@ -153,8 +187,10 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
     winners_table t;
     t.models = models;
     t.single_arm = models.size() < 2;
-    for (const auto& m : models)
+    for (const auto& m : models) {
         t.wins[m] = 0;
+        t.shared_leads[m] = 0;
+    }
     for (const auto& sc : scenarios) {
         if (sc.arms.size() < 2)
             continue;
@@ -172,6 +208,12 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
                 ++t.decided;
                 ++t.wins[c.winner];
                 t.winner[sc.scenario][rule.column] = c.winner;
+                break;
+            case verdict::shared:
+                ++t.shared;
+                for (const auto& a : c.leaders)
+                    ++t.shared_leads[a];
+                t.winner[sc.scenario][rule.column] = "";
                 break;
             case verdict::tie:
                 ++t.ties;
@@ -265,6 +307,8 @@ std::string share_text(const winners_table& t)
             out += (out.empty() ? "" : ", ") + m + " " + percent(t.share(m));
         out += " of " + std::to_string(t.decided) + " decided cells";
     }
+    if (t.shared > 0)
+        out += "; " + std::to_string(t.shared) + (t.shared == 1 ? " shared lead" : " shared leads");
     out += "; " + std::to_string(t.ties) + (t.ties == 1 ? " tie" : " ties");
     if (t.too_few_trials > 0)
         out += ", " + std::to_string(t.too_few_trials) + " too few trials";
@@ -280,8 +324,9 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
     md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
           "bootstrap interval (method and limits in [methodology](../methodology.md#statistics)). An arm wins a "
           "cell only when it ranks above every other arm: an arm with any failed or unsent request ranks below "
-          "every arm without; otherwise a pair is decided only where the interval excludes 1, else the cell is a "
-          "**tie**. No verdict: *too few trials* (an arm with fewer than "
+          "every arm without; otherwise a pair is decided only where the interval excludes 1. Arms that tie with each "
+          "other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); anything else "
+          "is a **tie**. No verdict: *too few trials* (an arm with fewer than "
        << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
        << min_server_samples
        << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
@@ -292,12 +337,14 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         md << "n/a: a suite with one arm has no winners.\n\n";
         return md.str();
     }
-    md << "| arm | wins | share of decided cells |\n|---|---|---|\n";
+    md << "| arm | wins | share of decided cells | shared leads |\n|---|---|---|---|\n";
     for (const auto& m : w.ranking())
-        md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " |\n";
-    md << "\nDecided cells: " << w.decided << "; ties: " << w.ties << "; no verdict: " << w.too_few_trials
+        md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " | "
+           << w.shared_leads.at(m) << " |\n";
+    md << "\nDecided cells: " << w.decided << "; shared leads: " << w.shared << "; ties: " << w.ties
+       << "; no verdict: " << w.too_few_trials
        << " too few trials, " << w.not_sampled << " not sampled, " << w.not_ranked << " not ranked.\n\n";
-    if (w.decided + w.ties > 0)
+    if (w.decided + w.shared + w.ties > 0)
         md << "![winners](" << s.name << "/winners.png)\n\n";
     if (w.scenarios.empty())
         return md.str();
@@ -305,16 +352,18 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
     md << "| scenario |";
     for (const auto& m : s.models)
         md << " " << m << " wins |";
-    md << " ties | no verdict |\n|---|";
+    md << " shared leads | ties | no verdict |\n|---|";
     for (std::size_t i = 0; i < s.models.size(); ++i)
         md << "---|";
-    md << "---|---|\n";
+    md << "---|---|---|\n";
     for (const auto& sc : w.scenarios) {
         std::map<std::string, unsigned> per;
-        unsigned ties = 0, none = 0;
+        unsigned shared = 0, ties = 0, none = 0;
         for (const auto& [col, c] : w.cells.at(sc)) {
             if (c.kind == verdict::winner)
                 ++per[c.winner];
+            else if (c.kind == verdict::shared)
+                ++shared;
             else if (c.kind == verdict::tie)
                 ++ties;
             else
@@ -323,7 +372,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         md << "| " << sc << scale_suffix(s, sc) << " |";
         for (const auto& m : s.models)
             md << " " << per[m] << " |";
-        md << " " << ties << " | " << none << " |\n";
+        md << " " << shared << " | " << ties << " | " << none << " |\n";
     }
 
     md << "\n<details><summary>Verdict per metric</summary>\n\n| metric |";
@@ -338,11 +387,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         for (const auto& sc : w.scenarios) {
             const auto& cells = w.cells.at(sc);
             auto it = cells.find(rule.column);
-            md << " "
-               << (it == cells.end()                     ? std::string{"–"}
-                   : it->second.kind == verdict::winner ? it->second.winner
-                                                         : std::string(to_string(it->second.kind)))
-               << " |";
+            md << " " << (it == cells.end() ? std::string{"–"} : cell_text(it->second)) << " |";
         }
         md << "\n";
     }
