@@ -13,14 +13,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <future>
-#include <mutex>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include <sys/utsname.h>
@@ -34,118 +31,16 @@ using clock = std::chrono::steady_clock;
 
 double ms(std::int64_t micros) { return double(micros) / 1000.0; }
 
-/// Samples a remote server through its Prometheus /metrics (process_* figures) while a trial runs.
-class metrics_scraper {
-public:
-    metrics_scraper(boost::asio::ip::tcp::endpoint ep, std::string host, std::chrono::milliseconds period)
-        : ep_(ep), host_(std::move(host)), period_(period)
-    {
-    }
-    ~metrics_scraper() { stop(); }
-
-    void start()
-    {
-        done_ = false;
-        thread_ = std::thread([this] {
-            std::unique_lock lock(mutex_);
-            while (!done_) {
-                lock.unlock();
-                sample();
-                lock.lock();
-                cv_.wait_for(lock, period_, [this] { return done_; });
-            }
-        });
-    }
-
-    stats::process_summary stop()
-    {
-        {
-            std::lock_guard lock(mutex_);
-            done_ = true;
-        }
-        cv_.notify_all();
-        if (thread_.joinable())
-            thread_.join();
-        sample();
-        return summary();
-    }
-
-private:
-    struct reading {
-        clock::time_point at;
-        double rss = -1, cpu = -1, threads = -1, fds = -1;
-    };
-
-    void sample()
-    {
-        auto r = detail::http_get(ep_, host_, "/metrics", std::chrono::milliseconds{1000});
+/// Reads a remote server's process figures from its Prometheus /metrics.
+stats::sample_source metrics_source(boost::asio::ip::tcp::endpoint ep, std::string host)
+{
+    return [ep, host = std::move(host)]() -> std::optional<stats::process_sample> {
+        auto r = detail::http_get(ep, host, "/metrics", std::chrono::milliseconds{1000});
         if (!r || r->status != 200)
-            return;
-        reading rd{clock::now()};
-        std::istringstream in(r->body);
-        std::string line;
-        while (std::getline(in, line)) {
-            if (line.empty() || line[0] == '#')
-                continue;
-            auto space = line.rfind(' ');
-            if (space == std::string::npos)
-                continue;
-            auto name = line.substr(0, line.find_first_of("{ "));
-            double v = std::strtod(line.c_str() + space + 1, nullptr);
-            if (name == "process_resident_memory_bytes")
-                rd.rss = v;
-            else if (name == "process_cpu_seconds_total")
-                rd.cpu = v;
-            else if (name == "process_threads")
-                rd.threads = v;
-            else if (name == "process_open_fds")
-                rd.fds = v;
-        }
-        std::lock_guard lock(mutex_);
-        readings_.push_back(rd);
-    }
-
-    stats::process_summary summary()
-    {
-        std::lock_guard lock(mutex_);
-        stats::process_summary s;
-        s.samples = static_cast<std::uint32_t>(readings_.size());
-        if (readings_.empty())
-            return s;
-        double rss_sum = 0;
-        for (std::size_t i = 0; i < readings_.size(); ++i) {
-            const auto& r = readings_[i];
-            rss_sum += std::max(0.0, r.rss) / 1048576.0;
-            s.resident_mb_max = std::max(s.resident_mb_max, r.rss / 1048576.0);
-            s.threads_max = std::max<std::uint32_t>(s.threads_max, static_cast<std::uint32_t>(std::max(0.0, r.threads)));
-            s.sockets_max = std::max<std::uint32_t>(s.sockets_max, static_cast<std::uint32_t>(std::max(0.0, r.fds)));
-            if (i > 0 && r.cpu >= 0 && readings_[i - 1].cpu >= 0) {
-                auto dt = std::chrono::duration<double>(r.at - readings_[i - 1].at).count();
-                if (dt > 0)
-                    s.cpu_percent_max = std::max(s.cpu_percent_max, 100.0 * (r.cpu - readings_[i - 1].cpu) / dt);
-            }
-        }
-        s.resident_mb_avg = rss_sum / double(readings_.size());
-        const auto& first = readings_.front();
-        const auto& last = readings_.back();
-        auto dt = std::chrono::duration<double>(last.at - first.at).count();
-        if (first.cpu >= 0 && last.cpu >= 0) {
-            s.cpu_seconds = last.cpu - first.cpu;
-            if (dt > 0)
-                s.cpu_percent_avg = 100.0 * s.cpu_seconds / dt;
-        }
-        return s;
-    }
-
-    boost::asio::ip::tcp::endpoint ep_;
-    std::string host_;
-    std::chrono::milliseconds period_;
-    std::thread thread_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool done_ = false;
-    std::vector<reading> readings_;
-};
+            return std::nullopt;
+        return stats::parse_process_metrics(r->body);
+    };
+}
 
 /// The warm-up load: the scenario's own shape for the warm-up duration; a burst warms up in closed loop on as
 /// many connections.
@@ -500,28 +395,24 @@ result<run_result> run(const scenario& s, const run_options& options)
             if (stopping(options))
                 break;
         }
-        std::unique_ptr<stats::process_sampler> sampler;
-        std::unique_ptr<metrics_scraper> scraper;
-        if (out.server.pid) {
-            sampler = std::make_unique<stats::process_sampler>(*out.server.pid, options.sample_period);
+        std::unique_ptr<stats::periodic_sampler> sampler;
+        if (out.server.pid)
+            sampler = std::make_unique<stats::periodic_sampler>(stats::proc_source(*out.server.pid),
+                                                                options.sample_period);
+        else if (!tgt->local)
+            sampler = std::make_unique<stats::periodic_sampler>(
+                metrics_source(tgt->endpoints.front(), tgt->host_header),
+                std::max(options.sample_period, std::chrono::milliseconds{200}));
+        if (sampler)
             sampler->start();
-        } else if (!tgt->local) {
-            scraper = std::make_unique<metrics_scraper>(tgt->endpoints.front(), tgt->host_header,
-                                                        std::max(options.sample_period, std::chrono::milliseconds{200}));
-            scraper->start();
-        }
         trial_result tr;
         tr.index = i;
         tr.measured = run_engine(plan, progress_event::phase::trial, i);
         observed_trial = tr.measured.elapsed;
         if (sampler) {
-            auto sum = sampler->stop();
-            if (sum.samples > 0)
-                tr.server = sum;
-        } else if (scraper) {
-            auto sum = scraper->stop();
-            if (sum.samples > 0)
-                tr.server = sum;
+            auto readings = sampler->stop();
+            if (!readings.empty())
+                tr.server = stats::summarize_readings(readings, sampler->period());
         }
         tr.generator_bound_reason =
             generator_bound_reason(tr, out.threads, options.load_cpus ? options.load_cpus : usable_cpu_count());

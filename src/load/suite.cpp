@@ -4,6 +4,7 @@
 #include "execbench/load/limits.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scale.hpp"
+#include "execbench/stats/sampler.hpp"
 
 #include "csv_lines.hpp"
 #include "server_timeline.hpp"
@@ -149,8 +150,7 @@ struct run_outcome {
     run_status status = run_status::failed;      ///< when there is no result: failed or not_run
     std::string message;                         ///< the failure, or notes beside a result (stop problems)
     std::optional<run_result> result;
-    std::vector<detail::trial_window> windows;
-    std::vector<detail::server_recorder::reading> readings;
+    detail::sampled_server sampled;
 };
 
 /// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
@@ -216,15 +216,15 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
     ro.on_progress = [&](const progress_event& ev) {
         if (ev.what == progress_event::phase::trial_done && ev.finished) {
             auto now = clock::now();
-            out.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
+            out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
         }
         if (o.on_progress)
             o.on_progress(ev);
     };
-    auto recorder = std::make_unique<detail::server_recorder>(server.pid(), o.server_sample_period);
+    stats::periodic_sampler sampler(stats::proc_source(server.pid()), o.server_sample_period);
+    sampler.start();
     auto r = run(s, ro);
-    out.readings = recorder->finish();
-    recorder.reset();
+    out.sampled.readings = sampler.stop();
 
     std::string stop_problem;
     if (auto st = server.stop(o.stop_timeout); !st)
@@ -252,8 +252,7 @@ struct arm_record {
     suite_entry entry;
     std::optional<run_result> merged;
     std::vector<run_result> rounds;                    ///< each server's own result, for its context line
-    std::vector<detail::trial_window> windows;
-    std::vector<detail::server_recorder::reading> readings;
+    std::vector<detail::sampled_server> servers;       ///< each server's readings, for the server timeline
     std::string notes;
     std::optional<run_status> not_run_or_failed;
     clock::duration spent{};
@@ -273,7 +272,7 @@ void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved
     if (interleaved) {
         for (auto& t : r.trials)
             t.index = round;
-        for (auto& w : out.windows)
+        for (auto& w : out.sampled.windows)
             w.trial = round;
     }
     if (!rec.merged) {
@@ -283,8 +282,7 @@ void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved
         rec.merged->trials.insert(rec.merged->trials.end(), r.trials.begin(), r.trials.end());
         rec.merged->partial = rec.merged->partial || r.partial;
     }
-    rec.windows.insert(rec.windows.end(), out.windows.begin(), out.windows.end());
-    rec.readings.insert(rec.readings.end(), out.readings.begin(), out.readings.end());
+    rec.servers.push_back(std::move(out.sampled));
     rec.rounds.push_back(std::move(r));
 }
 
@@ -307,7 +305,7 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
                 return w;
         }
         if (auto w = detail::append_lines(server_timeline_path(o.out_dir, o.suite), detail::server_timeline_header,
-                                          detail::server_timeline_lines(m, rec.windows, rec.readings));
+                                          detail::server_timeline_lines(m, rec.servers, o.server_sample_period));
             !w)
             return w;
         e.status = status_of(m);

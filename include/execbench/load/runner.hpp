@@ -5,7 +5,7 @@
 #include "execbench/load/engine.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/load/slo.hpp"
-#include "execbench/stats/process.hpp"
+#include "execbench/stats/sampler.hpp"
 #include "execbench/stats/trials.hpp"
 
 #include <atomic>
