@@ -6,8 +6,10 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/run_output.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/load/slo.hpp"
 #include "execbench/load/suite.hpp"
 

@@ -1,9 +1,10 @@
 #include "execbench/load/results.hpp"
 
+#include "execbench/core/file.hpp"
 #include "execbench/load/scale.hpp"
+#include "execbench/load/trial_metrics.hpp"
 
 #include "csv_lines.hpp"
-#include "execbench/core/file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +78,7 @@ std::vector<std::string> context_values(const run_result& r)
             std::to_string(r.threads),
             number(s.scale.factor),
             std::string(to_string(l.kind)),
-            std::to_string(l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections),
+            std::to_string(connections_of(l)),
             std::to_string(l.requests),
             number(l.rate),
             l.kind == shape::burst ? "" : format_duration(l.length),

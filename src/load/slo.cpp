@@ -1,6 +1,7 @@
 #include "execbench/load/slo.hpp"
 
 #include "execbench/load/runner.hpp"
+#include "execbench/load/trial_metrics.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -2,6 +2,7 @@
 
 #include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/report/trial_figures.hpp"
 
 #include <nlohmann/json.hpp>

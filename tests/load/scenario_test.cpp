@@ -1,6 +1,8 @@
 #include "execbench/load/scenario.hpp"
 
 #include "execbench/load/overrides.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/scenario_json.hpp"
 
 #include <catch2/catch.hpp>
 
