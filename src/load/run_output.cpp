@@ -1,5 +1,6 @@
 #include "execbench/load/run_output.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/load/trial_metrics.hpp"
 
@@ -23,7 +24,7 @@ std::string format_ms(double millis)
     return buf;
 }
 
-double metric(const std::vector<std::pair<std::string, double>>& m, std::string_view name)
+double value_of(const std::vector<std::pair<std::string, double>>& m, std::string_view name)
 {
     for (const auto& [k, v] : m)
         if (k == name)
@@ -37,7 +38,7 @@ std::string error_classes_of(const std::vector<std::pair<std::string, double>>& 
     std::string out;
     for (std::size_t i = 0; i < error_class_count; ++i) {
         auto name = std::string(to_string(static_cast<error_class>(i)));
-        auto n = metric(m, "errors_" + name);
+        auto n = value_of(m, metric::errors_column(name));
         if (n > 0)
             out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(static_cast<std::uint64_t>(std::llround(n)));
     }
@@ -47,32 +48,32 @@ std::string error_classes_of(const std::vector<std::pair<std::string, double>>& 
 std::string line_of(const std::vector<std::pair<std::string, double>>& m, bool server_sampled)
 {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "total=%.0f ok=%.0f errors=%.0f", metric(m, "requests_total"),
-                  metric(m, "requests_ok"), metric(m, "requests_error"));
+    std::snprintf(buf, sizeof buf, "total=%.0f ok=%.0f errors=%.0f", value_of(m, metric::requests_total),
+                  value_of(m, metric::requests_ok), value_of(m, metric::requests_error));
     std::string out = buf + error_classes_of(m);
-    out += " wall=" + format_ms(metric(m, "wall_millis"));
-    if (metric(m, "requests_ok") > 0) {
-        std::snprintf(buf, sizeof buf, " rps=%.0f p50=%s p99=%s", metric(m, "requests_per_second"),
-                      format_ms(metric(m, "latency_millis_p50")).c_str(),
-                      format_ms(metric(m, "latency_millis_p99")).c_str());
+    out += " wall=" + format_ms(value_of(m, metric::wall_millis));
+    if (value_of(m, metric::requests_ok) > 0) {
+        std::snprintf(buf, sizeof buf, " rps=%.0f p50=%s p99=%s", value_of(m, metric::requests_per_second),
+                      format_ms(value_of(m, metric::latency_millis_p50)).c_str(),
+                      format_ms(value_of(m, metric::latency_millis_p99)).c_str());
         out += buf;
     } else {
         out += " no successful requests";  // 0 ms percentiles would read as a perfect latency
     }
     if (server_sampled) {
-        std::snprintf(buf, sizeof buf, " rss_max=%.0fMiB cpu=%.0f%%", metric(m, "server_rss_mb_max"),
-                      metric(m, "server_cpu_percent_avg"));
+        std::snprintf(buf, sizeof buf, " rss_max=%.0fMiB cpu=%.0f%%", value_of(m, metric::server_rss_mb_max),
+                      value_of(m, metric::server_cpu_percent_avg));
         out += buf;
     }
-    std::snprintf(buf, sizeof buf, " load_cpu=%.0f%%", metric(m, "loadgen_cpu_percent"));
+    std::snprintf(buf, sizeof buf, " load_cpu=%.0f%%", value_of(m, metric::loadgen_cpu_percent));
     out += buf;
-    if (metric(m, "requests_unsent") > 0) {
-        std::snprintf(buf, sizeof buf, " unsent=%.0f", metric(m, "requests_unsent"));
+    if (value_of(m, metric::requests_unsent) > 0) {
+        std::snprintf(buf, sizeof buf, " unsent=%.0f", value_of(m, metric::requests_unsent));
         out += buf;
     }
-    if (metric(m, "background_requests_ok") + metric(m, "background_requests_error") > 0) {
-        std::snprintf(buf, sizeof buf, " background_ok=%.0f background_errors=%.0f", metric(m, "background_requests_ok"),
-                      metric(m, "background_requests_error"));
+    if (value_of(m, metric::background_requests_ok) + value_of(m, metric::background_requests_error) > 0) {
+        std::snprintf(buf, sizeof buf, " background_ok=%.0f background_errors=%.0f",
+                      value_of(m, metric::background_requests_ok), value_of(m, metric::background_requests_error));
         out += buf;
     }
     return out;
@@ -147,7 +148,7 @@ nlohmann::ordered_json json_errors(const std::vector<std::pair<std::string, doub
     auto j = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < error_class_count; ++i) {
         auto name = std::string(to_string(static_cast<error_class>(i)));
-        if (auto n = metric(m, "errors_" + name); n > 0)
+        if (auto n = value_of(m, metric::errors_column(name)); n > 0)
             j[name] = n;
     }
     return j;
@@ -168,7 +169,7 @@ std::string format_trial_json(const run_result& r, const trial_result& t)
     auto j = json_head(r, "trial");
     j["trial"] = t.index;
     auto m = trial_metrics(t);
-    bool any_ok = metric(m, "requests_ok") > 0;
+    bool any_ok = value_of(m, metric::requests_ok) > 0;
     auto metrics = nlohmann::ordered_json::object();
     for (const auto& [name, v] : m)
         metrics[name] = json_value(name, v, any_ok);
@@ -186,7 +187,7 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     std::vector<std::pair<std::string, double>> medians;
     for (const auto& m : r.summary)
         medians.emplace_back(m.name, m.spread.median);
-    bool any_ok = metric(medians, "requests_ok") > 0;
+    bool any_ok = value_of(medians, metric::requests_ok) > 0;
     auto median = nlohmann::ordered_json::object(), min = nlohmann::ordered_json::object(), max = nlohmann::ordered_json::object();
     auto noisy = nlohmann::ordered_json::array();
     for (const auto& m : r.summary) {

@@ -1,6 +1,7 @@
 #include "execbench/load/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/open_files.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scale.hpp"
@@ -85,7 +86,7 @@ std::string error_summary(const run_result& r)
 {
     std::string out;
     for (const auto& m : r.summary) {
-        bool error_column = m.name.rfind("errors_", 0) == 0 || m.name == "requests_unsent";
+        bool error_column = metric::is_errors_column(m.name) || m.name == metric::requests_unsent;
         if (!error_column || m.spread.max <= 0)
             continue;
         out += (out.empty() ? "" : ", ") + m.name + "=" + fixed(m.spread.median, 0);

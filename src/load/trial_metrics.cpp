@@ -1,5 +1,7 @@
 #include "execbench/load/trial_metrics.hpp"
 
+#include "execbench/load/metric_names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -49,56 +51,57 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
     const auto& fg = t.measured.foreground;
     std::vector<std::pair<std::string, double>> m;
     auto wall_s = std::chrono::duration<double>(fg.wall).count();
-    m.emplace_back("requests_total", double(fg.count.total()));
-    m.emplace_back("requests_ok", double(fg.count.ok));
-    m.emplace_back("requests_error", double(fg.count.error_total()));
-    m.emplace_back("wall_millis", wall_s * 1000.0);
-    m.emplace_back("requests_per_second", wall_s > 0 ? double(fg.count.ok) / wall_s : 0.0);
-    m.emplace_back("latency_millis_min", ms(fg.latency.min()));
-    m.emplace_back("latency_millis_p50", ms(fg.latency.value_at_percentile(50)));
-    m.emplace_back("latency_millis_p90", ms(fg.latency.value_at_percentile(90)));
-    m.emplace_back("latency_millis_p99", ms(fg.latency.value_at_percentile(99)));
-    m.emplace_back("latency_millis_p999", ms(fg.latency.value_at_percentile(99.9)));
-    m.emplace_back("latency_millis_max", ms(fg.latency.max()));
+    m.emplace_back(metric::requests_total, double(fg.count.total()));
+    m.emplace_back(metric::requests_ok, double(fg.count.ok));
+    m.emplace_back(metric::requests_error, double(fg.count.error_total()));
+    m.emplace_back(metric::wall_millis, wall_s * 1000.0);
+    m.emplace_back(metric::requests_per_second, wall_s > 0 ? double(fg.count.ok) / wall_s : 0.0);
+    m.emplace_back(metric::latency_millis_min, ms(fg.latency.min()));
+    m.emplace_back(metric::latency_millis_p50, ms(fg.latency.value_at_percentile(50)));
+    m.emplace_back(metric::latency_millis_p90, ms(fg.latency.value_at_percentile(90)));
+    m.emplace_back(metric::latency_millis_p99, ms(fg.latency.value_at_percentile(99)));
+    m.emplace_back(metric::latency_millis_p999, ms(fg.latency.value_at_percentile(99.9)));
+    m.emplace_back(metric::latency_millis_max, ms(fg.latency.max()));
     for (std::size_t i = 0; i < error_class_count; ++i)
-        m.emplace_back("errors_" + std::string(to_string(static_cast<error_class>(i))), double(fg.count.errors[i]));
-    m.emplace_back("requests_unsent", double(fg.count.unsent));
-    m.emplace_back("service_millis_p50", ms(fg.service.value_at_percentile(50)));
-    m.emplace_back("service_millis_p99", ms(fg.service.value_at_percentile(99)));
+        m.emplace_back(metric::errors_column(to_string(static_cast<error_class>(i))), double(fg.count.errors[i]));
+    m.emplace_back(metric::requests_unsent, double(fg.count.unsent));
+    m.emplace_back(metric::service_millis_p50, ms(fg.service.value_at_percentile(50)));
+    m.emplace_back(metric::service_millis_p99, ms(fg.service.value_at_percentile(99)));
     // Per-second throughput over whole seconds only (the last, partial second would drag the figures down).
     std::vector<std::uint64_t> per_second;
     auto whole = static_cast<std::size_t>(wall_s);
     for (std::size_t i = 0; i < fg.timeline.size() && i < std::max<std::size_t>(whole, 1); ++i)
         per_second.push_back(fg.timeline[i].ok);
-    m.emplace_back("per_second_requests_p50", double(percentile_of(per_second, 50)));
-    m.emplace_back("per_second_requests_p90", double(percentile_of(per_second, 90)));
-    m.emplace_back("per_second_requests_max",
+    m.emplace_back(metric::per_second_requests_p50, double(percentile_of(per_second, 50)));
+    m.emplace_back(metric::per_second_requests_p90, double(percentile_of(per_second, 90)));
+    m.emplace_back(metric::per_second_requests_max,
                    per_second.empty() ? 0.0 : double(*std::max_element(per_second.begin(), per_second.end())));
     stats::process_summary s = t.server.value_or(stats::process_summary{});
-    m.emplace_back("server_rss_mb_avg", s.resident_mb_avg);
-    m.emplace_back("server_rss_mb_max", s.resident_mb_max);
-    m.emplace_back("server_cpu_percent_avg", s.cpu_percent_avg);
-    m.emplace_back("server_cpu_percent_max", s.cpu_percent_max);
-    m.emplace_back("server_threads_max", double(s.threads_max));
-    m.emplace_back("server_voluntary_switches", double(s.voluntary_switches));
-    m.emplace_back("server_involuntary_switches", double(s.involuntary_switches));
-    m.emplace_back("server_sockets_max", double(s.sockets_max));
+    m.emplace_back(metric::server_rss_mb_avg, s.resident_mb_avg);
+    m.emplace_back(metric::server_rss_mb_max, s.resident_mb_max);
+    m.emplace_back(metric::server_cpu_percent_avg, s.cpu_percent_avg);
+    m.emplace_back(metric::server_cpu_percent_max, s.cpu_percent_max);
+    m.emplace_back(metric::server_threads_max, double(s.threads_max));
+    m.emplace_back(metric::server_voluntary_switches, double(s.voluntary_switches));
+    m.emplace_back(metric::server_involuntary_switches, double(s.involuntary_switches));
+    m.emplace_back(metric::server_sockets_max, double(s.sockets_max));
     // How many samples the server figures above rest on: the report leaves out figures from fewer than three.
-    m.emplace_back("server_samples", double(s.samples));
+    m.emplace_back(metric::server_samples, double(s.samples));
     auto elapsed_s = std::chrono::duration<double>(t.measured.elapsed).count();
-    m.emplace_back("loadgen_cpu_seconds", t.measured.loadgen_cpu_seconds);
-    m.emplace_back("loadgen_cpu_percent", elapsed_s > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed_s : 0.0);
+    m.emplace_back(metric::loadgen_cpu_seconds, t.measured.loadgen_cpu_seconds);
+    m.emplace_back(metric::loadgen_cpu_percent,
+                   elapsed_s > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed_s : 0.0);
     const auto* bg = t.measured.background ? &*t.measured.background : nullptr;
-    m.emplace_back("background_requests_ok", bg ? double(bg->count.ok) : 0.0);
-    m.emplace_back("background_requests_error", bg ? double(bg->count.error_total()) : 0.0);
-    m.emplace_back("background_latency_millis_p50", bg ? ms(bg->latency.value_at_percentile(50)) : 0.0);
+    m.emplace_back(metric::background_requests_ok, bg ? double(bg->count.ok) : 0.0);
+    m.emplace_back(metric::background_requests_error, bg ? double(bg->count.error_total()) : 0.0);
+    m.emplace_back(metric::background_latency_millis_p50, bg ? ms(bg->latency.value_at_percentile(50)) : 0.0);
     return m;
 }
 
-const std::vector<std::string>& noise_metrics()
+const std::vector<std::string_view>& noise_metrics()
 {
-    static const std::vector<std::string> names{"wall_millis", "requests_per_second", "latency_millis_p50",
-                                                "latency_millis_p99"};
+    static const std::vector<std::string_view> names{metric::wall_millis, metric::requests_per_second,
+                                                     metric::latency_millis_p50, metric::latency_millis_p99};
     return names;
 }
 

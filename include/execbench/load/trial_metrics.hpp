@@ -3,6 +3,7 @@
 #include "execbench/load/runner.hpp"
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace execbench::load {
 /// Named per-trial metrics in CSV column order (docs/results-format.md documents each).
 std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t);
 /// Metrics whose spread decides the noisy flag.
-const std::vector<std::string>& noise_metrics();
+const std::vector<std::string_view>& noise_metrics();
 
 /// The bounds of the generator check (docs/methodology.md states them).
 inline constexpr double generator_cpu_bound_percent = 90;   ///< of the cores the generator may use
