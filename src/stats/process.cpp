@@ -276,7 +276,7 @@ std::optional<process_sample> parse_process_metrics(std::string_view exposition)
         double v = 0;
         auto value = trim(line.substr(space + 1));
         auto [end_of_value, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (ec != std::errc{} || end_of_value != value.data() + value.size() || v < 0)
+        if (ec != std::errc{} || end_of_value != value.data() + value.size() || !(v >= 0 && v < 1.8e19))
             continue;
         auto whole = static_cast<std::uint64_t>(v);
         if (name == process_metric::resident_bytes)
