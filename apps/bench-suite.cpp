@@ -68,18 +68,19 @@ table_row row_of(const execbench::load::suite_entry& e, const execbench::load::r
     if (!r || r->summary.empty())
         return t;
     t.ran = true;
+    namespace metric = execbench::load::metric;
     for (const auto& m : r->summary) {
         auto v = m.spread.median;
-        if (m.name == load::metric::requests_ok) t.ok = v;
-        else if (m.name == load::metric::requests_error) t.errors = v;
-        else if (m.name == load::metric::requests_unsent) t.unsent = v;
-        else if (m.name == load::metric::wall_millis) t.wall = v;
-        else if (m.name == load::metric::requests_per_second) t.rps = v;
-        else if (m.name == load::metric::latency_millis_p50) t.p50 = v;
-        else if (m.name == load::metric::latency_millis_p99) t.p99 = v;
-        else if (m.name == load::metric::server_rss_mb_max) t.rss = v;
-        else if (m.name == load::metric::server_cpu_percent_avg) t.cpu = v;
-        else if (m.name == load::metric::server_threads_max) t.threads = v;
+        if (m.name == metric::requests_ok) t.ok = v;
+        else if (m.name == metric::requests_error) t.errors = v;
+        else if (m.name == metric::requests_unsent) t.unsent = v;
+        else if (m.name == metric::wall_millis) t.wall = v;
+        else if (m.name == metric::requests_per_second) t.rps = v;
+        else if (m.name == metric::latency_millis_p50) t.p50 = v;
+        else if (m.name == metric::latency_millis_p99) t.p99 = v;
+        else if (m.name == metric::server_rss_mb_max) t.rss = v;
+        else if (m.name == metric::server_cpu_percent_avg) t.cpu = v;
+        else if (m.name == metric::server_threads_max) t.threads = v;
     }
     return t;
 }
