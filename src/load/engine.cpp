@@ -206,7 +206,7 @@ trial_measurement run_trial(const trial_plan& plan)
             asio::post(w->ioc(), [g = w->background(), t0] { g->start(t0); });
         shared.go.count_down();
         // The foreground starts once every background connection has its first request in flight.
-        auto want = detail::total_connections(p.background->load);
+        auto want = connections_of(p.background->load);
         auto limit = t0 + p.connect_timeout + p.timeout;
         while (shared.background_first_sends.load() < want && shared.background_done.load() < threads &&
                !stop_requested(p) && clock::now() < limit)

@@ -17,9 +17,6 @@
 
 namespace execbench::load::detail {
 
-/// The connections (or users) a load opens in all: a burst without `connections` uses one per request.
-std::uint64_t total_connections(const load_spec& l) noexcept;
-
 /// A load group on one thread: its share of the connections and the shape that decides when each sends.
 ///
 /// The pacing of every shape is here (group.cpp), except the open shape's schedule, which is wrk2's part and reads

@@ -1,9 +1,11 @@
 #include "execbench/load/results.hpp"
 
+#include "execbench/core/file.hpp"
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
+#include "execbench/load/trial_metrics.hpp"
 
 #include "csv_lines.hpp"
-#include "execbench/core/file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,22 +19,30 @@ namespace execbench::load {
 namespace {
 
 /// Spread columns are written for these metrics (min and max across trials beside the median).
-const std::vector<std::string>& spread_metrics()
+const std::vector<std::string_view>& spread_metrics()
 {
-    static const std::vector<std::string> names{"wall_millis",        "requests_per_second",   "latency_millis_p50",
-                                                "latency_millis_p99", "server_rss_mb_max",     "server_cpu_percent_avg",
-                                                "requests_error"};
+    static const std::vector<std::string_view> names{
+        metric::wall_millis,        metric::requests_per_second, metric::latency_millis_p50,
+        metric::latency_millis_p99, metric::server_rss_mb_max,   metric::server_cpu_percent_avg,
+        metric::requests_error};
     return names;
 }
 
-const std::vector<std::string>& context_columns()
+const std::vector<std::string_view>& context_columns()
 {
-    static const std::vector<std::string> names{
-        "run_id",       "started_at",     "url",         "loadgen_threads", "scale",      "shape",      "connections",
-        "requests",     "rate",           "duration",    "think",           "warmup",     "timeout",
-        "server_sampling", "server_health", "execbench_version", "git_revision", "build_type", "compiler",
-        "cpu_model",    "cpu_count",      "kernel"};
+    static const std::vector<std::string_view> names{
+        column::run_id,  "started_at",     "url",             "loadgen_threads",       column::scale,
+        column::shape,   column::connections, column::requests, column::rate,          column::duration,
+        column::think,   column::warmup,    "timeout",         "server_sampling",       "server_health",
+        "execbench_version", "git_revision", "build_type",     "compiler",              "cpu_model",
+        "cpu_count",     "kernel"};
     return names;
+}
+
+/// The names as the strings a CSV row is made of.
+std::vector<std::string> names_of(std::initializer_list<std::string_view> names)
+{
+    return std::vector<std::string>(names.begin(), names.end());
 }
 
 std::string number(double v)
@@ -77,7 +87,7 @@ std::vector<std::string> context_values(const run_result& r)
             std::to_string(r.threads),
             number(s.scale.factor),
             std::string(to_string(l.kind)),
-            std::to_string(l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections),
+            std::to_string(connections_of(l)),
             std::to_string(l.requests),
             number(l.rate),
             l.kind == shape::burst ? "" : format_duration(l.length),
@@ -131,25 +141,27 @@ output_paths output_paths_for(const std::filesystem::path& summary_csv)
 
 std::vector<std::string> summary_columns()
 {
-    std::vector<std::string> cols{"scenario", "model", "arm", "trials"};
+    auto cols = names_of({column::scenario, column::model, column::arm, column::trials});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    for (const auto& name : spread_metrics()) {
-        cols.push_back(name + "_trial_min");
-        cols.push_back(name + "_trial_max");
+    for (auto name : spread_metrics()) {
+        cols.push_back(metric::trial_min(name));
+        cols.push_back(metric::trial_max(name));
     }
-    cols.insert(cols.end(), {"noisy", "noisy_metrics", "partial", "generator_bound_trials"});
-    for (const auto& c : context_columns())
-        cols.push_back(c);
+    auto status = names_of({column::noisy, column::noisy_metrics, column::partial, column::generator_bound_trials});
+    cols.insert(cols.end(), status.begin(), status.end());
+    cols.insert(cols.end(), context_columns().begin(), context_columns().end());
     return cols;
 }
 
 std::vector<std::string> trial_columns()
 {
-    std::vector<std::string> cols{"run_id", "scenario", "model", "arm", "trial", "stopped", "generator_bound"};
+    auto cols = names_of({column::run_id, column::scenario, column::model, column::arm, column::trial,
+                          column::stopped, column::generator_bound});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    cols.insert(cols.end(), {"git_revision", "started_at", "scale"});
+    auto identity = names_of({"git_revision", "started_at", column::scale});
+    cols.insert(cols.end(), identity.begin(), identity.end());
     return cols;
 }
 
@@ -322,9 +334,10 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Timeline.
     {
         std::ofstream out;
-        std::string header = join_row({"run_id", "scenario", "model", "arm", "trial", "second", "requests_ok",
-                                       "requests_error", "latency_millis_p50", "latency_millis_p90",
-                                       "latency_millis_p99"});
+        std::string header = join_row(names_of({column::run_id, column::scenario, column::model, column::arm,
+                                                column::trial, column::second, metric::requests_ok,
+                                                metric::requests_error, metric::latency_millis_p50,
+                                                metric::latency_millis_p90, metric::latency_millis_p99}));
         if (auto ok = open_append(paths.timeline, header, out); !ok)
             return ok;
         for (const auto& t : r.trials) {

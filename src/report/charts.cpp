@@ -1,5 +1,6 @@
 #include "execbench/report/charts.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
 
@@ -10,6 +11,8 @@
 #include <optional>
 
 namespace execbench::report {
+
+namespace metric = load::metric;
 
 std::string fnv1a_hex(std::string_view data)
 {
@@ -33,7 +36,7 @@ nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows
 {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& r : rows) {
-        if (!r.count("second"))
+        if (!r.count(std::string(load::column::second)))
             continue;
         for (const auto& [k, v] : r) {
             if (!out.contains(k))
@@ -46,8 +49,7 @@ nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows
 
 bool is_burst(const run_view& v)
 {
-    auto it = v.summary.find("shape");
-    return (it != v.summary.end() && it->second == "burst") || v.number("wall_millis") < burst_millis;
+    return v.text(load::column::shape) == "burst" || v.number(metric::wall_millis) < burst_millis;
 }
 
 nlohmann::json spectrum_json(const std::vector<std::pair<double, double>>& spectrum)
@@ -67,7 +69,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, scenario, m); v && v->ran()) {
             burst |= is_burst(*v);
-            shape_burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
+            shape_burst |= v->text(load::column::shape) == "burst";
         }
     j["kind"] = burst ? "distribution" : "timeline";
     if (burst)
@@ -81,20 +83,20 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             continue;
         nlohmann::json a;
         a["arm"] = m;
-        a["requests_ok"] = whole(v->number("requests_ok"));
-        a["requests_error"] = whole(v->number("requests_error"));
-        a["latency_max"] = v->number("latency_millis_max");
+        a[metric::requests_ok] = whole(v->number(metric::requests_ok));
+        a[metric::requests_error] = whole(v->number(metric::requests_error));
+        a["latency_max"] = v->number(metric::latency_millis_max);
         if (v->scale() != 1)
             a["scale"] = v->scale();
         if (burst) {
             a["spectrum"] = spectrum_json(v->latency_spectrum);
             a["service_spectrum"] = spectrum_json(v->service_spectrum);
-            a["wall_millis"] = v->number("wall_millis");
-            a["requests_per_second"] = v->number("requests_per_second");
-            a["trials"] = whole(v->number("trials"));
+            a[metric::wall_millis] = v->number(metric::wall_millis);
+            a[metric::requests_per_second] = v->number(metric::requests_per_second);
+            a["trials"] = whole(v->number(load::column::trials));
         } else {
             a["trial"] = v->chart_trial;
-            a["full_seconds"] = v->number("wall_millis") / 1000.0;
+            a["full_seconds"] = v->number(metric::wall_millis) / 1000.0;
             a["series"] = columns_of(v->timeline);
             a["server"] = columns_of(v->server_timeline);
         }

@@ -1,5 +1,6 @@
 #include "execbench/report/headline.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
@@ -8,6 +9,8 @@
 #include <sstream>
 
 namespace execbench::report {
+
+namespace metric = load::metric;
 
 namespace {
 
@@ -18,18 +21,19 @@ std::string headline_cell(const run_view* v, bool tie)
         return "–";
     if (!v->ran())
         return v->status == load::run_status::not_run ? "not run" : "failed";
-    if (v->number("requests_ok") == 0)
-        return "no answer · **" + count(v->number("requests_error")) + " errors**";
-    bool burst = v->summary.count("shape") && v->summary.at("shape") == "burst";
-    std::string cell = v->summary.count("noisy") && v->summary.at("noisy") == "1" ? "~" : "";
-    cell += millis(v->number("latency_millis_p99")) + " ms";
-    cell += burst ? " · wall " + millis(v->number("wall_millis")) + " ms" : " · " + count(v->number("requests_per_second"));
+    if (v->number(metric::requests_ok) == 0)
+        return "no answer · **" + count(v->number(metric::requests_error)) + " errors**";
+    bool burst = v->text(load::column::shape) == "burst";
+    std::string cell = v->text(load::column::noisy) == "1" ? "~" : "";
+    cell += millis(v->number(metric::latency_millis_p99)) + " ms";
+    cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
+                  : " · " + count(v->number(metric::requests_per_second));
     if (tie)
         cell += " =";
-    if (v->number("requests_error") > 0)
-        cell += " · **" + count(v->number("requests_error")) + " errors**";
-    if (auto unsent = whole(v->number("requests_unsent")); unsent > 0) {
-        auto planned = whole(v->number("requests_ok")) + whole(v->number("requests_error")) + unsent;
+    if (v->number(metric::requests_error) > 0)
+        cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
+    if (auto unsent = whole(v->number(metric::requests_unsent)); unsent > 0) {
+        auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + unsent;
         cell += " · " + num(100.0 * unsent / planned, 0) + " % unsent";
     }
     if (v->scale() != 1)
@@ -97,17 +101,17 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             std::vector<std::string> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md)", sc};
             unsigned ran = 0;
             for (const auto& m : s->models)
-                if (const auto* v = find_run(*s, sc, m); v && v->ran() && v->number("requests_ok") > 0)
+                if (const auto* v = find_run(*s, sc, m); v && v->ran() && v->number(metric::requests_ok) > 0)
                     ++ran;
             const cell_verdict* p99 = nullptr;
             if (auto cells = w.cells.find(sc); cells != w.cells.end())
-                if (auto it = cells->second.find("latency_millis_p99"); it != cells->second.end())
+                if (auto it = cells->second.find(std::string(metric::latency_millis_p99)); it != cells->second.end())
                     p99 = &it->second;
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale() != 1;
                 bool best = ran >= 2 && p99 && p99->kind != verdict::winner && shares_best(*p99, m);
-                r.push_back(headline_cell(v, best && v && v->ran() && v->number("requests_ok") > 0));
+                r.push_back(headline_cell(v, best && v && v->ran() && v->number(metric::requests_ok) > 0));
             }
             rows.push_back(std::move(r));
         }

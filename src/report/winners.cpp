@@ -1,5 +1,7 @@
 #include "execbench/report/winners.hpp"
 
+#include "execbench/load/metric_names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,29 +11,31 @@
 
 namespace execbench::report {
 
+namespace metric = load::metric;
+
 const std::vector<metric_rule>& winner_metrics()
 {
     using enum metric_source;
     static const std::vector<metric_rule> rules{
-        {"requests_ok", "requests ok", better::higher, requests},
-        {"requests_error", "requests error", better::lower, requests},
-        {"requests_per_second", "req/s", better::higher, requests},
-        {"per_second_requests_p50", "req/s per second p50", better::higher, per_second},
-        {"per_second_requests_p90", "req/s per second p90", better::higher, per_second},
-        {"per_second_requests_max", "req/s per second max", better::higher, per_second},
-        {"latency_millis_min", "latency min", better::lower, requests},
-        {"latency_millis_p50", "latency p50", better::lower, requests},
-        {"latency_millis_p90", "latency p90", better::lower, requests},
-        {"latency_millis_p99", "latency p99", better::lower, requests},
-        {"latency_millis_max", "latency max", better::lower, requests},
-        {"server_cpu_percent_avg", "CPU avg", better::lower, server_sampled},
-        {"server_cpu_percent_max", "CPU max", better::lower, server_sampled},
-        {"server_rss_mb_avg", "RSS avg", better::lower, server_sampled},
-        {"server_rss_mb_max", "RSS max", better::lower, server_sampled},
-        {"server_threads_max", "threads max", better::lower, server_sampled},
-        {"server_voluntary_switches", "voluntary ctx switches", better::lower, server_sampled},
-        {"server_involuntary_switches", "involuntary ctx switches", better::lower, server_sampled},
-        {"server_sockets_max", "sockets max", better::higher, client_set},
+        {std::string(metric::requests_ok), "requests ok", better::higher, requests},
+        {std::string(metric::requests_error), "requests error", better::lower, requests},
+        {std::string(metric::requests_per_second), "req/s", better::higher, requests},
+        {std::string(metric::per_second_requests_p50), "req/s per second p50", better::higher, per_second},
+        {std::string(metric::per_second_requests_p90), "req/s per second p90", better::higher, per_second},
+        {std::string(metric::per_second_requests_max), "req/s per second max", better::higher, per_second},
+        {std::string(metric::latency_millis_min), "latency min", better::lower, requests},
+        {std::string(metric::latency_millis_p50), "latency p50", better::lower, requests},
+        {std::string(metric::latency_millis_p90), "latency p90", better::lower, requests},
+        {std::string(metric::latency_millis_p99), "latency p99", better::lower, requests},
+        {std::string(metric::latency_millis_max), "latency max", better::lower, requests},
+        {std::string(metric::server_cpu_percent_avg), "CPU avg", better::lower, server_sampled},
+        {std::string(metric::server_cpu_percent_max), "CPU max", better::lower, server_sampled},
+        {std::string(metric::server_rss_mb_avg), "RSS avg", better::lower, server_sampled},
+        {std::string(metric::server_rss_mb_max), "RSS max", better::lower, server_sampled},
+        {std::string(metric::server_threads_max), "threads max", better::lower, server_sampled},
+        {std::string(metric::server_voluntary_switches), "voluntary ctx switches", better::lower, server_sampled},
+        {std::string(metric::server_involuntary_switches), "involuntary ctx switches", better::lower, server_sampled},
+        {std::string(metric::server_sockets_max), "sockets max", better::higher, client_set},
     };
     return rules;
 }
@@ -94,7 +98,10 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             return c;
         }
         if (rule.source == metric_source::per_second &&
-            any_trial(ts, [](const trial_row& t) { return t.count("wall_millis") && t.at("wall_millis") < two_buckets_millis; })) {
+            any_trial(ts, [](const trial_row& t) {
+                auto wall = t.find(std::string(metric::wall_millis));
+                return wall != t.end() && wall->second < two_buckets_millis;
+            })) {
             c.kind = verdict::not_ranked;
             return c;
         }
