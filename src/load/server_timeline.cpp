@@ -21,7 +21,7 @@ server_recorder::server_recorder(pid_t pid, std::chrono::milliseconds period) : 
             lock.lock();
             if (s)
                 readings_.push_back({clock::now(), s->cpu_seconds, double(s->resident_bytes) / (1024.0 * 1024.0),
-                                     s->threads});
+                                     s->threads, s->open_sockets});
             cv_.wait_for(lock, period_, [this] { return done_; });
         }
     });
@@ -40,14 +40,14 @@ std::vector<server_recorder::reading> server_recorder::finish()
         // the sampling period.
         if (auto s = stats::sample_process(pid_))
             readings_.push_back({clock::now(), s->cpu_seconds, double(s->resident_bytes) / (1024.0 * 1024.0),
-                                 s->threads});
+                                 s->threads, s->open_sockets});
     }
     return readings_;
 }
 
 
 const char* const server_timeline_header =
-    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads";
+    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads,server_sockets";
 
 /// Per-second CSV lines of the server figures inside each trial window.
 std::vector<std::string> server_timeline_lines(const run_result& r, const std::vector<trial_window>& windows,
@@ -85,16 +85,18 @@ std::vector<std::string> server_timeline_lines(const run_result& r, const std::v
                 continue;
             double cpu = 100.0 * (b->cpu_seconds - a->cpu_seconds) / std::chrono::duration<double>(b->at - a->at).count();
             double rss = b->rss_mb;
-            std::uint32_t threads = b->threads;
+            std::uint32_t threads = b->threads, sockets = b->sockets;
             for (const auto& rd : readings)
                 if (rd.at >= from && rd.at <= to) {
                     rss = std::max(rss, rd.rss_mb);
                     threads = std::max(threads, rd.threads);
+                    sockets = std::max(sockets, rd.sockets);
                 }
             lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," +
                             csv_field(r.server.model) + "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) +
                             "," + std::to_string(k) + "," +
-                            fixed(std::max(cpu, 0.0), 1) + "," + fixed(rss, 1) + "," + std::to_string(threads));
+                            fixed(std::max(cpu, 0.0), 1) + "," + fixed(rss, 1) + "," + std::to_string(threads) + "," +
+                            std::to_string(sockets));
         }
     }
     return lines;

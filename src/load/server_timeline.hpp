@@ -14,7 +14,7 @@
 
 namespace execbench::load::detail {
 
-/// Reads the server's CPU, memory and threads at a fixed rate on its own thread, with timestamps, so the suite can
+/// Reads the server's CPU, memory, threads and sockets at a fixed rate on its own thread, with timestamps, so the suite can
 /// cut per-second figures for each trial afterwards.
 class server_recorder {
 public:
@@ -23,6 +23,7 @@ public:
         double cpu_seconds = 0;
         double rss_mb = 0;
         std::uint32_t threads = 0;
+        std::uint32_t sockets = 0;
     };
 
     server_recorder(pid_t pid, std::chrono::milliseconds period);

@@ -243,9 +243,10 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             if (it == by_id.end() || static_cast<unsigned>(to_number(row[trial_col])) != it->second->chart_trial)
                 continue;
             std::map<std::string, double> values;
+            // An empty cell is a figure the shape does not have (a ramp's users in an open run): absent, not 0.
             for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model" &&
-                    t->header[i] != "arm")
+                if (!row[i].empty() && t->header[i] != "run_id" && t->header[i] != "scenario" &&
+                    t->header[i] != "model" && t->header[i] != "arm")
                     values[t->header[i]] = to_number(row[i]);
             (it->second->*member).push_back(std::move(values));
         }
