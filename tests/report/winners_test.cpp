@@ -59,6 +59,34 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm exc
     CHECK(describe(c.pairs[1], p99) == "loop: 3.00× (2.89–3.11) lower latency p99 than pool");
 }
 
+TEST_CASE("a cell's verdict line names the winner's lead over the runner-up, or the pair that ties", "[report][winners]")
+{
+    const auto& p99 = rule_for("latency_millis_p99");
+    std::map<std::string, arm_trials> arms{
+        {"pool", arm(p99.column, {300, 290, 310, 305, 295})},
+        {"fiber", arm(p99.column, {150, 148, 152, 149, 151})},
+        {"loop", arm(p99.column, {151, 147, 153, 150, 149})},
+    };
+    // fiber and loop are ahead of the pool but cannot be told apart: that pair is the tie, not the pool's.
+    auto c = judge(arms, three, p99);
+    REQUIRE(c.kind == verdict::tie);
+    CHECK(verdict_line(c, p99).rfind("tie: fiber / loop 1.0", 0) == 0);
+
+    // loop wins; fiber (1.5× behind) is the runner-up, not the pool (3× behind).
+    arms["loop"] = arm(p99.column, {100, 99, 101, 98, 102});
+    c = judge(arms, three, p99);
+    REQUIRE(c.kind == verdict::winner);
+    REQUIRE(deciding_pair(c, p99) != nullptr);
+    CHECK(verdict_line(c, p99).rfind("loop: 1.50× (", 0) == 0);
+    CHECK_THAT(verdict_line(c, p99), Catch::EndsWith(") lower than fiber"));
+
+    // Too few trials: no pair, the reason instead.
+    arms["loop"].trials.resize(2);
+    c = judge(arms, three, p99);
+    CHECK(deciding_pair(c, p99) == nullptr);
+    CHECK(verdict_line(c, p99) == "too few trials");
+}
+
 TEST_CASE("higher-is-better metrics rank the larger median first", "[report][winners]")
 {
     const auto& rps = rule_for("requests_per_second");
