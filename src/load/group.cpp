@@ -111,10 +111,16 @@ void group::on_thought(connection& c, time_point now)
 
 void group::tick(time_point now)
 {
-    for (auto& c : conns_)
+    std::uint32_t open = 0;
+    for (auto& c : conns_) {
         c->check_deadline(now);
+        open += c->open() ? 1 : 0;
+    }
     if (!started_ || ending_)
         return;
+    // While issuing only: the drain after the duration would add seconds without load to the timeline.
+    if (plan_.load.kind != shape::burst || !finished())
+        record_.levels(now, static_cast<std::uint32_t>(std::count(active_.begin(), active_.end(), true)), open);
     if (plan_.load.kind == shape::ramp)
         control(now);
     if (plan_.load.kind != shape::burst && now >= end_)

@@ -68,8 +68,9 @@ void group::arm(time_point when)
 
 void group::count_unsent()
 {
-    record_.unsent(cap_ - std::min(cap_, dispatched_));
-    dispatched_ = cap_;
+    // Counted by the second each was due, so the timeline shows when the schedule outran the connections.
+    for (; dispatched_ < cap_; ++dispatched_)
+        record_.unsent(intended(dispatched_));
 }
 
 }  // namespace execbench::load::detail

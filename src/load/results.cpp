@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -337,18 +338,39 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
         std::string header = join_row(names_of({column::run_id, column::scenario, column::model, column::arm,
                                                 column::trial, column::second, metric::requests_ok,
                                                 metric::requests_error, metric::latency_millis_p50,
-                                                metric::latency_millis_p90, metric::latency_millis_p99}));
+                                                metric::latency_millis_p90, metric::latency_millis_p99,
+                                                metric::latency_millis_max, metric::requests_unsent,
+                                                column::target_rate, column::users, column::users_target,
+                                                column::connections_open, metric::loadgen_cpu_percent}));
         if (auto ok = open_append(paths.timeline, header, out); !ok)
             return ok;
+        // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
+        const auto& load = s.load;
+        bool open = load.kind == shape::open, ramp = load.kind == shape::ramp;
+        auto length_s = std::chrono::duration<double>(load.length).count();
         for (const auto& t : r.trials) {
             const auto& tl = t.measured.foreground.timeline;
+            const auto& cpu = t.measured.loadgen_cpu_percent;
             for (std::size_t sec = 0; sec < tl.size(); ++sec) {
                 const auto& b = tl[sec];
+                auto end_s = std::min(double(sec + 1), length_s);
+                bool scheduled = double(sec) < length_s;
+                std::string users_target;
+                if (ramp && scheduled)
+                    users_target = number(std::round(ramp_users_at(
+                        load.stages, std::chrono::duration_cast<duration>(std::chrono::duration<double>(end_s)))));
                 out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index), std::to_string(sec),
                                  std::to_string(b.ok), std::to_string(b.errors),
                                  number(double(b.latency.value_at_percentile(50)) / 1000.0),
                                  number(double(b.latency.value_at_percentile(90)) / 1000.0),
-                                 number(double(b.latency.value_at_percentile(99)) / 1000.0)});
+                                 number(double(b.latency.value_at_percentile(99)) / 1000.0),
+                                 number(double(b.latency.max()) / 1000.0),
+                                 open ? std::to_string(b.unsent) : "",
+                                 open && scheduled ? number(load.rate) : "",
+                                 ramp && b.sampled ? std::to_string(b.users) : "",
+                                 users_target,
+                                 b.sampled ? std::to_string(b.connections) : "",
+                                 sec < cpu.size() ? detail::fixed(cpu[sec], 1) : ""});
             }
         }
         if (!out)

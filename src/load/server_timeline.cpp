@@ -8,7 +8,7 @@
 namespace execbench::load::detail {
 
 const char* const server_timeline_header =
-    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads";
+    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads,server_sockets";
 
 namespace {
 
@@ -38,15 +38,17 @@ void window_lines(const run_result& r, const trial_window& w, const std::vector<
         double cpu = stats::cpu_percent_between(readings[a], readings[b]);
         auto rss = readings[b].sample.resident_bytes;
         auto threads = readings[b].sample.threads;
+        auto sockets = readings[b].sample.open_sockets;
         for (const auto& rd : readings)
             if (rd.at >= from && rd.at <= to) {
                 rss = std::max(rss, rd.sample.resident_bytes);
                 threads = std::max(threads, rd.sample.threads);
+                sockets = std::max(sockets, rd.sample.open_sockets);
             }
         lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," +
                         csv_field(r.server.model) + "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) +
                         "," + std::to_string(k) + "," + fixed(cpu, 1) + "," + fixed(double(rss) / mib, 1) + "," +
-                        std::to_string(threads));
+                        std::to_string(threads) + "," + std::to_string(sockets));
     }
 }
 

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <optional>
 
 namespace execbench::report {
 
@@ -31,19 +30,29 @@ std::string chart_name(const std::string& scenario) { return scenario + ".png"; 
 namespace {
 
 /// Every column of a per-second series as name → values (the chart script leaves out the partial last second of
-/// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide).
+/// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide). A column with a value
+/// in only some seconds (users while a ramp issues requests, the generator's CPU of whole seconds) keeps its
+/// seconds in `<column>@second`, so it is never drawn against the wrong second.
 nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows)
 {
     nlohmann::json out = nlohmann::json::object();
+    std::map<std::string, nlohmann::json> seconds;
+    std::size_t with_second = 0;
     for (const auto& r : rows) {
-        if (!r.count(std::string(load::column::second)))
+        auto sec = r.find(std::string(load::column::second));
+        if (sec == r.end())
             continue;
+        ++with_second;
         for (const auto& [k, v] : r) {
             if (!out.contains(k))
                 out[k] = nlohmann::json::array();
             out[k].push_back(v);
+            seconds[k].push_back(sec->second);
         }
     }
+    for (auto& [k, at] : seconds)
+        if (at.size() != with_second)
+            out[k + "@second"] = std::move(at);
     return out;
 }
 
@@ -139,22 +148,11 @@ nlohmann::json winners_chart_data(const suite_data& s)
             } else {
                 cell["state"] = "won";
                 cell["winner"] = v->winner;
-                std::optional<std::pair<std::string, double>> closest;
-                for (const auto& p : v->pairs) {
-                    if (p.first != v->winner && p.second != v->winner)
-                        continue;
-                    const auto& other = p.first == v->winner ? p.second : p.first;
+                if (const auto* p = deciding_pair(*v, rule)) {
                     // The lead as "how many times better, minus one": 2× either way reads 100 %.
-                    double r = p.ratio.ratio > 0 ? p.ratio.ratio : 1.0;
-                    double lead = (std::max(r, 1.0 / r) - 1.0) * 100.0;
-                    if (p.by_failures)
-                        lead = 100.0;
-                    if (!closest || lead < closest->second)
-                        closest = std::make_pair(other, lead);
-                }
-                if (closest) {
-                    cell["runner_up"] = closest->first;
-                    cell["lead_percent"] = closest->second;
+                    double r = p->ratio.ratio > 0 ? p->ratio.ratio : 1.0;
+                    cell["runner_up"] = p->first == v->winner ? p->second : p->first;
+                    cell["lead_percent"] = p->by_failures ? 100.0 : (std::max(r, 1.0 / r) - 1.0) * 100.0;
                 }
             }
             row.push_back(cell);

@@ -14,8 +14,8 @@ namespace metric = load::metric;
 
 namespace {
 
-/// One headline cell: p99 · req/s (bursts: p99 · wall time), with errors, unsent share and the noise/tie marks.
-std::string headline_cell(const run_view* v, bool tie)
+/// One headline cell: p99 · req/s (bursts: p99 · wall time), with errors, unsent share and the noise mark.
+std::string headline_cell(const run_view* v)
 {
     if (!v)
         return "–";
@@ -28,8 +28,6 @@ std::string headline_cell(const run_view* v, bool tie)
     cell += millis(v->number(metric::latency_millis_p99)) + " ms";
     cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
                   : " · " + count(v->number(metric::requests_per_second));
-    if (tie)
-        cell += " =";
     if (v->number(metric::requests_error) > 0)
         cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
     if (auto unsent = whole(v->number(metric::requests_unsent)); unsent > 0) {
@@ -78,41 +76,47 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     auto c = summarize_contexts(contexts);
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; revision " << c.revision
        << ". Each cell: p99 latency · requests per second (bursts: p99 · wall time), then requests that failed or "
-          "the share an open-loop rate could not send. `~` marks a noisy run (a key figure's trial range exceeds "
-          "20 % of its median), `=` a p99 that shares the best (no arm alone is better at 95 % confidence).";
+          "the share an open-loop rate could not send; `~` marks a noisy run (a key figure's trial range exceeds "
+          "20 % of its median). The last column compares the p99 of the arms: the winner's (or the arms sharing the lead, "
+          "`fiber = loop`) factor over the runner-up with its 95 % bootstrap interval, or a tie where the interval holds 1 (every pair and metric "
+          "on the pages).";
     if (!shortened.empty()) {
         rb << " Trials were shorter than their scenario files in:";
         for (std::size_t i = 0; i < shortened.size(); ++i)
             rb << (i ? ", " : " ") << shortened[i];
         rb << " (both lengths on the pages).";
     }
-    rb << " Details, spreads and charts in [" << paths.docs_link << "/](" << paths.docs_link
-       << "/) (open `index.html` there in a browser for the HTML report); how to read them in [methodology]("
+    if (paths.docs_link == ".")   // the HTML index itself: the suites' pages are listed above
+        rb << " Details, spreads and charts on each suite's page";
+    else
+        rb << " Details, spreads and charts in [" << paths.docs_link << "/](" << paths.docs_link
+           << "/) (open `index.html` there in a browser for the HTML report)";
+    rb << "; how to read them in [methodology]("
        << (std::filesystem::path(paths.docs_link) / paths.methodology_link).lexically_normal().generic_string()
        << ").\n\n";
 
     std::vector<std::string> header{"suite", "scenario"};
     header.insert(header.end(), arms.begin(), arms.end());
+    header.emplace_back("p99 verdict (95 % interval)");
+    const auto& p99 = *std::find_if(winner_metrics().begin(), winner_metrics().end(),
+                                    [](const metric_rule& m) { return m.column == metric::latency_millis_p99; });
     std::vector<std::vector<std::string>> rows;
     bool any_scaled = false;
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
         for (const auto& sc : s->scenarios) {
             std::vector<std::string> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md)", sc};
-            unsigned ran = 0;
-            for (const auto& m : s->models)
-                if (const auto* v = find_run(*s, sc, m); v && v->ran() && v->number(metric::requests_ok) > 0)
-                    ++ran;
-            const cell_verdict* p99 = nullptr;
-            if (auto cells = w.cells.find(sc); cells != w.cells.end())
-                if (auto it = cells->second.find(std::string(metric::latency_millis_p99)); it != cells->second.end())
-                    p99 = &it->second;
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale() != 1;
-                bool best = ran >= 2 && p99 && p99->kind != verdict::winner && shares_best(*p99, m);
-                r.push_back(headline_cell(v, best && v && v->ran() && v->number(metric::requests_ok) > 0));
+                r.push_back(headline_cell(v));
             }
+            // Fewer than two arms ran: nothing to compare.
+            auto cells = w.cells.find(sc);
+            if (cells == w.cells.end() || !cells->second.count(p99.column))
+                r.emplace_back("–");
+            else
+                r.push_back(verdict_line(cells->second.at(p99.column), p99));
             rows.push_back(std::move(r));
         }
     }

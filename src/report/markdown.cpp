@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -282,6 +283,57 @@ void winners_section(std::ostringstream& md, const suite_data& s)
     md << winners_markdown(s, rank(figures_of(s), s.models));
 }
 
+/// A run's ledger message as a reader reads it: bench-suite's "requests_unsent=150501 (max 150600)" and
+/// "errors_reset=2" become "150,501 requests unsent (median of the trials; up to 150,600)" and "2 reset errors";
+/// anything else is kept as written.
+std::string readable_message(const std::string& message)
+{
+    static const std::regex figure(R"(^(requests_unsent|errors_([a-z_0-9]+))=(\d+)(?: \(max (\d+)\))?$)");
+    std::string out, part;
+    auto flush = [&](const std::string& sep) {
+        std::smatch m;
+        std::string text = part;
+        if (std::regex_match(part, m, figure)) {
+            auto median = to_number(m[3].str());
+            auto kind = m[2].str();
+            std::replace(kind.begin(), kind.end(), '_', ' ');
+            text = count(median) + (m[2].matched ? " " + kind + " errors" : std::string{" requests unsent"});
+            if (m[4].matched)
+                text += " (median of the trials; up to " + count(to_number(m[4].str())) + ")";
+        }
+        out += text + sep;
+        part.clear();
+    };
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        if ((message[i] == ',' || message[i] == ';') && i + 1 < message.size() && message[i + 1] == ' ') {
+            flush(message.substr(i, 2));
+            ++i;
+        } else {
+            part += message[i];
+        }
+    }
+    flush("");
+    return out;
+}
+
+/// Notes per arm as bullets, arms with the same note on one line ("pool, fiber, loop: not run: ..."), in the order
+/// the notes first appear.
+std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
+{
+    std::vector<std::pair<std::string, std::string>> lines;   // arms, note
+    for (const auto& [arm, note] : arm_notes) {
+        auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == note; });
+        if (it == lines.end())
+            lines.emplace_back(arm, note);
+        else
+            it->first += ", " + arm;
+    }
+    std::string out;
+    for (const auto& [arms, note] : lines)
+        out += "- " + arms + ": " + note + "\n";
+    return out;
+}
+
 /// One scenario: the arms side by side, or why none ran.
 void scenario_section(std::ostringstream& md, const suite_data& s, const std::string& sc)
 {
@@ -291,13 +343,13 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
     md << arm_notes(s, sc);
     if (!any_ran(s, sc)) {
         // Nothing to compare: only why each arm did not run.
+        std::vector<std::pair<std::string, std::string>> why;
         for (const auto& m : s.models)
             if (const auto* v = find_run(s, sc, m))
-                md << "- " << m << ": "
-                   << (v->status == load::run_status::not_run && !v->message.empty()
-                           ? v->message
-                           : status_text(*v) + (v->message.empty() ? "" : ": " + v->message))
-                   << "\n";
+                why.emplace_back(m, v->status == load::run_status::not_run && !v->message.empty()
+                                        ? v->message
+                                        : status_text(*v) + (v->message.empty() ? "" : ": " + v->message));
+        md << grouped_notes(why);
         return;
     }
     std::set<std::string> notes_shown;
@@ -313,12 +365,11 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
     std::vector<std::string> header{""};
     header.insert(header.end(), s.models.begin(), s.models.end());
     md << markdown_table(header, scenario_rows(s, sc));
-    std::string notes;
-    for (const auto& m : s.models) {
-        const auto* v = find_run(s, sc, m);
-        if (v && !v->message.empty())
-            notes += "- " + m + ": " + v->message + "\n";
-    }
+    std::vector<std::pair<std::string, std::string>> messages;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && !v->message.empty())
+            messages.emplace_back(m, readable_message(v->message));
+    std::string notes = grouped_notes(messages);
     std::string above;   // arms whose p99 or p99.9 shows above their max
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, sc, m);

@@ -260,8 +260,9 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             if (it == by_id.end() || static_cast<unsigned>(to_number(row[trial_col])) != it->second->chart_trial)
                 continue;
             std::map<std::string, double> values;
+            // An empty cell is a figure the shape does not have (a ramp's users in an open run): absent, not 0.
             for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-                if (t->header[i] != column::run_id && t->header[i] != column::scenario &&
+                if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
                     t->header[i] != column::model && t->header[i] != column::arm)
                     values[t->header[i]] = to_number(row[i]);
             (it->second->*member).push_back(std::move(values));

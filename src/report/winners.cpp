@@ -163,13 +163,6 @@ std::string cell_text(const cell_verdict& c)
     return text;
 }
 
-bool shares_best(const cell_verdict& c, std::string_view arm)
-{
-    return c.kind == verdict::tie ||
-           ((c.kind == verdict::winner || c.kind == verdict::shared) &&
-            std::find(c.leaders.begin(), c.leaders.end(), arm) != c.leaders.end());
-}
-
 std::vector<std::string> winners_table::ranking() const
 {
     auto out = models;
@@ -284,22 +277,96 @@ std::string percent(double share)
 
 }  // namespace
 
-std::string describe(const pair_verdict& p, const metric_rule& rule)
+namespace {
+
+/// A decided pair's factor with its interval, stated as ≥ 1 in the better arm's favour, as hyperfine does.
+std::string in_favour(const pair_verdict& p, const metric_rule& rule)
 {
     const auto& r = p.ratio;
-    auto as_is = factor_with_interval(r.ratio, r.low, r.high);
-    if (p.better.empty())
-        return "tie: " + p.first + " / " + p.second + " " + as_is;
-    const auto& worse = p.better == p.first ? p.second : p.first;
-    if (p.by_failures)
-        return p.better + " above " + worse + " (" + worse + " had failed or unsent requests; " + p.first + " / " +
-               p.second + " " + as_is + ")";
-    // The factor is stated as ≥ 1 in the winner's favour, as hyperfine does.
     bool invert = (p.better == p.first) == (rule.direction == better::lower);
     auto inv = [](double x) { return x == 0 ? std::numeric_limits<double>::infinity() : 1 / x; };
-    auto text = invert ? factor_with_interval(inv(r.ratio), inv(r.high), inv(r.low)) : as_is;
-    return p.better + ": " + text + (rule.direction == better::lower ? " lower " : " higher ") + rule.label +
-           " than " + worse;
+    return invert ? factor_with_interval(inv(r.ratio), inv(r.high), inv(r.low))
+                  : factor_with_interval(r.ratio, r.low, r.high);
+}
+
+std::string tie_text(const pair_verdict& p)
+{
+    return "tie: " + p.first + " / " + p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high);
+}
+
+const std::string& worse_of(const pair_verdict& p) { return p.better == p.first ? p.second : p.first; }
+
+/// How far apart a pair is, either way round: 2× and 0.5× are equally far. A pair decided by failures is farthest.
+double distance(const pair_verdict& p)
+{
+    if (p.by_failures)
+        return std::numeric_limits<double>::infinity();
+    double r = p.ratio.ratio > 0 ? p.ratio.ratio : 1.0;
+    return std::max(r, 1.0 / r);
+}
+
+}  // namespace
+
+std::string describe(const pair_verdict& p, const metric_rule& rule)
+{
+    if (p.better.empty())
+        return tie_text(p);
+    const auto& worse = worse_of(p);
+    if (p.by_failures)
+        return p.better + " above " + worse + " (" + worse + " had failed or unsent requests; " + p.first + " / " +
+               p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high) + ")";
+    return p.better + ": " + in_favour(p, rule) + (rule.direction == better::lower ? " lower " : " higher ") +
+           rule.label + " than " + worse;
+}
+
+const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule)
+{
+    const pair_verdict* best = nullptr;
+    auto closer = [&](const pair_verdict& p) { return !best || distance(p) < distance(*best); };
+    if (c.kind == verdict::winner) {
+        for (const auto& p : c.pairs)
+            if ((p.first == c.winner || p.second == c.winner) && closer(p))
+                best = &p;
+        return best;
+    }
+    if (c.kind != verdict::tie || c.pairs.empty())
+        return nullptr;
+    // The arm ahead of the most others (by the verdict where a pair has one, else by its median).
+    std::map<std::string, unsigned> ahead;
+    for (const auto& p : c.pairs) {
+        bool first_lower = p.ratio.ratio < 1;
+        bool first_ahead = !p.better.empty() ? p.better == p.first : first_lower == (rule.direction == better::lower);
+        ++ahead[first_ahead ? p.first : p.second];
+    }
+    std::string top;
+    unsigned most = 0;
+    for (const auto& p : c.pairs)
+        for (const auto* arm : {&p.first, &p.second})
+            if (ahead[*arm] > most || top.empty()) {
+                most = ahead[*arm];
+                top = *arm;
+            }
+    for (const auto& p : c.pairs)
+        if (p.better.empty() && (p.first == top || p.second == top) && closer(p))
+            best = &p;
+    if (!best)
+        for (const auto& p : c.pairs)
+            if (p.better.empty() && closer(p))
+                best = &p;
+    return best;
+}
+
+std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
+{
+    const auto* p = deciding_pair(c, rule);
+    if (!p)
+        return std::string(to_string(c.kind));
+    if (c.kind == verdict::tie)
+        return tie_text(*p);
+    if (p->by_failures)
+        return c.winner + ": " + worse_of(*p) + " had failed or unsent requests";
+    return c.winner + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") +
+           " than " + worse_of(*p);
 }
 
 std::string share_text(const winners_table& t)

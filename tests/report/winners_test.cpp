@@ -47,8 +47,6 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm exc
     CHECK(c.kind == verdict::shared);
     CHECK(c.leaders == std::vector<std::string>{"fiber", "loop"});
     CHECK(cell_text(c) == "fiber = loop");
-    CHECK(shares_best(c, "fiber"));
-    CHECK_FALSE(shares_best(c, "pool"));
     REQUIRE(c.pairs.size() == 3);
     CHECK(c.pairs[0].better == "fiber");   // pool vs fiber
     CHECK(c.pairs[1].better == "loop");    // pool vs loop
@@ -77,7 +75,7 @@ TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwis
     CHECK(c.kind == verdict::tie);
     CHECK(c.leaders.empty());
     CHECK(cell_text(c) == "tie");
-    CHECK(shares_best(c, "pool"));
+    CHECK(verdict_line(c, p99).rfind("tie: ", 0) == 0);
 
     // Not transitive: pool ties fiber, fiber ties loop, pool beats loop. fiber beats nobody, so pool and fiber do not
     // lead together.
@@ -86,6 +84,35 @@ TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwis
     arms["loop"] = arm(p99.column, {150, 149, 151, 150, 150});
     c = judge(arms, three, p99);
     CHECK(c.kind == verdict::tie);
+}
+
+TEST_CASE("a cell's verdict line names the winner's lead over the runner-up, or the pair that ties", "[report][winners]")
+{
+    const auto& p99 = rule_for("latency_millis_p99");
+    std::map<std::string, arm_trials> arms{
+        {"pool", arm(p99.column, {300, 290, 310, 305, 295})},
+        {"fiber", arm(p99.column, {150, 148, 152, 149, 151})},
+        {"loop", arm(p99.column, {151, 147, 153, 150, 149})},
+    };
+    // fiber and loop are ahead of the pool but cannot be told apart: they share the lead, stated against the pool.
+    auto c = judge(arms, three, p99);
+    REQUIRE(c.kind == verdict::shared);
+    CHECK(verdict_line(c, p99).rfind("fiber = loop: ", 0) == 0);
+    CHECK_THAT(verdict_line(c, p99), Catch::EndsWith(") lower than pool"));
+
+    // loop wins; fiber (1.5× behind) is the runner-up, not the pool (3× behind).
+    arms["loop"] = arm(p99.column, {100, 99, 101, 98, 102});
+    c = judge(arms, three, p99);
+    REQUIRE(c.kind == verdict::winner);
+    REQUIRE(deciding_pair(c, p99) != nullptr);
+    CHECK(verdict_line(c, p99).rfind("loop: 1.50× (", 0) == 0);
+    CHECK_THAT(verdict_line(c, p99), Catch::EndsWith(") lower than fiber"));
+
+    // Too few trials: no pair, the reason instead.
+    arms["loop"].trials.resize(2);
+    c = judge(arms, three, p99);
+    CHECK(deciding_pair(c, p99) == nullptr);
+    CHECK(verdict_line(c, p99) == "too few trials");
 }
 
 TEST_CASE("higher-is-better metrics rank the larger median first", "[report][winners]")

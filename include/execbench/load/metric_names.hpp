@@ -83,5 +83,10 @@ inline constexpr std::string_view rate = "rate";
 inline constexpr std::string_view duration = "duration";
 inline constexpr std::string_view think = "think";
 inline constexpr std::string_view warmup = "warmup";
+// Per-second timeline columns a shape may leave empty.
+inline constexpr std::string_view target_rate = "target_rate";
+inline constexpr std::string_view users = "users";
+inline constexpr std::string_view users_target = "users_target";
+inline constexpr std::string_view connections_open = "connections_open";
 
 }  // namespace execbench::load::column

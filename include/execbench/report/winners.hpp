@@ -112,12 +112,16 @@ std::vector<scenario_figures> figures_of(const suite_data& suite);
 /// How a cell reads in a table: the winner, the leaders joined by " = " ("fiber = loop"), or why there is none.
 std::string cell_text(const cell_verdict& c);
 
-/// Whether `arm` has the best value of the cell as far as the trials can tell: the winner, one of the arms sharing
-/// the lead, or any arm of a tie.
-bool shares_best(const cell_verdict& c, std::string_view arm);
-
 /// One pair in the words of hyperfine: "loop: 2.93× (2.88–2.99) lower latency p99 than pool", or a tie.
 std::string describe(const pair_verdict& p, const metric_rule& rule);
+
+/// The pair that sums up a cell: for a winner, the arm it leads by least (the runner-up); for a tie, an undecided
+/// pair of the arm with the best median. Null when the cell has no pairs (no verdict).
+const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule);
+
+/// A cell's verdict in one short line with its interval: "loop: 1.04× (1.02–1.05) lower than fiber",
+/// "tie: fiber / loop 1.008× (0.982–1.029)", or why there is none ("too few trials").
+std::string verdict_line(const cell_verdict& c, const metric_rule& rule);
 
 /// "loop 45 %, fiber 30 %, pool 25 % of 60 decided cells; 40 ties", or why there is no share.
 std::string share_text(const winners_table& t);
