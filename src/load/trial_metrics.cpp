@@ -21,6 +21,26 @@ std::uint64_t percentile_of(std::vector<std::uint64_t> v, double p)
     return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
 }
 
+struct saturated_run {
+    std::size_t first = 0;
+    std::size_t length = 0;
+};
+
+saturated_run longest_saturated_run(const std::vector<double>& per_second, double bound)
+{
+    saturated_run best, current;
+    for (std::size_t i = 0; i < per_second.size(); ++i) {
+        if (per_second[i] >= bound) {
+            current = {current.length == 0 ? i : current.first, current.length + 1};
+            if (current.length > best.length)
+                best = current;
+        } else {
+            current = {};
+        }
+    }
+    return best;
+}
+
 }  // namespace
 
 std::string generator_bound_reason(const trial_result& t, unsigned threads, unsigned load_cpus)
@@ -30,9 +50,17 @@ std::string generator_bound_reason(const trial_result& t, unsigned threads, unsi
     auto cores = std::max(1u, std::min(std::max(1u, threads), std::max(1u, load_cpus)));
     auto elapsed = std::chrono::duration<double>(t.measured.elapsed).count();
     auto cpu = elapsed > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed : 0.0;
-    if (cpu >= generator_cpu_bound_percent * cores) {
+    auto bound = generator_cpu_bound_percent * cores;
+    if (cpu >= bound) {
         char buf[96];
         std::snprintf(buf, sizeof buf, "load generator CPU %.0f%% of %u core(s)", cpu, cores);
+        why = buf;
+    } else if (auto run = longest_saturated_run(t.measured.loadgen_cpu_percent, bound);
+               run.length >= generator_saturated_seconds) {
+        // A ramp or spike can saturate the generator at its peak only, which the trial's average hides.
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "load generator CPU >= %.0f%% of %u core(s) for %zu s (seconds %zu-%zu)",
+                      generator_cpu_bound_percent, cores, run.length, run.first + 1, run.first + run.length);
         why = buf;
     }
     const auto& lag = t.measured.foreground.schedule_lag;

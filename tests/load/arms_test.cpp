@@ -115,6 +115,13 @@ TEST_CASE("a trial where the generator was the bottleneck is marked and left out
     auto late = synthetic_trial(2, 1.0, 40, 25'000);
     auto why = generator_bound_reason(late, 1, 1);
     CHECK_THAT(why, Catch::Contains("send timer p99") && Catch::Contains("40 unsent requests are the generator's"));
+    // A peak that saturates the generator for 3 seconds marks the trial although the average is low...
+    auto peak = synthetic_trial(4, 3.5, 0, 0);
+    peak.measured.loadgen_cpu_percent = {10, 20, 95, 99, 92, 30, 10, 10, 10, 10};
+    CHECK_THAT(generator_bound_reason(peak, 1, 1), Catch::Contains("for 3 s (seconds 3-5)"));
+    // ...two such seconds, or three that are not consecutive, do not.
+    peak.measured.loadgen_cpu_percent = {95, 20, 95, 99, 30, 92, 10, 10, 10, 10};
+    CHECK(generator_bound_reason(peak, 1, 1).empty());
     // Unsent requests alone are the server's (it fell behind): not generator-bound.
     CHECK(generator_bound_reason(synthetic_trial(3, 1.0, 500, 200), 1, 1).empty());
 
