@@ -478,7 +478,11 @@ void movie_database::settle(detail::db_job& job, detail::db_link*& link, bool ti
         give_back(link);
         link = nullptr;
     }
-    if (timed_out && (!job.answer.failed || *job.answer.failed == http::failure::database_unavailable)) {
+    // An answer that arrived just as the deadline passed is kept; a wait the deadline ended (the socket shut down
+    // under it) is the timeout it is, not the lost connection it looks like.
+    const bool answered = !job.answer.failed && job.answer.body != nullptr;
+    if (timed_out && !answered &&
+        (!job.answer.failed || *job.answer.failed == http::failure::database_unavailable)) {
         job.answer = failed(http::failure::database_timeout,
                             "no answer within " + std::to_string(options_.timeout.count()) + " ms (--db-timeout)");
         return;
