@@ -2,6 +2,7 @@
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
 #include "downstream.hpp"
@@ -325,6 +326,10 @@ private:
             c.cycle.respond(context_.offload.async_run([&] { return app_.compute(plan); }, asio::use_future).get());
             break;
         case endpoints::work::stream: return stream_events(c);
+        case endpoints::work::database:
+            // The worker blocks on a pooled connection, as Spring MVC blocks in JDBC.
+            c.cycle.respond(context_.database->run(plan));
+            break;
         }
         return std::nullopt;
     }
