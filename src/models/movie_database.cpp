@@ -75,13 +75,15 @@ bool is_database_url(std::string_view movies_db) noexcept
 namespace detail {
 
 // Connection settings every link uses: the URL expanded by libpq, the request deadline enforced by the server as
-// well (statement_timeout, so a query stuck behind a lock ends there too), and a name in pg_stat_activity.
+// well (statement_timeout, so a query stuck behind a lock ends there too), no NOTICEs (libpq would print them on
+// stderr, e.g. the schema's "already exists, skipping" at every start), and a name in pg_stat_activity.
 class db_link {
 public:
     enum class phase : std::uint8_t { idle, connecting, flushing, reading };
 
     db_link(const std::string& url, std::chrono::milliseconds timeout)
-        : url_(url), options_("-c statement_timeout=" + std::to_string(timeout.count())),
+        : url_(url),
+          options_("-c statement_timeout=" + std::to_string(timeout.count()) + " -c client_min_messages=warning"),
           connect_timeout_(std::to_string(std::max<long long>(2, (timeout.count() + 999) / 1000)))
     {
     }

@@ -43,6 +43,7 @@ std::string sql(const std::string& statement)
     std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(cluster().url().c_str()), &PQfinish);
     if (PQstatus(conn.get()) != CONNECTION_OK)
         throw std::runtime_error(std::string("test connection: ") + PQerrorMessage(conn.get()));
+    PQsetNoticeProcessor(conn.get(), [](void*, const char*) {}, nullptr);  // "does not exist, skipping"
     std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(conn.get(), statement.c_str()), &PQclear);
     const auto status = PQresultStatus(r.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
