@@ -10,7 +10,9 @@
 #include <string_view>
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace execbench::models {
 
@@ -41,14 +43,20 @@ constexpr const char* insert_sql =
     "  SELECT i.id, n.name FROM input i, json_array_elements_text($2::json -> (i.ord::int - 1)) AS n(name))"
     " SELECT id FROM input ORDER BY ord";
 
+// libpq's messages span lines ("FATAL:  ...\n\tIs the server running ...?\n"): one line, single spaces, for a
+// JSON error and a start-up message.
 std::string trimmed(const char* message)
 {
-    std::string text = message != nullptr ? message : "";
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+    std::string text;
+    for (const char* c = message != nullptr ? message : ""; *c != '\0'; ++c) {
+        const bool space = *c == ' ' || *c == '\n' || *c == '\t' || *c == '\r';
+        if (!space)
+            text += *c;
+        else if (!text.empty() && text.back() != ' ')
+            text += ' ';
+    }
+    if (!text.empty() && text.back() == ' ')
         text.pop_back();
-    for (auto& c : text)
-        if (c == '\n')
-            c = ' ';
     return text.empty() ? "unknown error" : text;
 }
 
@@ -346,8 +354,20 @@ void movie_database::op_state::release_descriptor() noexcept
     descriptor.reset();
 }
 
-movie_database::movie_database(const database_options& options) : options_(options), cache_(options.cache)
+movie_database::movie_database(const database_options& options)
+    : options_(options), cache_(options.cache), cancel_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
 {
+    if (cancel_fd_ < 0)
+        throw std::runtime_error("movies database: eventfd failed");
+    struct close_on_throw {
+        int fd;
+        bool armed = true;
+        ~close_on_throw()
+        {
+            if (armed)
+                ::close(fd);
+        }
+    } guard{cancel_fd_};
     if (options_.pool == 0)
         throw std::runtime_error("movies database: the pool needs at least one connection");
     for (unsigned i = 0; i < options_.pool; ++i) {
@@ -371,9 +391,23 @@ movie_database::movie_database(const database_options& options) : options_(optio
     PQclear(setup.exec_blocking(unlock_sql));
     for (auto& link : links_)
         idle_.push_back(link.get());
+    guard.armed = false;
 }
 
-movie_database::~movie_database() = default;
+movie_database::~movie_database() { ::close(cancel_fd_); }
+
+void movie_database::cancel()
+{
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    ::eventfd_write(cancel_fd_, 1);
+    handed_over_.notify_all();
+}
+
+endpoints::database_answer movie_database::cancelled() const
+{
+    return failed(http::failure::database_unavailable, "the server is shutting down (--shutdown-timeout)");
+}
 
 std::size_t movie_database::count()
 {
@@ -436,28 +470,42 @@ endpoints::database_answer movie_database::run(const endpoints::plan& p)
     detail::db_waiter waiter;
     waiter.wake = [this] { handed_over_.notify_all(); };
     auto* link = acquire_or_wait(waiter, [] {});
+    bool stop = false;
     if (link == nullptr) {
         {
             std::unique_lock lock(mutex_);
-            handed_over_.wait_until(lock, deadline, [&] { return waiter.link != nullptr; });
+            handed_over_.wait_until(lock, deadline, [&] { return waiter.link != nullptr || cancelled_; });
+            stop = cancelled_;
         }
         link = withdraw(waiter);
         if (link == nullptr)
-            return no_connection();
+            return stop ? cancelled() : no_connection();
     }
     // The worker blocks in poll(2) on the connection's socket, as libpq's own PQexec does, with the request's
-    // deadline as the poll timeout.
-    auto wait = detail::start(*link, job);
+    // deadline as the poll timeout, and on cancel_fd_ so that the shutdown deadline ends the wait too.
+    auto wait = stop ? detail::db_wait::done : detail::start(*link, job);
     bool timed_out = false;
     while (wait != detail::db_wait::done) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
                                                                                  std::chrono::steady_clock::now());
-        pollfd fd{detail::socket_of(*link), static_cast<short>(wait == detail::db_wait::read ? POLLIN : POLLOUT), 0};
-        if (left.count() <= 0 || ::poll(&fd, 1, static_cast<int>(left.count())) == 0) {
+        pollfd fds[2] = {{cancel_fd_, POLLIN, 0},
+                         {detail::socket_of(*link),
+                          static_cast<short>(wait == detail::db_wait::read ? POLLIN : POLLOUT), 0}};
+        const int ready = left.count() <= 0 ? 0 : ::poll(fds, 2, static_cast<int>(left.count()));
+        if (ready > 0 && fds[0].revents != 0) {
+            stop = true;
+            break;
+        }
+        if (ready == 0) {
             timed_out = true;
             break;
         }
         wait = detail::resume(*link, job);
+    }
+    if (stop) {
+        link->close();  // left mid-answer, or never started: the server ends its backend and rolls back
+        give_back(link);
+        return cancelled();
     }
     settle(job, link, timed_out);
     return std::move(job.answer);

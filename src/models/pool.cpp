@@ -172,9 +172,11 @@ public:
         });
         bool drained = wait_for_drain(app_.counters(), deadline);
         if (!drained) {
-            // The deadline bounds shutdown: blocked delays, downstream calls and writes end now.
+            // The deadline bounds shutdown: blocked delays, downstream and database calls and writes end now.
             abort_.raise();
             downstream_->cancel();
+            if (context_.database != nullptr)
+                context_.database->cancel();
         }
         queue_.close();
         for (auto& worker : workers_)

@@ -149,7 +149,10 @@ int run(const options& opts)
 
     std::cout << "bench-server model=" << models::to_string(opts.model) << " threads=" << server.threads()
               << " cpu_threads=" << server.cpu_threads() << " address=" << opts.host << " port=" << server.port()
-              << " downstream=" << server.downstream() << " pid=" << ::getpid() << std::endl;
+              << " downstream=" << server.downstream() << " pid=" << ::getpid();
+    if (models::is_database_url(opts.movies_db))
+        std::cout << " movies_db=" << opts.movies_db << " db_pool=" << opts.db_pool;
+    std::cout << std::endl;
 
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);

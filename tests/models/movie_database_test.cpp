@@ -251,3 +251,26 @@ TEMPLATE_TEST_CASE("kill -9 of bench-server during POSTs loses no acknowledged m
         list += (list.empty() ? "" : ",") + std::to_string(id);
     CHECK(sql("SELECT count(*) FROM movies WHERE id IN (" + list + ")") == std::to_string(acknowledged.size()));
 }
+
+TEMPLATE_TEST_CASE("the shutdown deadline ends requests waiting for the database", "[database]", pool_model,
+                   fiber_model, loop_model)
+{
+    // Issue 11 §3: every wait ends at --shutdown-timeout. The insert sleeps 5 s and --db-timeout is 10 s, so only
+    // the shutdown deadline (1 s) can end the POST's wait before 3 s.
+    const auto name = model_name(TestType::value);
+    server_process server({"--model", name, "--movies-db", cluster().url(), "--db-pool", "2", "--db-timeout", "10",
+                           "--shutdown-timeout", "1"});
+    slow_inserts slow(5);
+    raw_client client(server.port());
+    client.send(post_request(small_movie("Shutdown" + name)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto start = clock_type::now();
+    server.process().signal(SIGTERM);
+    auto code = server.process().wait_exit(std::chrono::seconds(10));
+    REQUIRE(code.has_value());
+    const auto took = clock_type::now() - start;
+    CHECK(*code == 1);
+    CHECK(took >= std::chrono::milliseconds(900));
+    CHECK(took < std::chrono::seconds(3));
+    CHECK(server.process().stderr_text().find("shutdown timeout reached") != std::string::npos);
+}

@@ -120,6 +120,10 @@ public:
             run_op{*this, std::make_unique<op_state>(*this, executor), &p}, token, executor);
     }
 
+    /// Ends every blocking `run` now and later with a 503 (the shutdown deadline passed): a worker waiting for a
+    /// connection or in poll() on one returns at once, and the connection it left mid-answer is closed.
+    void cancel();
+
     /// Movies stored (for tests and the start line).
     std::size_t count();
     /// What the server was given, after defaults.
@@ -251,6 +255,8 @@ private:
     void settle(detail::db_job& job, detail::db_link*& link, bool timed_out);
     /// The answer when no connection came free before the deadline.
     endpoints::database_answer no_connection() const;
+    /// The answer once cancel() ended the wait.
+    endpoints::database_answer cancelled() const;
 
     /// A free connection at once, or null after running `wait_under_lock` with `waiter` queued.
     template <class Wait>
@@ -278,6 +284,8 @@ private:
     std::condition_variable handed_over_;  // run()'s blocked waiters
     std::vector<detail::db_link*> idle_;
     std::deque<detail::db_waiter*> waiters_;
+    bool cancelled_ = false;  // under mutex_
+    int cancel_fd_ = -1;      // an eventfd, readable once cancelled: run()'s poll() watches it beside the socket
 };
 
 }  // namespace execbench::models
