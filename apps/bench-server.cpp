@@ -4,10 +4,12 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/endpoints/app.hpp"
+#include "execbench/models/movie_database.hpp"
 #include "execbench/server/options.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -50,8 +52,19 @@ int main(int argc, char** argv)
         ->capture_default_str();
     cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
     cli.add_option("--cpus", opts.cpus, "Run on these CPUs only, e.g. 0, 0-3 or 0,2 (default threads follow them)");
-    cli.add_option("--movies-db", opts.movies_db, "SQLite file for movies (default: in memory)");
+    cli.add_option("--movies-db", opts.movies_db,
+                   "SQLite file for movies (default: in memory), or postgresql://USER@HOST:PORT/DB");
     cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
+    std::string movies_cache = std::to_string(opts.movies_cache);
+    cli.add_option("--movies-cache", movies_cache, "Directors whose GET /movies answers are cached; off or 0: none")
+        ->capture_default_str();
+    cli.add_option("--db-pool", opts.db_pool, "PostgreSQL: connections in the pool")
+        ->check(apps::integer_in(1, 1000, "a number of connections"))
+        ->capture_default_str();
+    double db_seconds = seconds_of(opts.db_timeout);
+    cli.add_option("--db-timeout", db_seconds, "PostgreSQL: seconds a request waits for a connection and the answer")
+        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
+        ->capture_default_str();
     cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
         ->check(apps::number_in(0.0, 3600.0, "a number of seconds"))
         ->capture_default_str();
@@ -89,6 +102,19 @@ int main(int argc, char** argv)
     opts.timeouts.header = millis_of(header_seconds);
     opts.timeouts.idle = millis_of(idle_seconds);
     opts.timeouts.downstream_response = millis_of(downstream_seconds);
+    opts.db_timeout = millis_of(db_seconds);
+    if (movies_cache == "off") {
+        opts.movies_cache = 0;
+    } else {
+        const auto* end = movies_cache.data() + movies_cache.size();
+        auto [stop, ec] = std::from_chars(movies_cache.data(), end, opts.movies_cache);
+        if (ec != std::errc{} || stop != end || movies_cache.empty())
+            return apps::usage_error(program,
+                                     "--movies-cache: '" + movies_cache + "' is not off or a number of directors");
+    }
+    if (!models::is_database_url(opts.movies_db) && opts.movies_db.find("://") != std::string::npos)
+        return apps::usage_error(program, "--movies-db: '" + opts.movies_db +
+                                              "' is neither a SQLite file nor postgresql://USER@HOST:PORT/DB");
 
     try {
         return server::run(opts);

@@ -66,9 +66,11 @@ bool fail_with(http::failure f, std::string_view message, http::response& out)
 }  // namespace
 
 app::app(server_info info, movie_store& movies, metrics& counters)
-    : info_(std::move(info)), movies_(movies), metrics_(counters)
+    : info_(std::move(info)), movies_(&movies), metrics_(counters)
 {
 }
+
+app::app(server_info info, metrics& counters) : info_(std::move(info)), movies_(nullptr), metrics_(counters) {}
 
 bool app::plan(const http::request& req, struct plan& p, http::response& out)
 {
@@ -142,6 +144,8 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
         break;
     }
     case endpoint::movies:
+        if (movies_ == nullptr)
+            p.what = work::database;
         if (p.post) {
             if (!is_json_content_type(req.content_type))
                 return fail_with(http::failure::unsupported_media_type,
@@ -187,7 +191,7 @@ void app::respond(const struct plan& p, http::response& out)
         break;
     case endpoint::movies:
         if (p.post) {
-            auto stored = movies_.add(p.movies);
+            auto stored = movies_->add(p.movies);
             if (!stored) {
                 http::make_error(http::failure::internal, stored.err().message, out);
                 return;
@@ -195,7 +199,7 @@ void app::respond(const struct plan& p, http::response& out)
             out.code = http::status::created;
             out.body = std::move(*stored);
         } else {
-            auto found = movies_.by_director(p.director);
+            auto found = movies_->by_director(p.director);
             if (!found) {
                 http::make_error(http::failure::internal, found.err().message, out);
                 return;
@@ -215,6 +219,9 @@ void app::respond(const struct plan& p, http::response& out)
             {"address", info_.address},
             {"moviesDb", info_.movies_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(info_.movies_db)},
             {"moviesReadOnly", info_.movies_read_only},
+            {"moviesCache", info_.movies_cache},
+            {"dbPool", info_.db_pool},
+            {"dbTimeoutMs", info_.db_timeout_ms},
             {"headerTimeoutMs", info_.header_timeout_ms},
             {"idleTimeoutMs", info_.idle_timeout_ms},
             {"writeTimeoutMs", info_.write_timeout_ms},
@@ -246,6 +253,18 @@ void app::respond(const struct plan& p, const digest& d, http::response& out) co
     out.body.append(",\"sha256\":\"");
     append_hex(d, out.body);
     out.body.append("\"}");
+}
+
+void app::respond(const struct plan& p, const database_answer& answer, http::response& out) const
+{
+    if (answer.failed) {
+        http::make_error(*answer.failed, "movies database: " + answer.detail, out);
+        return;
+    }
+    out.clear();
+    if (p.post)
+        out.code = http::status::created;
+    out.body.assign(*answer.body);
 }
 
 void app::respond_downstream_failure(http::failure f, std::string_view detail, http::response& out) const

@@ -1,34 +1,21 @@
 #include "execbench/endpoints/movie_store.hpp"
 
 #include "execbench/endpoints/movies.hpp"
+#include "execbench/endpoints/movie_cache.hpp"
 
 #include <sqlite3.h>
 
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <shared_mutex>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 namespace execbench::endpoints {
 
 namespace {
 
-// Distinct directors cached at most; a client asking for random names empties the cache instead of growing it.
-constexpr std::size_t max_cached_directors = 10'000;
 constexpr int busy_timeout_millis = 5'000;
-
-std::string ascii_lower(std::string_view text)
-{
-    std::string out(text);
-    for (auto& c : out) {
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
-    }
-    return out;
-}
 
 struct statement_finalizer {
     void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
@@ -51,19 +38,10 @@ private:
     sqlite3_stmt* s_;
 };
 
-// `{"id":N,` followed by the stored document minus its opening brace.
-void append_with_id(std::int64_t id, std::string_view doc, std::string& out)
-{
-    out += "{\"id\":";
-    out += std::to_string(id);
-    out += ',';
-    out.append(doc.substr(1));
-}
-
 }  // namespace
 
 // One connection behind one mutex: SQLite serialises writers anyway, and reads are served from the cache, so a
-// connection pool would add complexity for no throughput. Lock order: db_mutex before cache_mutex.
+// connection pool would add complexity for no throughput.
 struct movie_store::impl {
     sqlite3* db = nullptr;
     statement begin;
@@ -74,12 +52,12 @@ struct movie_store::impl {
     statement select_by_director;
     statement count_movies;
     std::mutex db_mutex;
-
-    std::shared_mutex cache_mutex;
-    std::unordered_map<std::string, std::shared_ptr<const std::string>> cache;
+    director_cache cache;
 
     bool read_only = false;
     std::atomic<std::int64_t> next_id{1};
+
+    explicit impl(std::size_t cache_capacity) : cache(cache_capacity) {}
 
     ~impl()
     {
@@ -155,15 +133,7 @@ struct movie_store::impl {
                     return abort("insert movie");
                 id = sqlite3_last_insert_rowid(db);
             }
-            std::vector<std::string> names;
-            for (const auto& director : movie["directors"]) {
-                auto name = ascii_lower(director["lastName"].get_ref<const std::string&>());
-                bool seen = false;
-                for (const auto& n : names)
-                    seen = seen || n == name;
-                if (!seen)
-                    names.push_back(std::move(name));
-            }
+            auto names = director_keys(movie);
             for (const auto& name : names) {
                 reset_on_exit reset(insert_director.get());
                 sqlite3_bind_int64(insert_director.get(), 1, id);
@@ -204,7 +174,7 @@ struct movie_store::impl {
     }
 };
 
-movie_store::movie_store(const movie_store_options& options) : impl_(std::make_unique<impl>())
+movie_store::movie_store(const movie_store_options& options) : impl_(std::make_unique<impl>(options.cache))
 {
     auto& m = *impl_;
     m.read_only = options.read_only;
@@ -264,26 +234,13 @@ result<std::shared_ptr<const std::string>> movie_store::by_director(std::string_
 {
     auto& m = *impl_;
     const auto key = ascii_lower(last_name);
-    {
-        std::shared_lock lock(m.cache_mutex);
-        if (auto it = m.cache.find(key); it != m.cache.end())
-            return it->second;
-    }
-    // Query and fill the cache under db_mutex: `add` invalidates under it too, so a stale answer computed before a
-    // commit can never be cached after that commit's invalidation.
+    if (auto cached = m.cache.find(key))
+        return cached;
     std::lock_guard db_lock(m.db_mutex);
-    {
-        std::shared_lock lock(m.cache_mutex);
-        if (auto it = m.cache.find(key); it != m.cache.end())
-            return it->second;
-    }
+    const auto generation = m.cache.generation();
     auto answer = m.query_locked(key);
-    if (!answer)
-        return answer;
-    std::unique_lock lock(m.cache_mutex);
-    if (m.cache.size() >= max_cached_directors)
-        m.cache.clear();
-    m.cache.insert_or_assign(key, *answer);
+    if (answer)
+        m.cache.offer(key, *answer, generation);
     return answer;
 }
 
@@ -311,9 +268,7 @@ result<std::string> movie_store::add(const nlohmann::json& movies)
     auto stored = m.store_locked(movies, out, directors);
     if (!stored)
         return stored.err();
-    std::unique_lock lock(m.cache_mutex);
-    for (const auto& name : directors)
-        m.cache.erase(name);
+    m.cache.invalidate(directors);
     return out;
 }
 

@@ -399,4 +399,33 @@ void append_movie_json(const nlohmann::json& movie, std::string& out)
     out += '}';
 }
 
+std::string ascii_lower(std::string_view text)
+{
+    std::string out(text);
+    for (auto& c : out) {
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+std::vector<std::string> director_keys(const nlohmann::json& movie)
+{
+    std::vector<std::string> names;
+    for (const auto& director : movie["directors"]) {
+        auto name = ascii_lower(director["lastName"].get_ref<const std::string&>());
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(std::move(name));
+    }
+    return names;
+}
+
+void append_with_id(std::int64_t id, std::string_view doc, std::string& out)
+{
+    out += "{\"id\":";
+    out += std::to_string(id);
+    out += ',';
+    out.append(doc.substr(1));
+}
+
 }  // namespace execbench::endpoints

@@ -23,8 +23,10 @@ status to_status(failure f) noexcept
     case failure::unsupported_media_type: return status::unsupported_media_type;
     case failure::downstream_unavailable:
     case failure::downstream_bad_answer: return status::bad_gateway;
-    case failure::downstream_timeout: return status::gateway_timeout;
-    case failure::overloaded: return status::service_unavailable;
+    case failure::downstream_timeout:
+    case failure::database_timeout: return status::gateway_timeout;
+    case failure::overloaded:
+    case failure::database_unavailable: return status::service_unavailable;
     case failure::internal: return status::internal_server_error;
     }
     return status::internal_server_error;

@@ -41,7 +41,8 @@ const std::vector<std::string>& arm_option_names()
     // --server-cpus so that pinning cannot differ between arms.
     static const std::vector<std::string> names{"threads",        "cpu-threads",      "queue",
                                                 "fiber-stack-kb", "header-timeout",   "idle-timeout",
-                                                "downstream-timeout", "shutdown-timeout", "movies-read-only"};
+                                                "downstream-timeout", "shutdown-timeout", "movies-read-only",
+                                                "movies-cache",   "db-pool",          "db-timeout"};
     return names;
 }
 

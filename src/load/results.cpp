@@ -233,6 +233,7 @@ std::string context_json(const run_result& r)
                      {"connect_timeout", format_duration(s.connect_timeout)},
                      {"server", {{"downstream", s.server.downstream},
                                  {"downstream_model", s.server.downstream_model},
+                                 {"database", s.server.database},
                                  {"options", s.server.options}}}};
     if (s.background)
         j["scenario"]["background"] = {{"load", load_json(s.background->load)},

@@ -358,8 +358,13 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         const auto& sv = doc["server"];
         if (!sv.is_object())
             return rd.err("server", "expected an object such as {\"downstream\": \"separate\"}");
-        if (auto e = rd.only(sv, "server", {"downstream", "downstream_model", "options"}))
+        if (auto e = rd.only(sv, "server", {"downstream", "downstream_model", "database", "options"}))
             return *e;
+        if (sv.contains("database")) {
+            if (!sv["database"].is_string() || (sv["database"] != "sqlite" && sv["database"] != "postgresql"))
+                return rd.err("server.database", "expected \"sqlite\" or \"postgresql\"");
+            s.server.database = sv["database"].get<std::string>();
+        }
         if (sv.contains("downstream")) {
             if (!sv["downstream"].is_string() ||
                 (sv["downstream"] != "self" && sv["downstream"] != "separate"))

@@ -3,6 +3,7 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/metric_names.hpp"
 #include "execbench/load/open_files.hpp"
+#include "execbench/load/postgres_cluster.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/load/scenario_catalogue.hpp"
@@ -139,6 +140,7 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
     run_outcome out;
     auto deadline_of = [&] { return clock::now() + o.start_timeout; };
     server_process downstream;
+    postgres_cluster database;
     server_process server;
     std::vector<std::string> args = arm_server_args(a);
     args.insert(args.end(), {"--host", "127.0.0.1"});
@@ -157,6 +159,15 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
         }
         args.emplace_back("--downstream");
         args.push_back(downstream.url());
+    }
+    if (s.server.database == "postgresql") {
+        if (auto started = database.start(); !started) {
+            (void)downstream.stop(o.stop_timeout);
+            out.message = "PostgreSQL " + started.err().message;
+            return out;
+        }
+        args.emplace_back("--movies-db");
+        args.push_back(database.url());
     }
     if (auto started = server.start(o.server_binary, args, deadline_of()); !started) {
         (void)downstream.stop(o.stop_timeout);

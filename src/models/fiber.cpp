@@ -2,6 +2,7 @@
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
 #include "downstream.hpp"
@@ -252,6 +253,10 @@ private:
             cycle.respond(context_.offload.async_run([&] { return app_.compute(cycle.plan); }, yield));
             break;
         case endpoints::work::stream: return stream_events(conn, cycle, out, timer, yield);
+        case endpoints::work::database:
+            // Parks on the libpq socket (and on a free connection) like any other wait of the fiber.
+            cycle.respond(context_.database->async_run(io_.get_executor(), cycle.plan, yield));
+            break;
         }
         return std::nullopt;
     }

@@ -2,6 +2,7 @@
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
 #include "downstream.hpp"
@@ -194,6 +195,14 @@ private:
                 asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) { self->on_computed(d); }));
             return;
         case endpoints::work::stream: event_ = 0; return do_stream_event();
+        case endpoints::work::database:
+            // A callback when the libpq socket has the answer; the loop serves others meanwhile.
+            context_.database->async_run(loop_.io.get_executor(), cycle_.plan,
+                                         [self = shared_from_this()](const endpoints::database_answer& a) {
+                                             self->cycle_.respond(a);
+                                             self->do_write_response();
+                                         });
+            return;
         }
     }
 

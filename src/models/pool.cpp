@@ -2,6 +2,7 @@
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
 #include "downstream.hpp"
@@ -171,9 +172,11 @@ public:
         });
         bool drained = wait_for_drain(app_.counters(), deadline);
         if (!drained) {
-            // The deadline bounds shutdown: blocked delays, downstream calls and writes end now.
+            // The deadline bounds shutdown: blocked delays, downstream and database calls and writes end now.
             abort_.raise();
             downstream_->cancel();
+            if (context_.database != nullptr)
+                context_.database->cancel();
         }
         queue_.close();
         for (auto& worker : workers_)
@@ -325,6 +328,10 @@ private:
             c.cycle.respond(context_.offload.async_run([&] { return app_.compute(plan); }, asio::use_future).get());
             break;
         case endpoints::work::stream: return stream_events(c);
+        case endpoints::work::database:
+            // The worker blocks on a pooled connection, as Spring MVC blocks in JDBC.
+            c.cycle.respond(context_.database->run(plan));
+            break;
         }
         return std::nullopt;
     }

@@ -34,6 +34,11 @@ endpoints::server_info info_of(const options& opts, unsigned offload_threads)
     info.address = opts.host;
     info.movies_db = opts.movies_db;
     info.movies_read_only = opts.movies_read_only;
+    info.movies_cache = opts.movies_cache;
+    if (models::is_database_url(opts.movies_db)) {
+        info.db_pool = opts.db_pool;
+        info.db_timeout_ms = opts.db_timeout.count();
+    }
     info.header_timeout_ms = opts.timeouts.header.count();
     info.idle_timeout_ms = opts.timeouts.idle.count();
     info.write_timeout_ms = opts.timeouts.write.count();
@@ -56,14 +61,28 @@ sigset_t block_stop_signals()
     return set;
 }
 
+std::unique_ptr<models::movie_database> open_database(const options& opts)
+{
+    if (!models::is_database_url(opts.movies_db))
+        return nullptr;
+    if (opts.movies_read_only)
+        throw std::invalid_argument("--movies-read-only: only with the SQLite store, not with " + opts.movies_db);
+    return std::make_unique<models::movie_database>(
+        models::database_options{opts.movies_db, opts.db_pool, opts.db_timeout, opts.movies_cache});
+}
+
 }  // namespace
 
 instance::instance(const options& opts)
-    : movies_({opts.movies_db, opts.movies_read_only}),
+    : database_(open_database(opts)),
+      movies_(database_ ? nullptr
+                        : std::make_unique<endpoints::movie_store>(endpoints::movie_store_options{
+                              opts.movies_db, opts.movies_read_only, opts.movies_cache})),
       offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
-      app_(info_of(opts, offload_.threads()), movies_, counters_),
+      app_(database_ ? endpoints::app(info_of(opts, offload_.threads()), counters_)
+                     : endpoints::app(info_of(opts, offload_.threads()), *movies_, counters_)),
       context_{app_,      offload_,  {},          opts.host, opts.port, app_.info().threads,
-               opts.queue, opts.fiber_stack_kb, opts.timeouts}
+               opts.queue, opts.fiber_stack_kb, opts.timeouts, database_.get()}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {
@@ -130,7 +149,10 @@ int run(const options& opts)
 
     std::cout << "bench-server model=" << models::to_string(opts.model) << " threads=" << server.threads()
               << " cpu_threads=" << server.cpu_threads() << " address=" << opts.host << " port=" << server.port()
-              << " downstream=" << server.downstream() << " pid=" << ::getpid() << std::endl;
+              << " downstream=" << server.downstream() << " pid=" << ::getpid();
+    if (models::is_database_url(opts.movies_db))
+        std::cout << " movies_db=" << opts.movies_db << " db_pool=" << opts.db_pool;
+    std::cout << std::endl;
 
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);

@@ -44,7 +44,8 @@ TEST_CASE("a complete scenario parses into its fields", "[load]")
       ],
       "load": {"shape": "open", "rate": 1500.5, "connections": 300, "duration": "2m"},
       "warmup": 10, "trials": 3, "pause": "500ms", "timeout": "30s", "connect_timeout": "2s",
-      "server": {"downstream": "separate", "downstream_model": "loop", "options": {"threads": 4, "queue": "100"}}
+      "server": {"downstream": "separate", "downstream_model": "loop", "database": "postgresql",
+                 "options": {"threads": 4, "queue": "100"}}
     })");
     REQUIRE(s.ok());
     CHECK(s->name == "test");
@@ -65,6 +66,7 @@ TEST_CASE("a complete scenario parses into its fields", "[load]")
     CHECK(s->timeout == 30s);
     CHECK(s->connect_timeout == 2s);
     CHECK(s->server.downstream == "separate");
+    CHECK(s->server.database == "postgresql");
     CHECK(s->server.options.at("threads") == "4");
     CHECK(s->server.options.at("queue") == "100");
 }
@@ -147,6 +149,8 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
          "server.downstream", "\"self\" or \"separate\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream_model": "actor"}})",
          "server.downstream_model", "one of pool, fiber, loop"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"database": "mysql"}})",
+         "server.database", "\"sqlite\" or \"postgresql\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"options": {"x": [1]}}})",
          "server.options.x", "string, number or boolean"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "background": {"load": {"shape": "burst", "requests": 1}}})",

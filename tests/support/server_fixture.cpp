@@ -28,6 +28,9 @@ server::options test_server::options_for(models::model model, const server_setti
     opts.queue = settings.queue;
     opts.movies_db = settings.movies_db;
     opts.movies_read_only = settings.movies_read_only;
+    opts.movies_cache = settings.movies_cache;
+    opts.db_pool = settings.db_pool;
+    opts.db_timeout = settings.db_timeout;
     return opts;
 }
 

@@ -17,8 +17,11 @@ struct server_settings {
     unsigned threads = 0;          ///< 0: 8 for pool (downstream calls hold workers), 2 otherwise
     unsigned cpu_threads = 2;
     std::size_t queue = 10000;
-    std::string movies_db;         ///< empty: in memory
+    std::string movies_db;         ///< empty: in memory; postgresql://... for a database server
     bool movies_read_only = false;
+    std::size_t movies_cache = endpoints::default_movies_cache;
+    unsigned db_pool = 10;
+    std::chrono::milliseconds db_timeout{5'000};
 };
 
 /// An in-process server of one model on 127.0.0.1, port 0, whose downstream is itself.

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,14 @@ enum class work : std::uint8_t {
     compute,           ///< run the SHA-256 chain on the thread that handles the request
     compute_offloaded, ///< run the SHA-256 chain on the compute pool and wait for it
     stream,            ///< send `plan::stream.count` Server-Sent Events, demand-driven
+    database,          ///< read or write movies in the database server, waiting for it in the model's way
+};
+
+/// How a `work::database` stage ended: the JSON answer, or the failure and a detail for the error body.
+struct database_answer {
+    std::optional<http::failure> failed;       ///< database_unavailable (503), database_timeout (504), internal
+    std::string detail;
+    std::shared_ptr<const std::string> body;   ///< the JSON array, when not failed
 };
 
 /// A request turned into the three stages every endpoint runs: downstream call or delay, then the work.
@@ -54,6 +64,9 @@ struct server_info {
     std::string address;
     std::string movies_db;
     bool movies_read_only = false;
+    std::size_t movies_cache = 0;       ///< directors cached; 0: every GET reaches the store
+    unsigned db_pool = 0;               ///< PostgreSQL connections; 0 with SQLite
+    std::int64_t db_timeout_ms = 0;     ///< PostgreSQL per-request deadline; 0 with SQLite
     // The effective settings a parity audit compares between arms.
     std::int64_t header_timeout_ms = 0;
     std::int64_t idle_timeout_ms = 0;
@@ -71,6 +84,8 @@ struct server_info {
 class app {
 public:
     app(server_info info, movie_store& movies, metrics& counters);
+    /// An app whose movies live in a database server: their plans carry `work::database`, which the model performs.
+    app(server_info info, metrics& counters);
 
     /// Routes and validates `req`. Returns false with `out` holding the error response (400/404/405/415).
     bool plan(const http::request& req, struct plan& p, http::response& out);
@@ -84,6 +99,8 @@ public:
     [[nodiscard]] digest compute(const struct plan& p) const;
     /// Builds the response for a completed compute plan from its digest.
     void respond(const struct plan& p, const digest& d, http::response& out) const;
+    /// Builds the response for a completed `work::database` plan (201 for a POST).
+    void respond(const struct plan& p, const database_answer& answer, http::response& out) const;
     /// Builds the error response for a failed downstream call.
     void respond_downstream_failure(http::failure f, std::string_view detail, http::response& out) const;
 
@@ -100,7 +117,7 @@ public:
 
 private:
     server_info info_;
-    movie_store& movies_;
+    movie_store* movies_;  // null: movies are a `work::database` stage
     metrics& metrics_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/endpoints/movie_cache.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@ namespace execbench::endpoints {
 struct movie_store_options {
     std::string path;        ///< SQLite file (WAL); empty keeps the database in memory
     bool read_only = false;  ///< validate and echo POSTs without storing them
+    std::size_t cache = default_movies_cache;  ///< directors whose answers are cached; 0 turns the cache off
 };
 
 /// Movies in SQLite behind an in-process cache of per-director answers that writes invalidate.
@@ -29,7 +31,7 @@ public:
     movie_store& operator=(const movie_store&) = delete;
 
     /// The JSON array (text) of the movies with a director of that last name (case-insensitive for ASCII
-    /// letters); "[]" if none. Answers are cached, at most 10,000 names.
+    /// letters); "[]" if none. Answers are cached (`movie_store_options::cache` names at most).
     result<std::shared_ptr<const std::string>> by_director(std::string_view last_name);
 
     /// Stores a batch from `parse_movies` atomically and returns it as JSON text with the assigned ids.

@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace execbench::endpoints {
 
@@ -44,6 +46,16 @@ result<nlohmann::json> parse_movies(std::string_view body);
 /// Appends a normalised movie (an element of `parse_movies`' result) as compact JSON in the Java study's field
 /// order, without an id: `{"title":...,"releaseYear":...,...}`.
 void append_movie_json(const nlohmann::json& movie, std::string& out);
+
+/// `text` with ASCII letters lower-cased: the key directors are stored and looked up by.
+std::string ascii_lower(std::string_view text);
+
+/// The distinct lower-cased last names of a normalised movie's directors, in order.
+std::vector<std::string> director_keys(const nlohmann::json& movie);
+
+/// Appends a stored movie as the API returns it: `{"id":N,` followed by `doc` (from `append_movie_json`) minus its
+/// opening brace.
+void append_with_id(std::int64_t id, std::string_view doc, std::string& out);
 
 /// The movies data set shipped with execbench (scenarios/data/movies.json), embedded at build time.
 std::string_view movies_seed_json() noexcept;

@@ -46,6 +46,8 @@ public:
     void respond() { app_.respond(plan, response); }
     /// Builds the answer of a compute plan from its digest.
     void respond(const digest& d) { app_.respond(plan, d, response); }
+    /// Builds the answer of a `work::database` plan from what the database answered.
+    void respond(const database_answer& a) { app_.respond(plan, a, response); }
     /// Appends stream event `index`, framed (the head before the first, the last chunk after the final one).
     void append_event(std::uint32_t index, std::string& out) { app_.stream_event(plan, index, keep_alive_, out); }
     /// Appends the head of `response` to `out`; its body is written beside it from `response.body`.

@@ -23,6 +23,8 @@ enum class failure : std::uint8_t {
     downstream_bad_answer,  ///< the downstream server answered something unusable
     downstream_timeout,     ///< the downstream call exceeded its deadline
     overloaded,             ///< the server's queue is full
+    database_unavailable,   ///< the movies database server refused, dropped or is restarting
+    database_timeout,       ///< the movies database did not answer within --db-timeout
     internal,               ///< a bug or a failing dependency (e.g. the database)
 };
 

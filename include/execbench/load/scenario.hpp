@@ -60,6 +60,7 @@ struct background_spec {
 struct server_spec {
     std::string downstream = "self";   ///< "self" or "separate" (a second server started by the runner)
     std::string downstream_model = "loop";
+    std::string database = "sqlite";   ///< "sqlite" (in the server) or "postgresql" (a throwaway cluster per run)
     std::map<std::string, std::string> options;  ///< extra bench-server options, e.g. {"threads": "4"}
 };
 

@@ -17,6 +17,7 @@
 namespace execbench::models {
 
 class offload_pool;
+class movie_database;
 
 /// The execution models a server can run under.
 enum class model { pool, fiber, loop };
@@ -45,6 +46,7 @@ struct server_context {
     std::size_t queue = 10000;        ///< pool: requests waiting for a worker before 503
     unsigned fiber_stack_kb = 128;    ///< fiber: stack size per fiber
     http::timeouts timeouts;          ///< header, idle, write and downstream deadlines
+    movie_database* database = nullptr;  ///< where `work::database` stages go (null: movies are in SQLite)
 };
 
 /// A running server under one model.

@@ -5,6 +5,7 @@
 #include "execbench/endpoints/metrics.hpp"
 #include "execbench/endpoints/movie_store.hpp"
 #include "execbench/http/limits.hpp"
+#include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server.hpp"
 
@@ -27,8 +28,11 @@ struct options {
     std::size_t queue = 10000;
     unsigned fiber_stack_kb = 128;
     std::string downstream;        ///< empty: the server itself
-    std::string movies_db;         ///< empty: in memory
+    std::string movies_db;         ///< a SQLite file, or postgresql://USER@HOST:PORT/DB; empty: SQLite in memory
     bool movies_read_only = false;
+    std::size_t movies_cache = endpoints::default_movies_cache;  ///< directors cached; 0: off
+    unsigned db_pool = 10;                          ///< PostgreSQL connections
+    std::chrono::milliseconds db_timeout{5'000};    ///< PostgreSQL: per request (a connection and the answer)
     std::chrono::milliseconds shutdown_timeout{10'000};
     std::string cpus;              ///< --cpus: run on these CPUs only (a list as taskset takes); empty: as started
     http::timeouts timeouts;       ///< --header-timeout, --idle-timeout, --downstream-timeout
@@ -65,7 +69,8 @@ public:
     [[nodiscard]] endpoints::app& app() noexcept { return app_; }
 
 private:
-    endpoints::movie_store movies_;
+    std::unique_ptr<models::movie_database> database_;  // with --movies-db postgresql://...
+    std::unique_ptr<endpoints::movie_store> movies_;    // otherwise
     endpoints::metrics counters_;
     models::offload_pool offload_;
     endpoints::app app_;
