@@ -41,7 +41,8 @@ result<layout> make_layout(std::int64_t lowest, std::int64_t highest, int digits
     if (highest > highest_limit)
         return fail("histogram highest value must be <= " + std::to_string(highest_limit) + ", got " +
                     std::to_string(highest));
-    if (highest < 2 * lowest)
+    // Written as a division: 2 * lowest overflows for a lowest read from a hostile encoding.
+    if (lowest > highest / 2)
         return fail("histogram highest value must be >= 2 * lowest, got lowest " + std::to_string(lowest) +
                     " and highest " + std::to_string(highest));
 

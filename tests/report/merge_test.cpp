@@ -95,7 +95,8 @@ TEST_CASE("merging N generators' logs gives the histogram of all their requests,
     SECTION("a bad log names its file and line")
     {
         auto bad = dir.path / "bad.hlog";
-        write(bad, "#[StartTime: 1700000000.000 (seconds since epoch)]\n0.000,1.000,0.1,HISTFAAAAA==\n");
+        write(bad, "#[StartTime: 1700000000.000 (seconds since epoch)]\n"
+                   "Tag=arm/latency,0.000,1.000,0.1,HISTFAAAAA==\n");
         options.logs.push_back(bad);
         auto r = report::merge_logs(options);
         REQUIRE_FALSE(r);
