@@ -3,6 +3,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/load/hlog.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/preflight.hpp"
 #include "execbench/load/progress.hpp"
@@ -46,6 +47,7 @@ int main(int argc, char** argv)
     load::run_options options;
     load::overrides o;
     std::optional<std::string> out;
+    std::optional<std::string> hlog;
     bool quiet = false;
     bool allow_errors = false;
     std::string format = "text";
@@ -89,6 +91,8 @@ int main(int argc, char** argv)
                    "Multiply every user, connection and rate figure by F (0 < F <= 1), after the other options; "
                    "recorded and labelled in the results");
     app.add_option("--out", out, "Summary CSV to append to (trials, histograms, timeline, context beside it)");
+    app.add_option("--hlog", hlog, "Also write the trials as an HdrHistogram interval log: one histogram per second "
+                                   "and series, tagged <arm>/<series> (bench-report merge reads it)");
     app.add_option("--format", format, "Standard output: text (one line per trial and a summary) or json (one "
                                        "object per trial and one for the summary)")
         ->check(CLI::IsMember({"text", "json"}))
@@ -215,6 +219,12 @@ int main(int argc, char** argv)
     if (out) {
         auto paths = load::output_paths_for(*out);
         if (auto written = load::write_results(r, paths); !written) {
+            std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
+            return apps::exit_run_errors;
+        }
+    }
+    if (hlog) {
+        if (auto written = load::write_hlog(r, *hlog); !written) {
             std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
             return apps::exit_run_errors;
         }

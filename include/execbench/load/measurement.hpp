@@ -2,8 +2,10 @@
 
 #include "execbench/load/scenario.hpp"
 #include "execbench/stats/histogram.hpp"
+#include "execbench/stats/interval_series.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -69,6 +71,11 @@ struct group_measurement {
     /// generator makes this late (a busy or starved event loop), never the server, so it tells a generator-bound
     /// trial apart.
     stats::histogram schedule_lag{1, 3'600'000'000, 2};
+    /// `latency` and `service` second by second at their full precision (3 digits), for interval logs (load/hlog).
+    stats::interval_series latency_seconds{};
+    stats::interval_series service_seconds{};
+    /// The group's start on the wall clock: where its seconds sit in an interval log. Zero when it never started.
+    std::chrono::system_clock::time_point started_wall{};
 };
 
 /// Adds one thread's measurement of a group to `into`, after the trial: counts and histograms add up, second by
