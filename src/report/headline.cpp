@@ -129,11 +129,12 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
               "([scaled runs](docs/methodology.md#scaled-runs)).\n";
 
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
-          "of the ratio of medians excludes 1 (ties and cells without a verdict are counted apart; the pages say "
-          "which):\n\n";
+          "of the ratio of medians excludes 1. Shared leads (two arms tied with each other, both ahead of the rest), "
+          "ties and cells without a verdict are counted apart; the pages say which:\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());
     wheader.push_back("decided");
+    wheader.push_back("shared leads");
     wheader.push_back("ties");
     std::vector<std::vector<std::string>> wrows;
     for (const auto* s : shown) {
@@ -145,6 +146,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             r.push_back(none || !in ? "n/a" : num(100.0 * w.share(m), 0) + " %");
         }
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided));
+        r.push_back(w.single_arm ? "n/a" : std::to_string(w.shared));
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.ties));
         wrows.push_back(std::move(r));
     }

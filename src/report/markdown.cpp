@@ -99,6 +99,7 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 context_summary summarize_contexts(const std::vector<std::string>& contexts)
 {
     std::set<std::string> machines, kernels, builds, revisions, generators, sharing, pinning;
+    std::vector<double> loadavg, steal;
     context_summary c;
     for (const auto& line : contexts) {
         auto j = nlohmann::json::parse(line, nullptr, false);
@@ -139,14 +140,12 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
         std::string shared = local ? "server and load generator on one machine" : "server alone (generator remote)";
         if (srv.is_object() && srv.value("downstream", std::string{"self"}) == "separate")
             c.separate_downstream = true;
-        if (m.contains("loadavg_before") || m.contains("loadavg_after")) {
-            auto la = [&](const char* k) {
-                return m.contains(k) && m[k].is_number() ? num(m[k].get<double>(), 1) : std::string{"?"};
-            };
-            shared += "; load average " + la("loadavg_before") + " before, " + la("loadavg_after") + " after";
-        }
+        // Per-run figures are gathered into ranges below: one clause per run would bury the sentence.
+        for (const char* k : {"loadavg_before", "loadavg_after"})
+            if (m.contains(k) && m[k].is_number())
+                loadavg.push_back(m[k].get<double>());
         if (m.contains("steal_percent") && m["steal_percent"].is_number())
-            shared += "; steal " + num(m["steal_percent"].get<double>(), 1) + " %";
+            steal.push_back(m["steal_percent"].get<double>());
         if (!url.empty())
             sharing.insert(shared);
         if (j.contains("affinity") && j["affinity"].is_object()) {
@@ -171,6 +170,14 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
     c.revision = joined(revisions);
     c.generator = joined(generators);
     c.sharing = joined(sharing);
+    auto range = [](const std::vector<double>& v) {
+        auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return *lo == *hi ? num(*lo, 1) : num(*lo, 1) + "–" + num(*hi, 1);
+    };
+    if (!loadavg.empty())
+        c.sharing += "; 1-minute load average " + range(loadavg) + " around the runs";
+    if (!steal.empty())
+        c.sharing += ", steal " + range(steal) + " %";
     if (c.separate_downstream)
         c.sharing += "; scenarios with a separate downstream run it on the same machine too";
     c.pinning = joined(pinning);

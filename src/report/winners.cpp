@@ -323,9 +323,13 @@ const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule
 {
     const pair_verdict* best = nullptr;
     auto closer = [&](const pair_verdict& p) { return !best || distance(p) < distance(*best); };
-    if (c.kind == verdict::winner) {
+    if (c.kind == verdict::winner || c.kind == verdict::shared) {
+        // The lead over the nearest arm behind: a leader's decided pair with an arm that is not a leader.
+        auto leads = [&](const std::string& a) {
+            return std::find(c.leaders.begin(), c.leaders.end(), a) != c.leaders.end();
+        };
         for (const auto& p : c.pairs)
-            if ((p.first == c.winner || p.second == c.winner) && closer(p))
+            if (!p.better.empty() && leads(p.better) && !leads(worse_of(p)) && closer(p))
                 best = &p;
         return best;
     }
@@ -363,9 +367,10 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
         return std::string(to_string(c.kind));
     if (c.kind == verdict::tie)
         return tie_text(*p);
+    auto lead = cell_text(c);
     if (p->by_failures)
-        return c.winner + ": " + worse_of(*p) + " had failed or unsent requests";
-    return c.winner + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") +
+        return lead + ": " + worse_of(*p) + " had failed or unsent requests";
+    return lead + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") +
            " than " + worse_of(*p);
 }
 

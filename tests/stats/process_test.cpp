@@ -50,6 +50,8 @@ std::uint16_t bind_loopback(const socket_fd& s)
 
 TEST_CASE("sample_process reads this process", "[stats]")
 {
+    // A fresh test process may not have been switched out yet; a short sleep is one voluntary switch for certain.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
     auto s = sample_process();
     REQUIRE(s.ok());
     CHECK(s->resident_bytes > 1024 * 1024);
