@@ -75,6 +75,8 @@ private:
     // The open shape (open_loop.cpp).
     void init_open(std::uint64_t mine, std::uint64_t total);
     [[nodiscard]] time_point intended(std::uint64_t index) const noexcept;
+    /// Issues every request due by `now` on the free connections; returns how many are due.
+    std::uint64_t send_due(time_point now);
     void dispatch(time_point now);
     void arm(time_point when);
     void count_unsent();

@@ -207,17 +207,14 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
             case verdict::winner:
                 ++t.decided;
                 ++t.wins[c.winner];
-                t.winner[sc.scenario][rule.column] = c.winner;
                 break;
             case verdict::shared:
                 ++t.shared;
                 for (const auto& a : c.leaders)
                     ++t.shared_leads[a];
-                t.winner[sc.scenario][rule.column] = "";
                 break;
             case verdict::tie:
                 ++t.ties;
-                t.winner[sc.scenario][rule.column] = "";
                 break;
             case verdict::too_few_trials: ++t.too_few_trials; break;
             case verdict::not_sampled: ++t.not_sampled; break;

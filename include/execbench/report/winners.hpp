@@ -87,7 +87,6 @@ struct winners_table {
     std::vector<std::string> models;     ///< the arms, in display order
     std::vector<std::string> scenarios;  ///< scenarios where at least two arms ran, in display order
     std::map<std::string, std::map<std::string, cell_verdict>> cells;  ///< scenario → metric column → verdict
-    std::map<std::string, std::map<std::string, std::string>> winner;  ///< decided and tied cells: arm or "" (tie)
     std::map<std::string, unsigned> wins;                              ///< arm → cells won over all scenarios
     std::map<std::string, unsigned> shared_leads;                      ///< arm → cells whose lead it shared
     unsigned decided = 0;
