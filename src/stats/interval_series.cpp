@@ -50,18 +50,25 @@ result<void> interval_series::merge(const interval_series& other)
     if (live_.lowest() != other.live_.lowest() || live_.highest() != other.live_.highest() ||
         live_.significant_digits() != other.live_.significant_digits())
         return fail("cannot merge interval series with different histogram configurations");
+    for (std::size_t i = 0; i < other.size(); ++i)
+        (void)add(i, other.at(i));  // same configuration: cannot fail
+    return {};
+}
+
+result<void> interval_series::add(std::size_t index, const histogram& h)
+{
+    if (live_.lowest() != h.lowest() || live_.highest() != h.highest() ||
+        live_.significant_digits() != h.significant_digits())
+        return fail("an interval histogram's configuration differs from the series'");
+    if (h.count() == 0)
+        return {};
     seal();
-    auto n = std::max(size(), other.size());
-    if (sealed_.size() < n)
-        sealed_.resize(n);
-    for (std::size_t i = 0; i < other.size(); ++i) {
-        auto theirs = other.at(i);
-        if (theirs.count() == 0)
-            continue;
-        if (!sealed_[i].empty())
-            (void)theirs.merge(decode_own(sealed_[i]));
-        sealed_[i] = encode_v2(theirs);
-    }
+    if (sealed_.size() <= index)
+        sealed_.resize(index + 1);
+    auto sum = h;
+    if (!sealed_[index].empty())
+        (void)sum.merge(decode_own(sealed_[index]));
+    sealed_[index] = encode_v2(sum);
     return {};
 }
 

@@ -7,10 +7,12 @@
 
 #include "execbench/core/file.hpp"
 #include "support/child_process.hpp"
+#include "support/raw_client.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -73,6 +75,18 @@ std::string latency_tag(const std::filesystem::path& hlog)
     REQUIRE(log);
     REQUIRE_FALSE(log->intervals.empty());
     return log->intervals.front().tag;
+}
+
+/// The /io requests the server on `port` answered with 200, from its /metrics.
+std::uint64_t io_answered(std::uint16_t port)
+{
+    raw_client client(port);
+    auto body = client.get("/metrics").body;
+    const std::string sample = "execbench_requests_total{endpoint=\"io\",status=\"200\"} ";
+    auto at = body.find(sample);
+    if (at == std::string::npos)
+        return 0;
+    return std::stoull(body.substr(at + sample.size()));
 }
 
 }  // namespace
@@ -171,4 +185,65 @@ TEST_CASE("merging two generators' interval logs gives the histogram of all thei
     }
     require_success(cli, "bench-report merge");
     CHECK_THAT(table, Catch::Contains("| " + *options.tag + " | " + std::to_string(all.count()) + " |"));
+}
+
+TEST_CASE("bench-load --processes 2 is one run: the server answered what the merged results count",
+          "[hlog][processes][load][integration]")
+{
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    temp_dir dir;
+    server_process server({"--model=loop", "--threads", "1"});
+    auto before = io_answered(server.port());
+    auto argv = load_argv(server.port(), dir.path / "multi.csv", dir.path / "multi.hlog");
+    *(std::find(argv.begin(), argv.end(), "--trials") + 1) = "2";
+    argv.insert(argv.end(), {"--processes", "2", "--pause", "0s"});
+    child_process multi(argv);
+    require_success(multi, "bench-load --processes 2");
+    auto answered = io_answered(server.port()) - before;
+
+    auto paths = load::output_paths_for(dir.path / "multi.csv");
+    auto trials = load::read_csv(paths.trials);
+    REQUIRE(trials);
+    REQUIRE(trials->rows.size() == 2);
+    auto ok_at = trials->column("requests_ok");
+    auto errors_at = trials->column("requests_error");
+    REQUIRE(ok_at >= 0);
+    std::uint64_t ok = 0;
+    for (const auto& row : trials->rows) {
+        ok += std::stoull(row[static_cast<std::size_t>(ok_at)]);
+        CHECK(row[static_cast<std::size_t>(errors_at)] == "0");
+    }
+    // Both trials at 300 req/s for 2 s: the shards together sent the whole load, not one share of it.
+    CHECK(ok == 1200);
+    // Three processes each sent one pre-flight request: the parent and its two shards.
+    CHECK(answered == ok + 3);
+
+    // The merged interval log and the merged full-precision histograms hold the same requests, bucket for bucket.
+    stats::histogram all;
+    auto records = load::read_histograms(paths.histograms);
+    REQUIRE(records);
+    for (const auto& rec : *records)
+        if (rec.series == "latency")
+            REQUIRE(all.merge(rec.histogram));
+    report::merge_options options;
+    options.logs = {dir.path / "multi.hlog"};
+    options.tag = "loop/latency";
+    auto merged = report::merge_logs(options);
+    REQUIRE(merged);
+    REQUIRE(merged->series.size() == 1);
+    CHECK(merged->series.front().values.count() == ok);
+    CHECK(merged->series.front().values.counts() == all.counts());
+
+    // The CSV row has the shape of a single-process run's.
+    child_process single(load_argv(server.port(), dir.path / "single.csv", dir.path / "single.hlog"));
+    require_success(single, "bench-load");
+    auto single_trials = load::read_csv(load::output_paths_for(dir.path / "single.csv").trials);
+    REQUIRE(single_trials);
+    CHECK(single_trials->header == trials->header);
+    auto summary = load::read_csv(dir.path / "multi.csv");
+    auto single_summary = load::read_csv(dir.path / "single.csv");
+    REQUIRE(summary);
+    REQUIRE(single_summary);
+    CHECK(summary->header == single_summary->header);
 }

@@ -23,6 +23,8 @@ public:
     void record(std::size_t index, std::int64_t value);
     /// Adds another series' intervals to these, interval by interval; fails when the configurations differ.
     result<void> merge(const interval_series& other);
+    /// Adds a whole histogram to interval `index`; fails when its configuration differs from the series'.
+    result<void> add(std::size_t index, const histogram& h);
 
     /// One more than the last interval that holds a value (intervals before it may be empty); 0 when empty.
     [[nodiscard]] std::size_t size() const noexcept;
