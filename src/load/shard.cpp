@@ -20,8 +20,9 @@ result<void> share_load(load_spec& l, shard_spec s, std::string_view what)
     auto share = [&](auto& field, std::string_view name) -> result<void> {
         if (field == 0)
             return {};
+        // Every shard needs at least one, so that any shard alone can tell the split does not work.
         auto part = shard_share(field, s);
-        if (part == 0)
+        if (field < s.count)
             return fail("--shard " + format_shard(s) + ": " + std::string(what) + " has " + std::to_string(field) +
                         " " + std::string(name) + ", fewer than the " + std::to_string(s.count) +
                         " shards (each needs at least one)");

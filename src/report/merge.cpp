@@ -57,9 +57,12 @@ result<merge_result> merge_logs(const merge_options& options)
                 return {};
             double start = times.base_time_seconds + line.start_seconds - out.origin_epoch_seconds;
             double end = start + line.length_seconds;
-            if (options.from_seconds && start < *options.from_seconds - time_slack)
+            // An interval belongs to the window that holds its middle: generators whose clocks or starts differ
+            // by less than half an interval (half a second) put their same seconds in the same windows.
+            double middle = start + line.length_seconds / 2;
+            if (options.from_seconds && middle < *options.from_seconds - time_slack)
                 return {};
-            if (options.to_seconds && end > *options.to_seconds + time_slack)
+            if (options.to_seconds && middle >= *options.to_seconds - time_slack)
                 return {};
             auto values = stats::decode_log_payload(line.payload);
             if (!values)

@@ -35,7 +35,7 @@ struct merge_result {
     std::vector<merged_series> series; ///< by tag, in the order the tags first appear
 };
 
-/// Adds up the intervals that lie wholly inside the window (start >= from, end <= to), across every log, tag by tag,
+/// Adds up the intervals whose middle lies inside the window (from <= middle < to), across every log, tag by tag,
 /// aligned on the logs' absolute times. The counts are exact: the sum of the intervals' counts, bucket by bucket, so
 /// merging the logs of N generators gives the histogram of all their requests. Fails naming the file and line of a
 /// bad log, a requested tag no log has, or a window no interval lies in.
