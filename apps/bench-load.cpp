@@ -258,6 +258,8 @@ int main(int argc, char** argv)
         load::process_run_options p;
         p.processes = processes;
         p.args = load::shard_arguments(std::vector<std::string>(argv + 1, argv + argc));
+        if (cpus)  // parsed above
+            p.shard_cpus = load::split_cpus(*execbench::parse_cpu_list(*cpus), processes);
         if (!quiet)
             std::fprintf(stderr, "bench-load: %u generator processes, each with 1/%u of the load\n", processes,
                          processes);

@@ -22,7 +22,7 @@ namespace {
 
 /// Options the parent of `--processes` answers itself; each takes a value.
 constexpr std::string_view parent_valued[] = {"--processes", "--out", "--hlog", "--format",
-                                              "--slo",       "--shard", "--start-at", "--shard-trials"};
+                                              "--slo",       "--shard", "--start-at", "--shard-trials", "--cpus"};
 /// Flags the parent answers itself.
 constexpr std::string_view parent_flags[] = {"--quiet"};
 
@@ -126,6 +126,21 @@ std::vector<std::string> shard_arguments(const std::vector<std::string>& args)
     return out;
 }
 
+std::vector<std::string> split_cpus(const cpu_list& cpus, unsigned shards)
+{
+    if (cpus.size() < shards)
+        return std::vector<std::string>(shards, format_cpu_list(cpus));
+    std::vector<std::string> out;
+    std::size_t next = 0;
+    for (unsigned i = 0; i < shards; ++i) {
+        auto n = static_cast<std::size_t>(shard_share(cpus.size(), {i, shards}));
+        out.push_back(format_cpu_list(cpu_list(cpus.begin() + static_cast<std::ptrdiff_t>(next),
+                                               cpus.begin() + static_cast<std::ptrdiff_t>(next + n))));
+        next += n;
+    }
+    return out;
+}
+
 result<run_result> run_in_processes(const scenario& s, const run_options& options, const process_run_options& p)
 {
     // Every shard must get a share: the last shard's is the smallest.
@@ -150,6 +165,8 @@ result<run_result> run_in_processes(const scenario& s, const run_options& option
         for (std::string extra : {std::string("--shard"), format_shard({i, p.processes}), std::string("--start-at"),
                                   std::to_string(start_at), std::string("--shard-trials"), files.back().string()})
             args.push_back(std::move(extra));
+        if (!p.shard_cpus.empty())
+            args.insert(args.end(), {"--cpus", p.shard_cpus[i]});
         auto pid = spawn_shard(p.program, args);
         if (!pid) {
             for (auto started : pids)

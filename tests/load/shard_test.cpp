@@ -110,7 +110,13 @@ TEST_CASE("a shard's trials read back exactly and merge by adding up", "[shard]"
 TEST_CASE("the shards of --processes get the user's options less the ones the parent keeps", "[shard]")
 {
     std::vector<std::string> args{"--url", "http://127.0.0.1:1/io", "--processes", "3", "--out=r.csv",
-                                  "--hlog", "r.hlog", "--rate", "100", "--quiet", "--format", "json"};
+                                  "--hlog", "r.hlog", "--rate", "100", "--quiet", "--format", "json", "--cpus", "0-3"};
     CHECK(shard_arguments(args) ==
           std::vector<std::string>{"--url", "http://127.0.0.1:1/io", "--rate", "100", "--quiet"});
+}
+
+TEST_CASE("the shards of --processes get CPUs of their own when there are enough", "[shard]")
+{
+    CHECK(split_cpus({0, 1, 2, 3, 4}, 2) == std::vector<std::string>{"0-2", "3-4"});
+    CHECK(split_cpus({0, 1}, 3) == std::vector<std::string>{"0-1", "0-1", "0-1"});
 }

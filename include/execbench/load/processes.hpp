@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/core/cpus.hpp"
 #include "execbench/core/result.hpp"
 #include "execbench/load/runner.hpp"
 #include "execbench/load/scenario.hpp"
@@ -18,10 +19,16 @@ struct process_run_options {
     unsigned processes = 2;
     /// From now to the shards' common --start-at: time for each to start, read its scenario and send its pre-flight.
     std::chrono::milliseconds start_delay{1500};
+    /// Each shard's --cpus (see split_cpus); empty: the shards are not pinned.
+    std::vector<std::string> shard_cpus;
 };
 
+/// The --cpus of each of `shards` shards: consecutive slices of `cpus` as even as shard_share makes them, so shards do
+/// not share a CPU; every shard gets all of `cpus` when there are fewer CPUs than shards.
+std::vector<std::string> split_cpus(const cpu_list& cpus, unsigned shards);
+
 /// The command line the shards of `--processes` get: `args` (without the program name) less the options the parent
-/// keeps for itself (--processes, --out, --hlog, --format, --slo, --quiet and the shard options), plus --quiet.
+/// keeps for itself (--processes, --out, --hlog, --format, --slo, --quiet, --cpus and the shard options), plus --quiet.
 std::vector<std::string> shard_arguments(const std::vector<std::string>& args);
 
 /// Runs `s` as `p.processes` bench-load shards (`--shard i/N`, a common `--start-at`), each with its own process,
