@@ -43,7 +43,6 @@ public:
         m_.service_seconds.record(second_index(now), service);
         auto& sec = second(now);
         ++sec.ok;
-        sec.latency.record(lat);
         last_completion_ = now;
     }
 

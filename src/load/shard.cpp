@@ -69,7 +69,7 @@ void write_group(std::string& out, std::string_view name, const group_measuremen
         const auto& t = g.timeline[i];
         out += "timeline " + std::to_string(i) + " " + std::to_string(t.ok) + " " + std::to_string(t.errors) + " " +
                std::to_string(t.unsent) + " " + std::to_string(t.users) + " " + std::to_string(t.connections) + " " +
-               (t.sampled ? "1 " : "0 ") + t.latency.serialize() + "\n";
+               (t.sampled ? "1" : "0") + "\n";
     }
 }
 
@@ -166,10 +166,6 @@ public:
                 int sampled = 0;
                 f >> index >> t.ok >> t.errors >> t.unsent >> t.users >> t.connections >> sampled;
                 t.sampled = sampled != 0;
-                auto h = rest_histogram(f);
-                if (!h)
-                    return h.err();
-                t.latency = std::move(*h);
                 if (index > 1'000'000)
                     return bad("a timeline second past the end");
                 if (group->timeline.size() <= index)

@@ -70,7 +70,6 @@ TEST_CASE("a shard's trials read back exactly and merge by adding up", "[shard]"
     }
     fg.timeline.resize(2);
     fg.timeline[1].ok = 3;
-    fg.timeline[1].latency.record(950);
     fg.started_wall = std::chrono::system_clock::time_point{std::chrono::seconds{1'800'000'000}};
     t.measured.loadgen_cpu_seconds = 0.25;
     t.measured.loadgen_cpu_percent = {12.5, 3};
