@@ -298,7 +298,7 @@ int main(int argc, char** argv)
             return apps::exit_run_errors;
         }
     }
-    if (r.partial)
+    if (r.partial && !shard_trials)  // a shard of --processes leaves this to its parent
         std::fprintf(stderr, "bench-load: stopped early; results written so far are marked partial\n");
     for (const auto& v : verdicts)
         if (!v.passed)
