@@ -3,20 +3,24 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/load/hlog.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/preflight.hpp"
+#include "execbench/load/processes.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/run_output.hpp"
 #include "execbench/load/runner.hpp"
 #include "execbench/load/scenario.hpp"
 #include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/shard.hpp"
 #include "execbench/load/slo.hpp"
 #include "execbench/load/target.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 namespace {
@@ -46,6 +50,7 @@ int main(int argc, char** argv)
     load::run_options options;
     load::overrides o;
     std::optional<std::string> out;
+    std::optional<std::string> hlog;
     bool quiet = false;
     bool allow_errors = false;
     std::string format = "text";
@@ -53,6 +58,10 @@ int main(int argc, char** argv)
     std::optional<int> server_pid;
     std::optional<unsigned> threads;
     std::optional<std::string> cpus;
+    unsigned processes = 1;
+    std::optional<std::string> shard_text;
+    std::optional<std::int64_t> start_at;
+    std::optional<std::string> shard_trials;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
@@ -80,6 +89,17 @@ int main(int argc, char** argv)
     app.add_option("--threads", threads, "Load-generator threads (default 1)")
         ->check(apps::integer_in(1, 1024, "a number of threads"));
     app.add_option("--cpus", cpus, "Run the generator on these CPUs only, e.g. 1 or 2-3 (sched_setaffinity)");
+    app.add_option("--processes", processes,
+                   "Generator processes sharing the load (connections, users, rate split evenly, one start time), "
+                   "merged exactly into one run")
+        ->check(apps::integer_in(1, 1024, "a number of processes"));
+    app.add_option("--shard", shard_text, "This generator's share of a distributed run: i/N (0-based), e.g. 1/3; "
+                                          "merge the shards' --hlog logs with bench-report merge");
+    app.add_option("--start-at", start_at, "Start the load at this wall-clock time, milliseconds since the epoch "
+                                           "(a common start for shards); a late shard says so and starts at once")
+        ->check(apps::integer_in(0, 32'503'680'000'000, "milliseconds since the epoch"));
+    app.add_option("--shard-trials", shard_trials, "Internal (--processes): write the trials exactly to this file")
+        ->group("");
     app.add_option("--trials", o.trials, "Number of measured trials")
         ->check(apps::integer_in(1, 1000, "a number of trials"));
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
@@ -89,6 +109,8 @@ int main(int argc, char** argv)
                    "Multiply every user, connection and rate figure by F (0 < F <= 1), after the other options; "
                    "recorded and labelled in the results");
     app.add_option("--out", out, "Summary CSV to append to (trials, histograms, timeline, context beside it)");
+    app.add_option("--hlog", hlog, "Also write the trials as an HdrHistogram interval log: one histogram per second "
+                                   "and series, tagged <arm>/<series> (bench-report merge reads it)");
     app.add_option("--format", format, "Standard output: text (one line per trial and a summary) or json (one "
                                        "object per trial and one for the summary)")
         ->check(CLI::IsMember({"text", "json"}))
@@ -149,8 +171,26 @@ int main(int argc, char** argv)
     auto applied = load::apply_overrides(s, o);
     if (!applied)
         return apps::usage_error(program, applied.err().message);
-    for (const auto& note : *applied)
-        std::fprintf(stderr, "bench-load: %s\n", note.c_str());
+    if (!shard_trials)  // a shard of --processes: its parent said so already
+        for (const auto& note : *applied)
+            std::fprintf(stderr, "bench-load: %s\n", note.c_str());
+    std::optional<load::shard_spec> shard;
+    if (shard_text) {
+        if (processes > 1)
+            return apps::usage_error(program, "--shard and --processes exclude each other (--processes starts its "
+                                              "own shards)");
+        auto parsed = load::parse_shard(*shard_text);
+        if (!parsed)
+            return apps::usage_error(program, parsed.err().message);
+        auto shared = load::shard_scenario(s, *parsed);
+        if (!shared)
+            return apps::usage_error(program, shared.err().message);
+        s = std::move(*shared);
+        shard = *parsed;
+    }
+    if (start_at && processes > 1)
+        return apps::usage_error(program, "--start-at and --processes exclude each other (--processes gives its "
+                                          "shards a common start)");
     if (threads)
         options.threads = *threads;
     if (server_pid)
@@ -202,12 +242,37 @@ int main(int argc, char** argv)
         }
     };
 
-    auto result = load::run(s, options);
+    if (start_at) {
+        auto late = load::wait_for_start(*start_at, options.stop);
+        // Within a tenth of a second is clock noise between hosts (docs/distributed.md).
+        if (late > std::chrono::milliseconds{100})
+            std::fprintf(stderr,
+                         "bench-load: %s%lld ms late for --start-at %lld: starting now, so this generator's load "
+                         "runs that much later than the others' (docs/distributed.md)\n",
+                         shard ? ("shard " + load::format_shard(*shard) + " is ").c_str() : "",
+                         static_cast<long long>(late.count()), static_cast<long long>(*start_at));
+    }
+    auto result = [&] {
+        if (processes <= 1)
+            return load::run(s, options);
+        load::process_run_options p;
+        p.processes = processes;
+        p.args = load::shard_arguments(std::vector<std::string>(argv + 1, argv + argc));
+        if (cpus)  // parsed above
+            p.shard_cpus = load::split_cpus(*execbench::parse_cpu_list(*cpus), processes);
+        if (!quiet)
+            std::fprintf(stderr, "bench-load: %u generator processes, each with 1/%u of the load\n", processes,
+                         processes);
+        return load::run_in_processes(s, options, p);
+    }();
     if (!result)
         return cannot_start(result.err().message);
     auto& r = *result;
     r.affinity.load = pinned_to;
     progress.clear();
+    if (processes > 1)
+        for (const auto& t : r.trials)  // a single process prints these as each trial ends
+            std::printf("%s\n", (json ? load::format_trial_json(r, t) : load::format_trial_line(r, t)).c_str());
     auto verdicts = gates.empty() || r.trials.empty() ? std::vector<load::slo_verdict>{} : load::check_slo(gates, r);
     if (!r.trials.empty())
         std::printf("%s\n", (json ? load::format_summary_json(r, verdicts) : load::format_summary_line(r)).c_str());
@@ -219,7 +284,21 @@ int main(int argc, char** argv)
             return apps::exit_run_errors;
         }
     }
-    if (r.partial)
+    if (shard_trials) {
+        std::ofstream file(*shard_trials, std::ios::binary | std::ios::trunc);
+        file << load::format_shard_trials(r);
+        if (!file) {
+            std::fprintf(stderr, "bench-load: %s: cannot write the shard's trials\n", shard_trials->c_str());
+            return apps::exit_run_errors;
+        }
+    }
+    if (hlog) {
+        if (auto written = load::write_hlog(r, *hlog); !written) {
+            std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
+            return apps::exit_run_errors;
+        }
+    }
+    if (r.partial && !shard_trials)  // a shard of --processes leaves this to its parent
         std::fprintf(stderr, "bench-load: stopped early; results written so far are marked partial\n");
     for (const auto& v : verdicts)
         if (!v.passed)

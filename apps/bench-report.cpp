@@ -5,6 +5,7 @@
 #include "execbench/load/scenario.hpp"
 #include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/report/compare.hpp"
+#include "execbench/report/merge.hpp"
 #include "execbench/report/report.hpp"
 
 #include <CLI/CLI.hpp>
@@ -106,6 +107,16 @@ int main(int argc, char** argv)
         ->capture_default_str();
     compare->add_option("--format", format, "Output: a markdown table (md) or one JSON document (json)")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
     compare->add_flag("--allow-scale-mismatch", co.allow_scale_mismatch, "Compare runs made at different load scales");
+    auto* merge = app.add_subcommand("merge", "Exact percentiles from HdrHistogram interval logs (bench-load --hlog): "
+                                              "every interval inside the window, across every log, added up per tag");
+    report::merge_options mo;
+    std::vector<std::string> merge_logs;
+    merge->add_option("LOGS", merge_logs, "Interval logs (.hlog) to merge: trials, processes, hosts")->required();
+    merge->add_option("--from", mo.from_seconds, "Window start: seconds after the earliest log's StartTime")
+        ->check(CLI::NonNegativeNumber);
+    merge->add_option("--to", mo.to_seconds, "Window end, likewise (intervals must end by then)")
+        ->check(CLI::NonNegativeNumber);
+    merge->add_option("--tag", mo.tag, "Only this tag, e.g. fiber/latency (default: every tag, one row each)");
     if (auto code = execbench::apps::parse_command_line(app, "bench-report", argc, argv))
         return *code;
 
@@ -121,6 +132,17 @@ int main(int argc, char** argv)
         }
         std::cout << (format == "json" ? report::compare_json(*c) : report::compare_markdown(*c));
         return c->count(report::change::regressed) > 0 ? 1 : 0;
+    }
+
+    if (*merge) {
+        mo.logs.assign(merge_logs.begin(), merge_logs.end());
+        auto m = report::merge_logs(mo);
+        if (!m) {
+            std::cerr << "bench-report merge: " << m.err().message << "\nRun with --help for the options.\n";
+            return 2;
+        }
+        std::cout << report::format_merge(*m);
+        return 0;
     }
 
     // Every suite on disk is read: the README headline always shows all of them, --suite only picks the pages.

@@ -187,6 +187,9 @@ int main(int argc, char** argv)
     app.add_option("--server-bin", server_bin, "bench-server binary (default: the one beside this binary)");
     app.add_option("--results-dir", results_dir, "Results root; a suite writes to <root>/<suite>/")->capture_default_str();
     app.add_option("--out,--out-dir", out_dir, "Exact results folder (overrides --results-dir/<suite>)");
+    app.add_flag("--hlog", options.hlog,
+                 "Also write each scenario and arm's trials as an HdrHistogram interval log, "
+                 "<results folder>/hlog/<scenario>-<arm>.hlog");
     app.add_option("--duration", options.override_values.duration,
                    "Override the duration of every closed, open or ramp scenario (e.g. 20s)");
     app.add_option("--warmup", options.override_values.warmup, "Override every scenario's warm-up");

@@ -1,42 +1,37 @@
 #!/usr/bin/env bash
-# One distributed run on the current kubectl context: N bench-load shards as an Indexed Job with a common start,
-# then the exact merge of their interval logs. Usage:
-#   deploy/kubernetes/run.sh SCENARIO SHARDS [TARGET_URL] [MERGE_ARGS...]
-#   deploy/kubernetes/run.sh io-600 3 http://bench-server:8080 --from 10 --to 50
-# Needs: the image execbench:dev where the nodes can pull it, results-volume.yaml applied, and a target (for
-# instance bench-server.yaml). START_LEAD (seconds, default 30) is how far ahead the common start is set: long
-# enough for every pod to be scheduled and started, or a shard starts late and says so in its log.
+# Runs job.yaml with a common start DELAY seconds ahead, waits for every shard, collects their interval logs from
+# `kubectl logs` and merges them (docs/distributed.md). Usage: deploy/kubernetes/run.sh [DELAY_SECONDS] [MERGE ARGS…]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-scenario=${1:?scenario name}; shards=${2:?number of shards}; target=${3:-http://bench-server:8080}
-shift $(( $# < 3 ? $# : 3 ))
-merge_args="$*"
-run=r$(date -u +%Y%m%d%H%M%S)
-start_at=$(( $(date +%s) * 1000 + ${START_LEAD:-30} * 1000 ))
-
-render() {
-  sed -e "s|@SHARDS@|$shards|g" -e "s|@START_AT@|$start_at|g" -e "s|@SCENARIO@|$scenario|g" \
-      -e "s|@TARGET@|$target|g" -e "s|@RUN@|$run|g" -e "s|@MERGE_ARGS@|$merge_args|g" "$here/$1"
-}
-
-echo "run $run: $shards shard(s) of $scenario against $target, common start at $start_at ms since the epoch"
-render bench-load-job.yaml | kubectl apply -f -
-# The wait is bounded: the lead, the scenario's length and a margin; a Job that fails ends the wait at once.
-kubectl wait --for=condition=complete --timeout="${JOB_TIMEOUT:-3600s}" "job/execbench-load-$run" &
-complete=$!
-kubectl wait --for=condition=failed --timeout="${JOB_TIMEOUT:-3600s}" "job/execbench-load-$run" &
-failed=$!
-wait -n "$complete" "$failed" || true
-kill "$complete" "$failed" 2>/dev/null || true
-# Each shard's own lines: its share, whether it started late, its trial and summary.
-for pod in $(kubectl get pods -l "job-name=execbench-load-$run" -o name); do
-  echo "--- $pod"
-  kubectl logs "$pod" || true
+here=$(dirname "$0")
+delay=${1:-60}
+shift || true
+job=execbench-load
+start_at=$(( ($(date +%s) + delay) * 1000 ))
+shards=$(sed -n 's/^ *completions: *\([0-9]*\).*/\1/p' "$here/job.yaml")
+kubectl delete job "$job" --ignore-not-found
+sed "s/__START_AT__/$start_at/" "$here/job.yaml" | kubectl apply -f -
+echo "run.sh: $shards shards start at $start_at ($(date -u -d "@$((start_at / 1000))" +%FT%TZ))"
+# Every shard ends by itself (its duration plus at most the request timeout); a pod that failed may still hold a log
+# (exit 1: requests failed), so wait for all of them to end either way.
+# The wait is bounded (JOB_TIMEOUT seconds after the start, default 3600): a shard stuck unscheduled ends it.
+deadline=$(( start_at / 1000 + ${JOB_TIMEOUT:-3600} ))
+while :; do
+  done_count=$(kubectl get job "$job" -o jsonpath='{.status.succeeded} {.status.failed}' |
+               awk '{print $1 + $2}')
+  [[ "$done_count" -ge "$shards" ]] && break
+  if (( $(date +%s) > deadline )); then
+    echo "run.sh: only $done_count of $shards shards ended within JOB_TIMEOUT=${JOB_TIMEOUT:-3600} s; no merge" >&2
+    exit 1
+  fi
+  sleep 5
 done
-if ! kubectl get "job/execbench-load-$run" -o jsonpath='{.status.succeeded}' | grep -qx "$shards"; then
-  echo "run $run: not every shard succeeded; no merge (a missing shard's share would be missing from it)" >&2
-  exit 1
-fi
-render merge-pod.yaml | kubectl apply -f -
-kubectl wait --for=jsonpath='{.status.phase}'=Succeeded --timeout=300s "pod/execbench-merge-$run"
-kubectl logs "pod/execbench-merge-$run"
+failed=$(kubectl get job "$job" -o jsonpath='{.status.failed}')
+[[ -n "$failed" && "$failed" != 0 ]] && echo "run.sh: $failed shard(s) failed; their messages follow" >&2
+mkdir -p "$job-logs"
+for ((i = 0; i < shards; i++)); do
+  pod=$(kubectl get pods -l "job-name=$job,batch.kubernetes.io/job-completion-index=$i" -o name | head -n 1)
+  # The pod's log mixes bench-load's messages in; an interval log's lines are its header, legend and Tag= lines.
+  kubectl logs "$pod" | grep -E '^(#\[|"StartTimestamp"|Tag=)' > "$job-logs/shard-$i.hlog"
+  kubectl logs "$pod" | grep -E 'late for --start-at' >&2 || true
+done
+bench-report merge "$job-logs"/shard-*.hlog "$@"

@@ -52,8 +52,13 @@ void merge_into(group_measurement& into, const group_measurement& from)
         into.timeline[i].users += from.timeline[i].users;
         into.timeline[i].connections += from.timeline[i].connections;
         into.timeline[i].sampled = into.timeline[i].sampled || from.timeline[i].sampled;
-        (void)into.timeline[i].latency.merge(from.timeline[i].latency);
     }
+    (void)into.latency_seconds.merge(from.latency_seconds);
+    (void)into.service_seconds.merge(from.service_seconds);
+    // The threads start together; the earliest start stands for the group.
+    if (into.started_wall == std::chrono::system_clock::time_point{} ||
+        (from.started_wall != std::chrono::system_clock::time_point{} && from.started_wall < into.started_wall))
+        into.started_wall = from.started_wall;
     into.wall = std::max(into.wall, from.wall);
 }
 

@@ -27,6 +27,8 @@ public:
     {
         t0_ = t0;
         last_completion_ = t0;
+        m_.started_wall = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+            std::chrono::system_clock::now() - (clock::now() - t0));
     }
 
     /// A successful response completed at `now` for a request meant to go at `intended` and written at `sent`.
@@ -34,11 +36,13 @@ public:
     {
         ++m_.count.ok;
         auto lat = micros(now - intended);
+        auto service = micros(now - sent);
         m_.latency.record(lat);
-        m_.service.record(micros(now - sent));
+        m_.service.record(service);
+        m_.latency_seconds.record(second_index(now), lat);
+        m_.service_seconds.record(second_index(now), service);
         auto& sec = second(now);
         ++sec.ok;
-        sec.latency.record(lat);
         last_completion_ = now;
     }
 
@@ -89,10 +93,15 @@ private:
         return std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::microseconds>(d).count());
     }
 
+    std::size_t second_index(time_point now) const noexcept
+    {
+        return static_cast<std::size_t>(
+            std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::seconds>(now - t0_).count()));
+    }
+
     timeline_second& second(time_point now)
     {
-        auto s = static_cast<std::size_t>(std::max<std::int64_t>(
-            0, std::chrono::duration_cast<std::chrono::seconds>(now - t0_).count()));
+        auto s = second_index(now);
         if (s >= m_.timeline.size())
             m_.timeline.resize(s + 1);
         return m_.timeline[s];

@@ -351,9 +351,11 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
         auto length_s = std::chrono::duration<double>(load.length).count();
         for (const auto& t : r.trials) {
             const auto& tl = t.measured.foreground.timeline;
+            const auto& latencies = t.measured.foreground.latency_seconds;
             const auto& cpu = t.measured.loadgen_cpu_percent;
             for (std::size_t sec = 0; sec < tl.size(); ++sec) {
                 const auto& b = tl[sec];
+                auto latency = latencies.at(sec);
                 auto end_s = std::min(double(sec + 1), length_s);
                 bool scheduled = double(sec) < length_s;
                 std::string users_target;
@@ -362,10 +364,10 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
                         load.stages, std::chrono::duration_cast<duration>(std::chrono::duration<double>(end_s)))));
                 out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index), std::to_string(sec),
                                  std::to_string(b.ok), std::to_string(b.errors),
-                                 number(double(b.latency.value_at_percentile(50)) / 1000.0),
-                                 number(double(b.latency.value_at_percentile(90)) / 1000.0),
-                                 number(double(b.latency.value_at_percentile(99)) / 1000.0),
-                                 number(double(b.latency.max()) / 1000.0),
+                                 number(double(latency.value_at_percentile(50)) / 1000.0),
+                                 number(double(latency.value_at_percentile(90)) / 1000.0),
+                                 number(double(latency.value_at_percentile(99)) / 1000.0),
+                                 number(double(latency.max()) / 1000.0),
                                  open ? std::to_string(b.unsent) : "",
                                  open && scheduled ? number(load.rate) : "",
                                  ramp && b.sampled ? std::to_string(b.users) : "",

@@ -110,6 +110,39 @@ duration expected_trial_length(const scenario& s)
 
 }  // namespace
 
+run_result start_run_record(const scenario& s, const run_options& options, const target& t)
+{
+    run_result out;
+    out.scenario_used = s;
+    out.url = options.url;
+    out.threads = std::max(1u, options.threads);
+    out.context = collect_context();
+    out.context.loadavg_before = load_average();
+    out.started_at = utc_timestamp();
+    {
+        std::random_device rd;
+        char id[64];
+        std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
+        out.run_id = id;
+    }
+    out.server = probe_server(t, options.server_pid);
+    if (out.server.pid) {
+        // Recorded only when the server runs on fewer CPUs than this process may use: "" means not pinned.
+        auto server_cpus = execbench::allowed_cpus_of(*out.server.pid);
+        if (!server_cpus.empty() && server_cpus != format_cpu_list(allowed_cpus()))
+            out.affinity.server = server_cpus;
+    }
+    return out;
+}
+
+void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before)
+{
+    r.context.loadavg_after = load_average();
+    if (auto cpu_after = read_cpu_times(); cpu_before && cpu_after)
+        r.context.steal_percent = steal_percent(*cpu_before, *cpu_after);
+    summarize_trials(r);
+}
+
 result<run_result> run(const scenario& s, const run_options& options)
 {
     if (auto v = validate(s, s.file.empty() ? "scenario" : s.file.string()); !v)
@@ -121,27 +154,8 @@ result<run_result> run(const scenario& s, const run_options& options)
     if (!tgt)
         return tgt.err();
 
-    run_result out;
-    out.scenario_used = s;
-    out.url = options.url;
-    out.threads = std::max(1u, options.threads);
-    out.context = collect_context();
-    out.context.loadavg_before = load_average();
     auto cpu_before = read_cpu_times();
-    out.started_at = utc_timestamp();
-    {
-        std::random_device rd;
-        char id[64];
-        std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
-        out.run_id = id;
-    }
-    out.server = probe_server(*tgt, options.server_pid);
-    if (out.server.pid) {
-        // Recorded only when the server runs on fewer CPUs than this process may use: "" means not pinned.
-        auto server_cpus = execbench::allowed_cpus_of(*out.server.pid);
-        if (!server_cpus.empty() && server_cpus != format_cpu_list(allowed_cpus()))
-            out.affinity.server = server_cpus;
-    }
+    run_result out = start_run_record(s, options, *tgt);
 
     auto plan = make_plan(s, *tgt, options);
     auto run_start = clock::now();
@@ -241,11 +255,7 @@ result<run_result> run(const scenario& s, const run_options& options)
             break;
     }
     out.partial = stopping(options) || out.trials.size() < s.trials;
-    out.context.loadavg_after = load_average();
-    if (auto cpu_after = read_cpu_times(); cpu_before && cpu_after)
-        out.context.steal_percent = steal_percent(*cpu_before, *cpu_after);
-
-    summarize_trials(out);
+    finish_run_record(out, cpu_before);
     progress_event done;
     done.what = progress_event::phase::done;
     done.trial = static_cast<unsigned>(out.trials.size());

@@ -1,6 +1,7 @@
 #include "execbench/load/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/load/hlog.hpp"
 #include "execbench/load/metric_names.hpp"
 #include "execbench/load/open_files.hpp"
 #include "execbench/load/postgres_cluster.hpp"
@@ -267,6 +268,9 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
         auto paths = output_paths_for(o.out_dir / (o.suite + ".csv"));
         if (auto w = write_results(m, paths, false); !w)
             return w;
+        if (o.hlog)
+            if (auto w = write_hlog(m, hlog_path(o.out_dir, s.name, m.arm_name())); !w)
+                return w;
         for (auto& r : rec.rounds) {
             r.run_id = m.run_id;
             if (auto w = append_context(r, paths); !w)

@@ -41,7 +41,8 @@ result<layout> make_layout(std::int64_t lowest, std::int64_t highest, int digits
     if (highest > highest_limit)
         return fail("histogram highest value must be <= " + std::to_string(highest_limit) + ", got " +
                     std::to_string(highest));
-    if (highest < 2 * lowest)
+    // Written as a division: 2 * lowest overflows for a lowest read from a hostile encoding.
+    if (lowest > highest / 2)
         return fail("histogram highest value must be >= 2 * lowest, got lowest " + std::to_string(lowest) +
                     " and highest " + std::to_string(highest));
 
@@ -397,6 +398,41 @@ result<histogram> histogram::parse(std::string_view text)
     h.min_ = *min;
     h.max_ = *max;
     h.sum_ = sum;
+    return h;
+}
+
+result<histogram> histogram::from_counts(std::int64_t lowest, std::int64_t highest, int significant_digits,
+                                         const std::vector<std::uint64_t>& counts)
+{
+    if (auto l = make_layout(lowest, highest, significant_digits); !l)
+        return l.err();
+    histogram h(lowest, highest, significant_digits);
+    if (counts.size() > h.counts_.size())
+        return fail("histogram counts: " + std::to_string(counts.size()) + " buckets, more than the " +
+                    std::to_string(h.counts_.size()) + " of " + describe_config(lowest, highest, significant_digits));
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        if (counts[i] == 0)
+            continue;
+        if (h.total_ + counts[i] < h.total_)
+            return fail("histogram counts: the bucket counts overflow 64 bits");
+        if (h.total_ == 0)
+            h.min_ = h.lowest_equivalent_at(i);
+        h.max_ = h.highest_equivalent_at(i);
+        h.counts_[i] = counts[i];
+        h.total_ += counts[i];
+        // HdrHistogram's mean: every value of a bucket counted at the bucket's middle.
+        auto low = h.lowest_equivalent_at(i);
+        auto middle = low + (h.highest_equivalent_at(i) - low + 1) / 2;
+        h.sum_ += static_cast<long double>(middle) * static_cast<long double>(counts[i]);
+    }
+    // The bucket edges may lie outside the configured range (the first bucket starts at 0); keep min and max inside
+    // it so the text form stays valid.
+    if (h.total_ > 0) {
+        h.min_ = std::clamp(h.min_, h.lowest_, h.highest_);
+        h.max_ = std::clamp(h.max_, h.lowest_, h.highest_);
+        h.sum_ = std::clamp(h.sum_, static_cast<long double>(h.min_) * static_cast<long double>(h.total_),
+                            static_cast<long double>(h.max_) * static_cast<long double>(h.total_));
+    }
     return h;
 }
 

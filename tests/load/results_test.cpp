@@ -27,7 +27,7 @@ trial_result fake_trial(unsigned index, duration wall, std::int64_t base_micros)
     fg.count.errors[static_cast<std::size_t>(error_class::reset)] = index;
     fg.timeline.resize(2);
     fg.timeline[0].ok = 600;
-    fg.timeline[0].latency.record(base_micros);
+    fg.latency_seconds.record(0, base_micros);
     fg.timeline[1].ok = 400;
     t.measured.elapsed = wall + 10ms;
     t.measured.loadgen_cpu_seconds = 0.05;

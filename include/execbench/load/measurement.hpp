@@ -2,8 +2,10 @@
 
 #include "execbench/load/scenario.hpp"
 #include "execbench/stats/histogram.hpp"
+#include "execbench/stats/interval_series.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -44,8 +46,9 @@ struct counters {
     void add(const counters& o) noexcept;
 };
 
-/// One second of a trial: completions, errors and the latency of successful responses in that second, the
-/// requests due in it that never went, and the generator's users and sockets at its last tick.
+/// One second of a trial: completions and errors in that second, the requests due in it that never went, and the
+/// generator's users and sockets at its last tick. The second's latencies are `group_measurement::latency_seconds`
+/// (the interval log's), at the same index.
 struct timeline_second {
     std::uint64_t ok = 0;
     std::uint64_t errors = 0;
@@ -53,7 +56,6 @@ struct timeline_second {
     std::uint32_t users = 0;         ///< ramp: users active at the second's last tick
     std::uint32_t connections = 0;   ///< the generator's open sockets at the second's last tick
     bool sampled = false;            ///< users and connections were read in this second (the issuing phase)
-    stats::histogram latency{1, 3'600'000'000, 2};  ///< microseconds, 2 significant digits (charts only)
 };
 
 /// What one load group measured. Latencies are microseconds of successful responses only; `latency` runs from the
@@ -69,6 +71,12 @@ struct group_measurement {
     /// generator makes this late (a busy or starved event loop), never the server, so it tells a generator-bound
     /// trial apart.
     stats::histogram schedule_lag{1, 3'600'000'000, 2};
+    /// `latency` and `service` second by second at their full precision (3 digits): the interval logs (load/hlog) and
+    /// the timeline's latency columns.
+    stats::interval_series latency_seconds{};
+    stats::interval_series service_seconds{};
+    /// The group's start on the wall clock: where its seconds sit in an interval log. Zero when it never started.
+    std::chrono::system_clock::time_point started_wall{};
 };
 
 /// Adds one thread's measurement of a group to `into`, after the trial: counts and histograms add up, second by

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/core/machine.hpp"
 #include "execbench/core/result.hpp"
 #include "execbench/load/arm.hpp"
 #include "execbench/load/engine.hpp"
@@ -112,6 +113,12 @@ struct progress_event {
 /// /health, warms up, runs the trials with server sampling, and summarises. Never prints. Fails before any load
 /// is sent when the target or limits are unusable; a run whose requests fail still returns a result.
 result<run_result> run(const scenario& s, const run_options& options);
+
+/// A run's record before its trials: labels, the machine's context, a fresh run id and the server as probed (what
+/// `run` starts with; bench-load --processes fills in its shards' trials).
+run_result start_run_record(const scenario& s, const run_options& options, const target& t);
+/// Completes a record once its trials are in: the machine's load and steal since `cpu_before`, the summary.
+void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before);
 
 /// The engine plan for a scenario's load group with `requests` prepared.
 trial_plan make_plan(const scenario& s, const target& t, const run_options& options);

@@ -67,6 +67,7 @@ struct suite_options {
     overrides override_values;                     ///< --duration, --warmup, --trials, --scale ...
     bool fit_to_limits = false;                    ///< scale a scenario beyond the open-file limits to fit them
     unsigned threads = 1;                          ///< load-generator threads
+    bool hlog = false;                             ///< also write `out_dir/hlog/<scenario>-<arm>.hlog` (load/hlog)
     std::chrono::milliseconds start_timeout{20'000};
     std::chrono::milliseconds stop_timeout{15'000};
     std::chrono::milliseconds server_sample_period{250};

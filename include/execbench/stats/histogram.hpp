@@ -48,6 +48,14 @@ public:
     /// Reads what `serialize` wrote; the error says what is malformed.
     static result<histogram> parse(std::string_view text);
 
+    /// The bucket counts in HdrHistogram's index order (what its encodings carry); trailing buckets may be empty.
+    [[nodiscard]] const std::vector<std::uint64_t>& counts() const noexcept { return counts_; }
+    /// A histogram rebuilt from bucket counts alone (a decoded HdrHistogram encoding): as HdrHistogram does, min and
+    /// max become the lowest and highest value equivalent to the first and last non-empty buckets, and the mean is
+    /// taken from each bucket's middle. Fails on a bad configuration or more counts than the configuration has.
+    static result<histogram> from_counts(std::int64_t lowest, std::int64_t highest, int significant_digits,
+                                         const std::vector<std::uint64_t>& counts);
+
     friend bool operator==(const histogram& a, const histogram& b) noexcept;
 
 private:
