@@ -11,7 +11,7 @@
 using namespace execbench;
 using namespace execbench::load;
 
-TEST_CASE("--shard i/N is parsed and bad forms are named", "[shard]")
+TEST_CASE("a shard given as i/N is parsed and bad forms are named", "[shard]")
 {
     auto s = parse_shard("1/3");
     REQUIRE(s);
