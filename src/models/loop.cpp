@@ -6,12 +6,10 @@
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server_support.hpp"
 
-#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
@@ -31,11 +29,6 @@ namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
-using loop_executor = asio::io_context::executor_type;
-// Concrete executor types: the hot path pays for no type erasure.
-using socket_type = asio::basic_stream_socket<tcp, loop_executor>;
-using timer_type = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
-                                              loop_executor>;
 using clock = std::chrono::steady_clock;
 
 class connection;
@@ -78,13 +71,7 @@ public:
 
     ~connection() { loop_.connections.erase(this); }
 
-    void start()
-    {
-        error_code ec;
-        socket_.set_option(tcp::no_delay(true), ec);
-        socket_.non_blocking(true, ec);
-        do_read();
-    }
+    void start() { do_read(); }
 
     /// Called by the sweep: cancels whatever the connection waits for when its deadline has passed.
     void check_deadline(clock::time_point now)
@@ -113,7 +100,8 @@ private:
 
     void do_wait_readable()
     {
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) { self->on_readable(ec); });
+        socket_.async_wait(tcp::socket::wait_read,
+                           [self = shared_from_this()](error_code ec) { self->on_readable(ec); });
     }
 
     void on_readable(error_code ec)
@@ -188,9 +176,10 @@ private:
             cycle_.respond(app_.compute(cycle_.plan));
             return do_write_response();
         case endpoints::work::compute_offloaded:
-            context_.offload.async_run(
-                [self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
-                asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) { self->on_computed(d); }));
+            context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
+                                       asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) {
+                                           self->on_computed(d);
+                                       }));
             return;
         case endpoints::work::stream: event_ = 0; return do_stream_event();
         }
@@ -317,7 +306,7 @@ class loop_server final : public server {
 public:
     explicit loop_server(const server_context& context) : context_(context) {}
 
-    ~loop_server() override { shutdown(std::chrono::steady_clock::now()); }
+    ~loop_server() override { shutdown(clock::now()); }
 
     void listen() override
     {
@@ -330,15 +319,23 @@ public:
     void start() override
     {
         auto downstream = resolve_downstream(context_.downstream);
-        for (unsigned i = 0; i < context_.threads; ++i)
+        std::vector<asio::io_context*> targets;
+        for (unsigned i = 0; i < context_.threads; ++i) {
             loops_.push_back(std::make_unique<event_loop>(context_, downstream));
-        // The acceptor moves to the first loop so accepting is just another callback there.
-        auto protocol = acceptor_->local_endpoint().protocol();
-        auto native = acceptor_->release();
-        acceptor_.emplace(loops_.front()->io, protocol, native);
+            targets.push_back(&loops_.back()->io);
+        }
+        // Accepting is just another callback on the first loop; connections are spread round-robin over the loops,
+        // and each is then owned by its loop alone.
+        auto serve = [this](socket_type socket, std::size_t i) {
+            auto& target = *loops_[i];
+            asio::post(target.io, [this, &target, socket = std::move(socket)]() mutable {
+                std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
+            });
+        };
+        listener_.emplace(loops_.front()->io, *acceptor_, std::move(targets), serve);
+        acceptor_.reset();
         accept_io_.reset();
-        accept_timer_.emplace(loops_.front()->io);
-        do_accept();
+        listener_->start();
         for (auto& loop : loops_)
             loop->start_sweeping(sweep_period(context_.timeouts));
         for (auto& loop : loops_)
@@ -347,64 +344,30 @@ public:
 
     [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
 
-    bool shutdown(std::chrono::steady_clock::time_point deadline) override
+    bool shutdown(clock::time_point deadline) override
     {
         if (loops_.empty())
             return true;
         stopping_ = true;
-        asio::post(loops_.front()->io, [this] {
-            error_code ec;
-            acceptor_->close(ec);
-            accept_timer_->cancel();
-        });
+        listener_->stop();
         bool drained = wait_for_drain(context_.app.counters(), deadline);
         for (auto& loop : loops_)
             loop->io.stop();
         for (auto& loop : loops_)
             if (loop->thread.joinable())
                 loop->thread.join();
-        acceptor_.reset();
-        accept_timer_.reset();
+        listener_.reset();
         loops_.clear();
         return drained;
     }
 
 private:
-    void do_accept()
-    {
-        // Connections are spread round-robin over the loops; each is then owned by its loop alone.
-        auto& target = *loops_[next_loop_++ % loops_.size()];
-        acceptor_->async_accept(target.io.get_executor(), [this, &target](error_code ec, socket_type socket) {
-            on_accept(ec, std::move(socket), target);
-        });
-    }
-
-    void on_accept(error_code ec, socket_type socket, event_loop& target)
-    {
-        if (stopping_ || ec == asio::error::operation_aborted)
-            return;
-        if (ec) {
-            // Out of descriptors (or another transient error): back off instead of spinning on accept.
-            accept_timer_->expires_after(accept_backoff(ec));
-            accept_timer_->async_wait([this](error_code wait_ec) {
-                if (!wait_ec && !stopping_)
-                    do_accept();
-            });
-            return;
-        }
-        asio::post(target.io, [this, &target, socket = std::move(socket)]() mutable {
-            std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
-        });
-        do_accept();
-    }
-
     const server_context& context_;
     std::vector<std::unique_ptr<event_loop>> loops_;
     std::optional<asio::io_context> accept_io_;
-    std::optional<tcp::acceptor> acceptor_;
-    std::optional<asio::steady_timer> accept_timer_;
+    std::optional<tcp::acceptor> acceptor_;  // listening, until start() hands it to the listener
+    std::optional<listener> listener_;
     std::atomic<bool> stopping_{false};
-    std::size_t next_loop_ = 0;
     std::uint16_t port_ = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 #include <system_error>
@@ -48,6 +49,62 @@ std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) no
         ec.value() == ENFILE)
         return std::chrono::milliseconds(100);
     return std::chrono::milliseconds(5);
+}
+
+void set_up_connection(socket_type& socket) noexcept
+{
+    boost::system::error_code ec;
+    socket.set_option(tcp::no_delay(true), ec);
+    socket.non_blocking(true, ec);
+}
+
+listener::listener(asio::io_context& io, tcp::acceptor& listening, std::vector<asio::io_context*> targets,
+                         serve_fn serve)
+    : acceptor_(io), backoff_(io), targets_(std::move(targets)), serve_(std::move(serve))
+{
+    auto protocol = listening.local_endpoint().protocol();
+    acceptor_.assign(protocol, listening.release());
+}
+
+void listener::start()
+{
+    asio::post(acceptor_.get_executor(), [this] { do_accept(); });
+}
+
+void listener::stop()
+{
+    asio::post(acceptor_.get_executor(), [this] {
+        stopped_ = true;
+        boost::system::error_code ec;
+        acceptor_.close(ec);
+        backoff_.cancel();
+    });
+}
+
+void listener::do_accept()
+{
+    auto target = next_++ % targets_.size();
+    acceptor_.async_accept(targets_[target]->get_executor(),
+                           [this, target](const boost::system::error_code& ec, socket_type socket) {
+                               on_accept(ec, std::move(socket), target);
+                           });
+}
+
+void listener::on_accept(const boost::system::error_code& ec, socket_type socket, std::size_t target)
+{
+    if (stopped_ || ec == asio::error::operation_aborted)
+        return;
+    if (ec) {
+        backoff_.expires_after(accept_backoff(ec));
+        backoff_.async_wait([this](const boost::system::error_code& wait_ec) {
+            if (!wait_ec && !stopped_)
+                do_accept();
+        });
+        return;
+    }
+    set_up_connection(socket);
+    serve_(std::move(socket), target);
+    do_accept();
 }
 
 std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept

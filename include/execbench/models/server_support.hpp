@@ -4,18 +4,23 @@
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
 
+#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace execbench::models {
 
-// Plumbing every model shares: binding, resolving, accept back-off, draining. How a model waits is not here.
+// Plumbing every model shares: binding, accepting with back-off, resolving, draining. How a model waits is not here.
 
 /// Opens, binds and listens on host:port with SO_REUSEADDR and a large backlog; throws std::system_error.
 void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
@@ -25,6 +30,48 @@ boost::asio::ip::tcp::resolver::results_type resolve_downstream(const http::url&
 
 /// How long to wait before accepting again after `ec` (long when out of descriptors, so accept does not spin).
 std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) noexcept;
+
+// Sockets and timers bound to one io_context's executor: no type erasure on the hot path (`any_io_executor`
+// costs a heap-allocated function object and an indirect call per completion).
+/// A socket bound to an io_context's executor.
+using socket_type = boost::asio::basic_stream_socket<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
+/// A steady timer bound to an io_context's executor.
+using timer_type = boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                                     boost::asio::wait_traits<std::chrono::steady_clock>,
+                                                     boost::asio::io_context::executor_type>;
+
+/// Prepares an accepted socket the way every model serves it: Nagle off (an answer is written whole, at once) and
+/// non-blocking (a model tries the socket first and waits for readiness only when it would block).
+void set_up_connection(socket_type& socket) noexcept;
+
+/// The accept loop of `pool` and `loop` (Beast's `listener`, with `do_accept` / `on_accept`): accepts until stopped,
+/// binds each new socket to the next of `targets` in turn and hands it, set up, to `serve` on the accepting thread.
+/// After a failed accept (out of descriptors, say) it waits `accept_backoff(ec)` instead of spinning.
+class listener {
+public:
+    /// Receives a new connection and the index in `targets` of the io_context its socket is bound to.
+    using serve_fn = std::function<void(socket_type socket, std::size_t target)>;
+
+    /// Takes over the socket `listening` listens on; accepting runs on `io`.
+    listener(boost::asio::io_context& io, boost::asio::ip::tcp::acceptor& listening,
+             std::vector<boost::asio::io_context*> targets, serve_fn serve);
+
+    /// Starts accepting; the first accept is queued on `io`.
+    void start();
+    /// Stops accepting, from any thread: closes the listening socket on `io`.
+    void stop();
+
+private:
+    void do_accept();
+    void on_accept(const boost::system::error_code& ec, socket_type socket, std::size_t target);
+
+    boost::asio::ip::tcp::acceptor acceptor_;
+    boost::asio::steady_timer backoff_;
+    std::vector<boost::asio::io_context*> targets_;
+    serve_fn serve_;
+    std::size_t next_ = 0;
+    bool stopped_ = false;  // touched on `io` only
+};
 
 /// How often connection deadlines are checked: a quarter of the shortest client timeout, at most 250 ms, so a
 /// deadline fires at most that late.
