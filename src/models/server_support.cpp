@@ -73,8 +73,8 @@ void listener::start()
 
 void listener::stop()
 {
+    stopped_ = true;  // a connection accepted from now on is closed unanswered, as once the socket is closed
     asio::post(acceptor_.get_executor(), [this] {
-        stopped_ = true;
         boost::system::error_code ec;
         acceptor_.close(ec);
         backoff_.cancel();

@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -70,7 +71,7 @@ private:
     std::vector<boost::asio::io_context*> targets_;
     serve_fn serve_;
     std::size_t next_ = 0;
-    bool stopped_ = false;  // touched on `io` only
+    std::atomic<bool> stopped_{false};
 };
 
 /// How often connection deadlines are checked: a quarter of the shortest client timeout, at most 250 ms, so a
