@@ -7,8 +7,10 @@
 #include "execbench/load/preflight.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/run_output.hpp"
 #include "execbench/load/runner.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/load/slo.hpp"
 #include "execbench/load/target.hpp"
 
@@ -167,7 +169,7 @@ int main(int argc, char** argv)
     auto target = load::resolve_target(options.url, options.allow_remote);
     if (!target)
         return cannot_start(target.err().message);
-    auto server = load::probe_server(*target, options);
+    auto server = load::probe_server(*target, options.server_pid);
     if (!quiet)
         std::fprintf(stderr, "bench-load: %s\n", load::format_banner(s, options, *target, server).c_str());
     // One request before the warm-up: a dead port or a wrong path would otherwise fail every request of the run.

@@ -3,6 +3,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/report/compare.hpp"
 #include "execbench/report/report.hpp"
 
@@ -73,16 +74,22 @@ int main(int argc, char** argv)
 
     app.add_option("--results", results, "Results root holding one folder per suite, or one results folder")
         ->capture_default_str();
-    app.add_option("--docs", docs, "Where <suite>.md and <suite>/*.png go")->capture_default_str();
+    app.add_option("--docs", docs,
+                   "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (PNG, SVG)")
+        ->capture_default_str();
     app.add_option("--readme", readme, "README whose headline block is replaced")->capture_default_str();
     app.add_option("--suite", suites,
                    "Regenerate only these suites' pages (repeatable; default: every suite under --results); the "
                    "README headline is always built from every suite");
-    app.add_option("--headline-suites", headline, "Suites in the README headline, comma-separated")
+    app.add_option("--headline-suites", headline,
+                   "Suites in the README headline, comma-separated (every suite still gets its pages); none of "
+                   "them on disk: every suite")
         ->capture_default_str();
     app.add_flag("--check", check, "Write nothing; exit 1 when a generated file is missing or out of date");
     app.add_flag("--no-charts", no_charts, "Do not draw charts (pages and README only)");
-    app.add_option("--charts-script", chart_script, "The matplotlib chart script (default: src/report/charts.py)");
+    app.add_option("--charts-script", chart_script,
+                   "The matplotlib chart script (default: src/report/charts.py of the source tree, else the "
+                   "installed share/execbench/charts.py)");
     app.add_option("--python", python, "Python interpreter with matplotlib")->capture_default_str();
     auto* compare = app.add_subcommand("compare", "Compare two result folders: ratio of medians NEW / OLD per "
                                                   "scenario × arm with a 95 % bootstrap interval; exit 1 when "
@@ -94,9 +101,10 @@ int main(int argc, char** argv)
     compare->add_option("--old-run", co.old_run, "In OLD, only runs whose run id or git revision starts with this");
     compare->add_option("--new-run", co.new_run, "In NEW, only runs whose run id or git revision starts with this");
     compare->add_option("--threshold", co.threshold_percent,
-                        "Percent a change must exceed with its whole interval to count")
+                        "A change counts (regressed or improved) only when its whole 95 % interval is more than "
+                        "this many percent away from no change")
         ->capture_default_str();
-    compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+    compare->add_option("--format", format, "Output: a markdown table (md) or one JSON document (json)")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
     compare->add_flag("--allow-scale-mismatch", co.allow_scale_mismatch, "Compare runs made at different load scales");
     if (auto code = execbench::apps::parse_command_line(app, "bench-report", argc, argv))
         return *code;

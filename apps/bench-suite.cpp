@@ -4,10 +4,13 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/text.hpp"
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/run_output.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/load/slo.hpp"
 #include "execbench/load/suite.hpp"
 
@@ -65,18 +68,19 @@ table_row row_of(const execbench::load::suite_entry& e, const execbench::load::r
     if (!r || r->summary.empty())
         return t;
     t.ran = true;
+    namespace metric = execbench::load::metric;
     for (const auto& m : r->summary) {
         auto v = m.spread.median;
-        if (m.name == "requests_ok") t.ok = v;
-        else if (m.name == "requests_error") t.errors = v;
-        else if (m.name == "requests_unsent") t.unsent = v;
-        else if (m.name == "wall_millis") t.wall = v;
-        else if (m.name == "requests_per_second") t.rps = v;
-        else if (m.name == "latency_millis_p50") t.p50 = v;
-        else if (m.name == "latency_millis_p99") t.p99 = v;
-        else if (m.name == "server_rss_mb_max") t.rss = v;
-        else if (m.name == "server_cpu_percent_avg") t.cpu = v;
-        else if (m.name == "server_threads_max") t.threads = v;
+        if (m.name == metric::requests_ok) t.ok = v;
+        else if (m.name == metric::requests_error) t.errors = v;
+        else if (m.name == metric::requests_unsent) t.unsent = v;
+        else if (m.name == metric::wall_millis) t.wall = v;
+        else if (m.name == metric::requests_per_second) t.rps = v;
+        else if (m.name == metric::latency_millis_p50) t.p50 = v;
+        else if (m.name == metric::latency_millis_p99) t.p99 = v;
+        else if (m.name == metric::server_rss_mb_max) t.rss = v;
+        else if (m.name == metric::server_cpu_percent_avg) t.cpu = v;
+        else if (m.name == metric::server_threads_max) t.threads = v;
     }
     return t;
 }

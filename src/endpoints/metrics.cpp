@@ -106,20 +106,21 @@ void metrics::render(const stats::process_sample& process, std::string& out) con
     append_metric("execbench_stream_events_produced_total", "Server-Sent Events produced by /stream.", "counter",
                   out);
     append_sample("execbench_stream_events_produced_total", events_produced(), out);
-    append_metric("process_resident_memory_bytes", "Resident memory size in bytes.", "gauge", out);
-    append_sample("process_resident_memory_bytes", process.resident_bytes, out);
-    append_metric("process_cpu_seconds_total", "User and system CPU time spent in seconds.", "counter", out);
-    append_sample("process_cpu_seconds_total", process.cpu_seconds, out);
-    append_metric("process_threads", "Threads in the process.", "gauge", out);
-    append_sample("process_threads", process.threads, out);
-    append_metric("process_open_fds", "Open file descriptors.", "gauge", out);
-    append_sample("process_open_fds", process.open_fds, out);
-    append_metric("process_open_sockets", "Open sockets.", "gauge", out);
-    append_sample("process_open_sockets", process.open_sockets, out);
-    append_metric("process_context_switches_total", "Context switches of all threads, by kind.", "counter", out);
-    out.append("process_context_switches_total{kind=\"voluntary\"} ");
+    namespace name = stats::process_metric;
+    append_metric(name::resident_bytes, "Resident memory size in bytes.", "gauge", out);
+    append_sample(name::resident_bytes, process.resident_bytes, out);
+    append_metric(name::cpu_seconds, "User and system CPU time spent in seconds.", "counter", out);
+    append_sample(name::cpu_seconds, process.cpu_seconds, out);
+    append_metric(name::threads, "Threads in the process.", "gauge", out);
+    append_sample(name::threads, process.threads, out);
+    append_metric(name::open_fds, "Open file descriptors.", "gauge", out);
+    append_sample(name::open_fds, process.open_fds, out);
+    append_metric(name::open_sockets, "Open sockets.", "gauge", out);
+    append_sample(name::open_sockets, process.open_sockets, out);
+    append_metric(name::context_switches, "Context switches of all threads, by kind.", "counter", out);
+    out.append(name::context_switches).append("{kind=\"voluntary\"} ");
     append_number(process.voluntary_switches, out);
-    out.append("\nprocess_context_switches_total{kind=\"involuntary\"} ");
+    out.append("\n").append(name::context_switches).append("{kind=\"involuntary\"} ");
     append_number(process.involuntary_switches, out);
     out.append("\n");
 }

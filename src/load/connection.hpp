@@ -28,6 +28,8 @@ public:
 
     /// No request in flight and no pause pending.
     [[nodiscard]] bool idle() const noexcept { return phase_ == phase::idle; }
+    /// A socket is open (connecting or connected).
+    [[nodiscard]] bool open() const noexcept { return socket_.is_open(); }
     /// This connection's index among its group's connections on this thread.
     [[nodiscard]] std::uint32_t slot() const noexcept { return slot_; }
 

@@ -35,6 +35,7 @@ struct trial_shared {
     std::atomic<std::uint64_t> background_first_sends{0};
     std::atomic<unsigned> foreground_done{0};
     std::atomic<unsigned> background_done{0};
+    std::atomic<unsigned> threads_done{0};
 };
 
 /// One thread of a trial: its io_context, its share of every group's connections, and a periodic tick.
@@ -174,6 +175,45 @@ bool stop_requested(const trial_plan& plan)
     return plan.stop && plan.stop->load(std::memory_order_relaxed);
 }
 
+/// The generator's own CPU per whole second from `from`, read by the orchestrating thread while the workers run
+/// (it only waits otherwise), so a chart can show the generator's load beside the server's.
+class cpu_seconds_recorder {
+public:
+    void start(clock::time_point from)
+    {
+        next_ = from + std::chrono::seconds{1};
+        last_cpu_ = cpu_seconds_of_self();
+        started_ = true;
+    }
+
+    /// Takes the reading that is due; returns how long the caller may sleep, `at_most` or until the next one.
+    clock::duration poll(clock::duration at_most)
+    {
+        if (!started_)
+            return at_most;
+        auto now = clock::now();
+        if (now >= next_) {
+            auto cpu = cpu_seconds_of_self();
+            // A late wake-up (a starved box) still divides by the time that actually passed.
+            auto span = std::chrono::duration<double>(now - (next_ - std::chrono::seconds{1})).count();
+            percent_.push_back(100.0 * (cpu - last_cpu_) / std::max(span, 1e-3));
+            last_cpu_ = cpu;
+            next_ += std::chrono::seconds{1};
+            while (next_ <= now)
+                next_ += std::chrono::seconds{1};
+        }
+        return std::min<clock::duration>(at_most, next_ - now);
+    }
+
+    std::vector<double> take() { return std::move(percent_); }
+
+private:
+    clock::time_point next_{};
+    double last_cpu_ = 0;
+    bool started_ = false;
+    std::vector<double> percent_;
+};
+
 }  // namespace
 
 trial_measurement run_trial(const trial_plan& plan)
@@ -196,17 +236,19 @@ trial_measurement run_trial(const trial_plan& plan)
             shared.ready.count_down();
             shared.go.wait();
             workers[i]->run();
+            shared.threads_done.fetch_add(1);
         });
     }
     shared.ready.wait();
 
     auto t0 = clock::now();
+    cpu_seconds_recorder cpu;
     if (p.background) {
         for (auto& w : workers)
             asio::post(w->ioc(), [g = w->background(), t0] { g->start(t0); });
         shared.go.count_down();
         // The foreground starts once every background connection has its first request in flight.
-        auto want = detail::total_connections(p.background->load);
+        auto want = connections_of(p.background->load);
         auto limit = t0 + p.connect_timeout + p.timeout;
         while (shared.background_first_sends.load() < want && shared.background_done.load() < threads &&
                !stop_requested(p) && clock::now() < limit)
@@ -214,21 +256,27 @@ trial_measurement run_trial(const trial_plan& plan)
         if (p.background_delay.count() > 0 && !stop_requested(p))
             std::this_thread::sleep_for(p.background_delay);
         auto t_fg = clock::now();
+        cpu.start(t_fg);
         for (auto& w : workers)
             asio::post(w->ioc(), [g = &w->foreground(), t_fg] { g->start(t_fg); });
     } else {
+        cpu.start(t0);
         for (auto& w : workers)
             asio::post(w->ioc(), [g = &w->foreground(), t0] { g->start(t0); });
         shared.go.count_down();
     }
     if (p.background) {
         while (shared.foreground_done.load() < threads)
-            std::this_thread::sleep_for(std::chrono::milliseconds{2});
+            std::this_thread::sleep_for(cpu.poll(std::chrono::milliseconds{2}));
         for (auto& w : workers)
             asio::post(w->ioc(), [g = w->background()] { g->finish_issuing(); });
     }
+    // The tick period bounds how late the end of the trial is noticed, as the workers' own ticks do.
+    while (shared.threads_done.load() < threads)
+        std::this_thread::sleep_for(cpu.poll(tick_period));
     for (auto& t : pool)
         t.join();
+    out.loadgen_cpu_percent = cpu.take();
 
     for (auto& w : workers) {
         merge_into(out.foreground, w->foreground().take_measurement());

@@ -5,11 +5,6 @@
 
 namespace execbench::load::detail {
 
-std::uint64_t total_connections(const load_spec& l) noexcept
-{
-    return l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections;
-}
-
 group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_plan& trial, unsigned thread_index,
              std::atomic<std::uint64_t>* first_sends)
     : plan_(plan),
@@ -21,7 +16,7 @@ group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_p
       schedule_timer_(ioc)
 {
     const auto& l = plan.load;
-    auto total_conns = total_connections(l);
+    auto total_conns = connections_of(l);
     std::vector<std::uint64_t> mine;
     for (std::uint64_t i = thread_index; i < total_conns; i += threads_)
         mine.push_back(i);
@@ -116,10 +111,16 @@ void group::on_thought(connection& c, time_point now)
 
 void group::tick(time_point now)
 {
-    for (auto& c : conns_)
+    std::uint32_t open = 0;
+    for (auto& c : conns_) {
         c->check_deadline(now);
+        open += c->open() ? 1 : 0;
+    }
     if (!started_ || ending_)
         return;
+    // While issuing only: the drain after the duration would add seconds without load to the timeline.
+    if (plan_.load.kind != shape::burst || !finished())
+        record_.levels(now, static_cast<std::uint32_t>(std::count(active_.begin(), active_.end(), true)), open);
     if (plan_.load.kind == shape::ramp)
         control(now);
     if (plan_.load.kind != shape::burst && now >= end_)

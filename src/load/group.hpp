@@ -17,9 +17,6 @@
 
 namespace execbench::load::detail {
 
-/// The connections (or users) a load opens in all: a burst without `connections` uses one per request.
-std::uint64_t total_connections(const load_spec& l) noexcept;
-
 /// A load group on one thread: its share of the connections and the shape that decides when each sends.
 ///
 /// The pacing of every shape is here (group.cpp), except the open shape's schedule, which is wrk2's part and reads
@@ -78,6 +75,8 @@ private:
     // The open shape (open_loop.cpp).
     void init_open(std::uint64_t mine, std::uint64_t total);
     [[nodiscard]] time_point intended(std::uint64_t index) const noexcept;
+    /// Issues every request due by `now` on the free connections; returns how many are due.
+    std::uint64_t send_due(time_point now);
     void dispatch(time_point now);
     void arm(time_point when);
     void count_unsent();

@@ -47,6 +47,11 @@ void merge_into(group_measurement& into, const group_measurement& from)
     for (std::size_t i = 0; i < from.timeline.size(); ++i) {
         into.timeline[i].ok += from.timeline[i].ok;
         into.timeline[i].errors += from.timeline[i].errors;
+        into.timeline[i].unsent += from.timeline[i].unsent;
+        // Each thread holds its share of the users and connections, so their levels add up.
+        into.timeline[i].users += from.timeline[i].users;
+        into.timeline[i].connections += from.timeline[i].connections;
+        into.timeline[i].sampled = into.timeline[i].sampled || from.timeline[i].sampled;
         (void)into.timeline[i].latency.merge(from.timeline[i].latency);
     }
     into.wall = std::max(into.wall, from.wall);

@@ -20,11 +20,8 @@ time_point group::intended(std::uint64_t index) const noexcept
     return t0_ + std::chrono::duration_cast<duration>(std::chrono::duration<double>(double(index) / rate_));
 }
 
-// Sends every request that is due on a free connection, then sleeps until the next is due.
-void group::dispatch(time_point now)
+std::uint64_t group::send_due(time_point now)
 {
-    if (ending_)
-        return;
     auto elapsed = std::chrono::duration<double>(now - t0_).count();
     auto due = std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(std::floor(elapsed * rate_)) + 1);
     while (dispatched_ < due && !idle_.empty()) {
@@ -33,6 +30,15 @@ void group::dispatch(time_point now)
         c->issue(pick(), intended(dispatched_));
         ++dispatched_;
     }
+    return due;
+}
+
+// Sends every request that is due on a free connection, then sleeps until the next is due.
+void group::dispatch(time_point now)
+{
+    if (ending_)
+        return;
+    auto due = send_due(now);
     if (dispatched_ >= cap_) {
         if (now >= end_)
             finish_issuing();
@@ -68,8 +74,12 @@ void group::arm(time_point when)
 
 void group::count_unsent()
 {
-    record_.unsent(cap_ - std::min(cap_, dispatched_));
-    dispatched_ = cap_;
+    // The last requests are due just before the end; a wake-up that comes late (the generator's own lag) must not
+    // turn them into unsent ones while a connection is free. Only those no connection could take are the server's.
+    send_due(clock::now());
+    // Counted by the second each was due, so the timeline shows when the schedule outran the connections.
+    for (; dispatched_ < cap_; ++dispatched_)
+        record_.unsent(intended(dispatched_));
 }
 
 }  // namespace execbench::load::detail

@@ -56,8 +56,20 @@ public:
     void body(std::uint64_t n) noexcept { m_.count.body_bytes_received += n; }
     /// Open shape: the send timer set for `due` fired at `now`.
     void timer_lag(time_point due, time_point now) { m_.schedule_lag.record(micros(now - due)); }
-    /// Open shape: requests that were due but never went.
-    void unsent(std::uint64_t n) noexcept { m_.count.unsent += n; }
+    /// Open shape: a request due at `due` never went.
+    void unsent(time_point due)
+    {
+        ++m_.count.unsent;
+        ++second(due).unsent;
+    }
+    /// The users active and the sockets open on this thread at `now` (the last reading of a second stands).
+    void levels(time_point now, std::uint32_t users, std::uint32_t connections)
+    {
+        auto& sec = second(now);
+        sec.users = users;
+        sec.connections = connections;
+        sec.sampled = true;
+    }
 
     /// Successful responses so far.
     [[nodiscard]] std::uint64_t ok_count() const noexcept { return m_.count.ok; }

@@ -1,13 +1,16 @@
 #include "execbench/load/results.hpp"
 
+#include "execbench/core/file.hpp"
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
+#include "execbench/load/trial_metrics.hpp"
 
 #include "csv_lines.hpp"
-#include "execbench/core/file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -17,22 +20,30 @@ namespace execbench::load {
 namespace {
 
 /// Spread columns are written for these metrics (min and max across trials beside the median).
-const std::vector<std::string>& spread_metrics()
+const std::vector<std::string_view>& spread_metrics()
 {
-    static const std::vector<std::string> names{"wall_millis",        "requests_per_second",   "latency_millis_p50",
-                                                "latency_millis_p99", "server_rss_mb_max",     "server_cpu_percent_avg",
-                                                "requests_error"};
+    static const std::vector<std::string_view> names{
+        metric::wall_millis,        metric::requests_per_second, metric::latency_millis_p50,
+        metric::latency_millis_p99, metric::server_rss_mb_max,   metric::server_cpu_percent_avg,
+        metric::requests_error};
     return names;
 }
 
-const std::vector<std::string>& context_columns()
+const std::vector<std::string_view>& context_columns()
 {
-    static const std::vector<std::string> names{
-        "run_id",       "started_at",     "url",         "loadgen_threads", "scale",      "shape",      "connections",
-        "requests",     "rate",           "duration",    "think",           "warmup",     "timeout",
-        "server_sampling", "server_health", "execbench_version", "git_revision", "build_type", "compiler",
-        "cpu_model",    "cpu_count",      "kernel"};
+    static const std::vector<std::string_view> names{
+        column::run_id,  "started_at",     "url",             "loadgen_threads",       column::scale,
+        column::shape,   column::connections, column::requests, column::rate,          column::duration,
+        column::think,   column::warmup,    "timeout",         "server_sampling",       "server_health",
+        "execbench_version", "git_revision", "build_type",     "compiler",              "cpu_model",
+        "cpu_count",     "kernel"};
     return names;
+}
+
+/// The names as the strings a CSV row is made of.
+std::vector<std::string> names_of(std::initializer_list<std::string_view> names)
+{
+    return std::vector<std::string>(names.begin(), names.end());
 }
 
 std::string number(double v)
@@ -77,7 +88,7 @@ std::vector<std::string> context_values(const run_result& r)
             std::to_string(r.threads),
             number(s.scale.factor),
             std::string(to_string(l.kind)),
-            std::to_string(l.kind == shape::burst ? (l.connections ? l.connections : l.requests) : l.connections),
+            std::to_string(connections_of(l)),
             std::to_string(l.requests),
             number(l.rate),
             l.kind == shape::burst ? "" : format_duration(l.length),
@@ -131,25 +142,27 @@ output_paths output_paths_for(const std::filesystem::path& summary_csv)
 
 std::vector<std::string> summary_columns()
 {
-    std::vector<std::string> cols{"scenario", "model", "arm", "trials"};
+    auto cols = names_of({column::scenario, column::model, column::arm, column::trials});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    for (const auto& name : spread_metrics()) {
-        cols.push_back(name + "_trial_min");
-        cols.push_back(name + "_trial_max");
+    for (auto name : spread_metrics()) {
+        cols.push_back(metric::trial_min(name));
+        cols.push_back(metric::trial_max(name));
     }
-    cols.insert(cols.end(), {"noisy", "noisy_metrics", "partial", "generator_bound_trials"});
-    for (const auto& c : context_columns())
-        cols.push_back(c);
+    auto status = names_of({column::noisy, column::noisy_metrics, column::partial, column::generator_bound_trials});
+    cols.insert(cols.end(), status.begin(), status.end());
+    cols.insert(cols.end(), context_columns().begin(), context_columns().end());
     return cols;
 }
 
 std::vector<std::string> trial_columns()
 {
-    std::vector<std::string> cols{"run_id", "scenario", "model", "arm", "trial", "stopped", "generator_bound"};
+    auto cols = names_of({column::run_id, column::scenario, column::model, column::arm, column::trial,
+                          column::stopped, column::generator_bound});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    cols.insert(cols.end(), {"git_revision", "started_at", "scale"});
+    auto identity = names_of({"git_revision", "started_at", column::scale});
+    cols.insert(cols.end(), identity.begin(), identity.end());
     return cols;
 }
 
@@ -322,20 +335,42 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Timeline.
     {
         std::ofstream out;
-        std::string header = join_row({"run_id", "scenario", "model", "arm", "trial", "second", "requests_ok",
-                                       "requests_error", "latency_millis_p50", "latency_millis_p90",
-                                       "latency_millis_p99"});
+        std::string header = join_row(names_of({column::run_id, column::scenario, column::model, column::arm,
+                                                column::trial, column::second, metric::requests_ok,
+                                                metric::requests_error, metric::latency_millis_p50,
+                                                metric::latency_millis_p90, metric::latency_millis_p99,
+                                                metric::latency_millis_max, metric::requests_unsent,
+                                                column::target_rate, column::users, column::users_target,
+                                                column::connections_open, metric::loadgen_cpu_percent}));
         if (auto ok = open_append(paths.timeline, header, out); !ok)
             return ok;
+        // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
+        const auto& load = s.load;
+        bool open = load.kind == shape::open, ramp = load.kind == shape::ramp;
+        auto length_s = std::chrono::duration<double>(load.length).count();
         for (const auto& t : r.trials) {
             const auto& tl = t.measured.foreground.timeline;
+            const auto& cpu = t.measured.loadgen_cpu_percent;
             for (std::size_t sec = 0; sec < tl.size(); ++sec) {
                 const auto& b = tl[sec];
+                auto end_s = std::min(double(sec + 1), length_s);
+                bool scheduled = double(sec) < length_s;
+                std::string users_target;
+                if (ramp && scheduled)
+                    users_target = number(std::round(ramp_users_at(
+                        load.stages, std::chrono::duration_cast<duration>(std::chrono::duration<double>(end_s)))));
                 out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index), std::to_string(sec),
                                  std::to_string(b.ok), std::to_string(b.errors),
                                  number(double(b.latency.value_at_percentile(50)) / 1000.0),
                                  number(double(b.latency.value_at_percentile(90)) / 1000.0),
-                                 number(double(b.latency.value_at_percentile(99)) / 1000.0)});
+                                 number(double(b.latency.value_at_percentile(99)) / 1000.0),
+                                 number(double(b.latency.max()) / 1000.0),
+                                 open ? std::to_string(b.unsent) : "",
+                                 open && scheduled ? number(load.rate) : "",
+                                 ramp && b.sampled ? std::to_string(b.users) : "",
+                                 users_target,
+                                 b.sampled ? std::to_string(b.connections) : "",
+                                 sec < cpu.size() ? detail::fixed(cpu[sec], 1) : ""});
             }
         }
         if (!out)

@@ -1,6 +1,6 @@
 #include "execbench/load/scale.hpp"
 
-#include "execbench/load/limits.hpp"
+#include "execbench/load/open_files.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <algorithm>

@@ -1,48 +1,15 @@
 #pragma once
 
 #include "execbench/load/runner.hpp"
+#include "execbench/stats/sampler.hpp"
 
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
-
-#include <sys/types.h>
 
 namespace execbench::load::detail {
 
-/// Reads the server's CPU, memory and threads at a fixed rate on its own thread, with timestamps, so the suite can
-/// cut per-second figures for each trial afterwards.
-class server_recorder {
-public:
-    struct reading {
-        std::chrono::steady_clock::time_point at;
-        double cpu_seconds = 0;
-        double rss_mb = 0;
-        std::uint32_t threads = 0;
-    };
-
-    server_recorder(pid_t pid, std::chrono::milliseconds period);
-    ~server_recorder() { finish(); }
-    server_recorder(const server_recorder&) = delete;
-    server_recorder& operator=(const server_recorder&) = delete;
-
-    /// Stops sampling and returns the readings, plus one taken now.
-    std::vector<reading> finish();
-
-private:
-    pid_t pid_;
-    std::chrono::milliseconds period_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool done_ = false;
-    std::vector<reading> readings_;
-    std::thread thread_;
-};
-
+/// When one trial ran, on the steady clock.
 struct trial_window {
     unsigned trial = 0;
     std::chrono::steady_clock::time_point start;
@@ -52,8 +19,15 @@ struct trial_window {
 /// The header of `<suite>-server-timeline.csv`.
 extern const char* const server_timeline_header;
 
-/// Per-second CSV lines of the server figures inside each trial window.
-std::vector<std::string> server_timeline_lines(const run_result& r, const std::vector<trial_window>& windows,
-                                               const std::vector<server_recorder::reading>& readings);
+/// One server's readings (stats::periodic_sampler) and the trials it served.
+struct sampled_server {
+    std::vector<trial_window> windows;
+    std::vector<stats::timed_sample> readings;
+};
+
+/// Per-second CSV lines of the server figures inside each trial window, each from its own server's readings taken
+/// every `period`.
+std::vector<std::string> server_timeline_lines(const run_result& r, const std::vector<sampled_server>& servers,
+                                               std::chrono::milliseconds period);
 
 }  // namespace execbench::load::detail

@@ -1,6 +1,8 @@
 #include "execbench/load/slo.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/runner.hpp"
+#include "execbench/load/trial_metrics.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -17,10 +19,10 @@ struct alias {
     std::string_view column;
 };
 constexpr alias aliases[] = {
-    {"p50", "latency_millis_p50"},  {"p90", "latency_millis_p90"},   {"p99", "latency_millis_p99"},
-    {"p999", "latency_millis_p999"}, {"max", "latency_millis_max"},   {"min", "latency_millis_min"},
-    {"errors", "requests_error"},    {"unsent", "requests_unsent"},   {"rps", "requests_per_second"},
-    {"ok", "requests_ok"},           {"wall", "wall_millis"},
+    {"p50", metric::latency_millis_p50},   {"p90", metric::latency_millis_p90}, {"p99", metric::latency_millis_p99},
+    {"p999", metric::latency_millis_p999}, {"max", metric::latency_millis_max}, {"min", metric::latency_millis_min},
+    {"errors", metric::requests_error},    {"unsent", metric::requests_unsent}, {"rps", metric::requests_per_second},
+    {"ok", metric::requests_ok},           {"wall", metric::wall_millis},
 };
 
 bool is_millis(std::string_view column) { return column.find("millis") != std::string_view::npos; }
@@ -28,7 +30,7 @@ bool is_millis(std::string_view column) { return column.find("millis") != std::s
 /// Counts where one bad trial is enough to break the gate: errors and unsent requests.
 bool is_failure_count(std::string_view column)
 {
-    return column == "requests_error" || column == "requests_unsent" || column.rfind("errors_", 0) == 0;
+    return column == metric::requests_error || column == metric::requests_unsent || metric::is_errors_column(column);
 }
 
 std::vector<std::string> column_names()
@@ -141,7 +143,7 @@ std::vector<slo_verdict> check_slo(const std::vector<slo_gate>& gates, const run
         for (const auto& m : r.summary) {
             if (m.name == g.metric)
                 v.measured = is_failure_count(g.metric) ? m.spread.max : m.spread.median;
-            if (m.name == "requests_ok")
+            if (m.name == metric::requests_ok)
                 ok = m.spread.median;
         }
         v.measurable = !r.summary.empty() && !(g.metric.rfind("latency_", 0) == 0 && ok <= 0);

@@ -1,15 +1,18 @@
 #include "execbench/load/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
-#include "execbench/load/limits.hpp"
+#include "execbench/load/metric_names.hpp"
+#include "execbench/load/open_files.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/scale.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/trial_metrics.hpp"
+#include "execbench/stats/sampler.hpp"
 
 #include "csv_lines.hpp"
 #include "server_timeline.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 #include <random>
 
@@ -23,51 +26,6 @@ using detail::csv_field;
 using detail::fixed;
 
 }  // namespace
-
-namespace {
-
-unsigned depth_of(const std::vector<request_spec>& mix)
-{
-    unsigned deepest = 0;
-    for (const auto& r : mix) {
-        auto q = r.path.find("delayCallDepth=");
-        if (q == std::string::npos)
-            continue;
-        unsigned d = 0;
-        const char* b = r.path.data() + q + 15;
-        std::from_chars(b, r.path.data() + r.path.size(), d);
-        deepest = std::max(deepest, d);
-    }
-    return deepest;
-}
-
-}  // namespace
-
-unsigned max_call_depth(const scenario& s)
-{
-    auto d = depth_of(s.mix);
-    if (s.background)
-        d = std::max(d, depth_of(s.background->mix));
-    return d;
-}
-
-descriptor_needs descriptors_needed(const scenario& s)
-{
-    descriptor_needs n;
-    auto clients = connections_needed(s);
-    n.load_generator = clients + spare_descriptors;
-    auto depth = max_call_depth(s);
-    // Each in-flight request holds its client socket plus, per call level, an outgoing socket; a call back into the
-    // same server also holds the accepted end. A separate downstream takes the accepted ends of the first level.
-    std::uint64_t per_request = 1;
-    if (depth > 0)
-        per_request = s.server.downstream == "separate" ? 2 : 1 + 2 * std::uint64_t{depth};
-    n.server = clients * per_request + spare_descriptors;
-    // The downstream accepts the first level and calls itself for the levels below it.
-    if (depth > 0 && s.server.downstream == "separate")
-        n.downstream = clients * (2 * std::uint64_t{depth} - 1) + spare_descriptors;
-    return n;
-}
 
 std::vector<std::string> server_option_args(const server_spec& spec)
 {
@@ -128,7 +86,7 @@ std::string error_summary(const run_result& r)
 {
     std::string out;
     for (const auto& m : r.summary) {
-        bool error_column = m.name.rfind("errors_", 0) == 0 || m.name == "requests_unsent";
+        bool error_column = metric::is_errors_column(m.name) || m.name == metric::requests_unsent;
         if (!error_column || m.spread.max <= 0)
             continue;
         out += (out.empty() ? "" : ", ") + m.name + "=" + fixed(m.spread.median, 0);
@@ -149,8 +107,7 @@ struct run_outcome {
     run_status status = run_status::failed;      ///< when there is no result: failed or not_run
     std::string message;                         ///< the failure, or notes beside a result (stop problems)
     std::optional<run_result> result;
-    std::vector<detail::trial_window> windows;
-    std::vector<detail::server_recorder::reading> readings;
+    detail::sampled_server sampled;
 };
 
 /// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
@@ -216,15 +173,15 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
     ro.on_progress = [&](const progress_event& ev) {
         if (ev.what == progress_event::phase::trial_done && ev.finished) {
             auto now = clock::now();
-            out.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
+            out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
         }
         if (o.on_progress)
             o.on_progress(ev);
     };
-    auto recorder = std::make_unique<detail::server_recorder>(server.pid(), o.server_sample_period);
+    stats::periodic_sampler sampler(stats::proc_source(server.pid()), o.server_sample_period);
+    sampler.start();
     auto r = run(s, ro);
-    out.readings = recorder->finish();
-    recorder.reset();
+    out.sampled.readings = sampler.stop();
 
     std::string stop_problem;
     if (auto st = server.stop(o.stop_timeout); !st)
@@ -252,8 +209,7 @@ struct arm_record {
     suite_entry entry;
     std::optional<run_result> merged;
     std::vector<run_result> rounds;                    ///< each server's own result, for its context line
-    std::vector<detail::trial_window> windows;
-    std::vector<detail::server_recorder::reading> readings;
+    std::vector<detail::sampled_server> servers;       ///< each server's readings, for the server timeline
     std::string notes;
     std::optional<run_status> not_run_or_failed;
     clock::duration spent{};
@@ -273,7 +229,7 @@ void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved
     if (interleaved) {
         for (auto& t : r.trials)
             t.index = round;
-        for (auto& w : out.windows)
+        for (auto& w : out.sampled.windows)
             w.trial = round;
     }
     if (!rec.merged) {
@@ -283,8 +239,7 @@ void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved
         rec.merged->trials.insert(rec.merged->trials.end(), r.trials.begin(), r.trials.end());
         rec.merged->partial = rec.merged->partial || r.partial;
     }
-    rec.windows.insert(rec.windows.end(), out.windows.begin(), out.windows.end());
-    rec.readings.insert(rec.readings.end(), out.readings.begin(), out.readings.end());
+    rec.servers.push_back(std::move(out.sampled));
     rec.rounds.push_back(std::move(r));
 }
 
@@ -307,7 +262,7 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
                 return w;
         }
         if (auto w = detail::append_lines(server_timeline_path(o.out_dir, o.suite), detail::server_timeline_header,
-                                          detail::server_timeline_lines(m, rec.windows, rec.readings));
+                                          detail::server_timeline_lines(m, rec.servers, o.server_sample_period));
             !w)
             return w;
         e.status = status_of(m);

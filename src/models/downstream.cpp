@@ -1,4 +1,4 @@
-#include "execbench/models/downstream.hpp"
+#include "downstream.hpp"
 
 #include <sys/socket.h>
 

@@ -1,10 +1,11 @@
-#include "execbench/models/fiber.hpp"
+#include "fiber.hpp"
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
-#include "execbench/models/downstream.hpp"
 #include "execbench/models/offload_pool.hpp"
-#include "execbench/models/server_support.hpp"
+
+#include "downstream.hpp"
+#include "server_support.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>

@@ -1,10 +1,11 @@
-#include "execbench/models/loop.hpp"
+#include "loop.hpp"
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
-#include "execbench/models/downstream.hpp"
 #include "execbench/models/offload_pool.hpp"
-#include "execbench/models/server_support.hpp"
+
+#include "downstream.hpp"
+#include "server_support.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>

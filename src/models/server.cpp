@@ -2,9 +2,10 @@
 
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/model_names.hpp"
-#include "execbench/models/fiber.hpp"
-#include "execbench/models/loop.hpp"
-#include "execbench/models/pool.hpp"
+
+#include "fiber.hpp"
+#include "loop.hpp"
+#include "pool.hpp"
 
 #include <algorithm>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "execbench/models/server_support.hpp"
+#include "server_support.hpp"
 
 #include "execbench/models/server.hpp"
 

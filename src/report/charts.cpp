@@ -1,5 +1,6 @@
 #include "execbench/report/charts.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
 
@@ -7,9 +8,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <optional>
 
 namespace execbench::report {
+
+namespace metric = load::metric;
 
 std::string fnv1a_hex(std::string_view data)
 {
@@ -28,26 +30,35 @@ std::string chart_name(const std::string& scenario) { return scenario + ".png"; 
 namespace {
 
 /// Every column of a per-second series as name → values (the chart script leaves out the partial last second of
-/// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide).
+/// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide). A column with a value
+/// in only some seconds (users while a ramp issues requests, the generator's CPU of whole seconds) keeps its
+/// seconds in `<column>@second`, so it is never drawn against the wrong second.
 nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows)
 {
     nlohmann::json out = nlohmann::json::object();
+    std::map<std::string, nlohmann::json> seconds;
+    std::size_t with_second = 0;
     for (const auto& r : rows) {
-        if (!r.count("second"))
+        auto sec = r.find(std::string(load::column::second));
+        if (sec == r.end())
             continue;
+        ++with_second;
         for (const auto& [k, v] : r) {
             if (!out.contains(k))
                 out[k] = nlohmann::json::array();
             out[k].push_back(v);
+            seconds[k].push_back(sec->second);
         }
     }
+    for (auto& [k, at] : seconds)
+        if (at.size() != with_second)
+            out[k + "@second"] = std::move(at);
     return out;
 }
 
 bool is_burst(const run_view& v)
 {
-    auto it = v.summary.find("shape");
-    return (it != v.summary.end() && it->second == "burst") || v.number("wall_millis") < burst_millis;
+    return v.text(load::column::shape) == "burst" || v.number(metric::wall_millis) < burst_millis;
 }
 
 nlohmann::json spectrum_json(const std::vector<std::pair<double, double>>& spectrum)
@@ -67,7 +78,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, scenario, m); v && v->ran()) {
             burst |= is_burst(*v);
-            shape_burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
+            shape_burst |= v->text(load::column::shape) == "burst";
         }
     j["kind"] = burst ? "distribution" : "timeline";
     if (burst)
@@ -81,20 +92,20 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             continue;
         nlohmann::json a;
         a["arm"] = m;
-        a["requests_ok"] = whole(v->number("requests_ok"));
-        a["requests_error"] = whole(v->number("requests_error"));
-        a["latency_max"] = v->number("latency_millis_max");
+        a[metric::requests_ok] = whole(v->number(metric::requests_ok));
+        a[metric::requests_error] = whole(v->number(metric::requests_error));
+        a["latency_max"] = v->number(metric::latency_millis_max);
         if (v->scale() != 1)
             a["scale"] = v->scale();
         if (burst) {
             a["spectrum"] = spectrum_json(v->latency_spectrum);
             a["service_spectrum"] = spectrum_json(v->service_spectrum);
-            a["wall_millis"] = v->number("wall_millis");
-            a["requests_per_second"] = v->number("requests_per_second");
-            a["trials"] = whole(v->number("trials"));
+            a[metric::wall_millis] = v->number(metric::wall_millis);
+            a[metric::requests_per_second] = v->number(metric::requests_per_second);
+            a["trials"] = whole(v->number(load::column::trials));
         } else {
             a["trial"] = v->chart_trial;
-            a["full_seconds"] = v->number("wall_millis") / 1000.0;
+            a["full_seconds"] = v->number(metric::wall_millis) / 1000.0;
             a["series"] = columns_of(v->timeline);
             a["server"] = columns_of(v->server_timeline);
         }
@@ -127,29 +138,21 @@ nlohmann::json winners_chart_data(const suite_data& s)
             if (by_metric != w.cells.end())
                 if (auto it = by_metric->second.find(rule.column); it != by_metric->second.end())
                     v = &it->second;
-            if (!v || (v->kind != verdict::winner && v->kind != verdict::tie)) {
+            if (!v || (v->kind != verdict::winner && v->kind != verdict::shared && v->kind != verdict::tie)) {
                 cell["state"] = "none";
             } else if (v->kind == verdict::tie) {
                 cell["state"] = "tie";
+            } else if (v->kind == verdict::shared) {
+                cell["state"] = "shared";
+                cell["leaders"] = v->leaders;
             } else {
                 cell["state"] = "won";
                 cell["winner"] = v->winner;
-                std::optional<std::pair<std::string, double>> closest;
-                for (const auto& p : v->pairs) {
-                    if (p.first != v->winner && p.second != v->winner)
-                        continue;
-                    const auto& other = p.first == v->winner ? p.second : p.first;
+                if (const auto* p = deciding_pair(*v, rule)) {
                     // The lead as "how many times better, minus one": 2× either way reads 100 %.
-                    double r = p.ratio.ratio > 0 ? p.ratio.ratio : 1.0;
-                    double lead = (std::max(r, 1.0 / r) - 1.0) * 100.0;
-                    if (p.by_failures)
-                        lead = 100.0;
-                    if (!closest || lead < closest->second)
-                        closest = std::make_pair(other, lead);
-                }
-                if (closest) {
-                    cell["runner_up"] = closest->first;
-                    cell["lead_percent"] = closest->second;
+                    double r = p->ratio.ratio > 0 ? p->ratio.ratio : 1.0;
+                    cell["runner_up"] = p->first == v->winner ? p->second : p->first;
+                    cell["lead_percent"] = p->by_failures ? 100.0 : (std::max(r, 1.0 / r) - 1.0) * 100.0;
                 }
             }
             row.push_back(cell);

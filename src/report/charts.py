@@ -126,11 +126,29 @@ def distribution_chart(data):
 
 # --- timeline ------------------------------------------------------------------------------------------------------
 
+def x_of(columns, name):
+    """The seconds a column's values belong to: its own when it has values in only some seconds."""
+    return columns.get(name + "@second") or columns.get("second") or []
+
+
 def whole_seconds(columns, full):
     """The rows of whole seconds only: the last, partial second would draw as a collapse in every rate."""
-    seconds = columns.get("second") or []
-    keep = [i for i, sec in enumerate(seconds) if full is None or sec + 1 <= full + 1e-6]
-    return {k: [v[i] for i in keep if i < len(v)] for k, v in columns.items()}
+    out = {}
+    for name, values in columns.items():
+        if name.endswith("@second"):
+            continue
+        xs = x_of(columns, name)
+        keep = [i for i, sec in enumerate(xs) if i < len(values) and (full is None or sec + 1 <= full + 1e-6)]
+        out[name] = [values[i] for i in keep]
+        if name + "@second" in columns:
+            out[name + "@second"] = [xs[i] for i in keep]
+    return out
+
+
+# A reference series (the schedule's target) is drawn once for all arms, in black: it is not an arm's measurement.
+REFERENCE = {"color": "black", "linestyle": (0, (4, 3)), "marker": None}
+# The generator's own series beside the server's: the arm's colour, hollow markers and a thinner line.
+SECONDARY = {"markerfacecolor": "none", "linewidth": 1.0, "alpha": 0.8}
 
 
 def timeline_chart(data):
@@ -139,7 +157,8 @@ def timeline_chart(data):
         a["series_all"] = a["series"]
         a["series"] = whole_seconds(a["series"], a.get("full_seconds"))
         a["server"] = whole_seconds(a.get("server", {}), a.get("full_seconds"))
-    panels = []  # (title, unit, [(arm, x, y, label suffix, kind)], log)
+    # (title, unit, [(arm or None for a reference, x, y, label, extra style)])
+    panels = []
     # One latency range for every arm's panel, so the panels compare at a glance.
     latency_max, latency_min = 0.0, None
     for a in arms:
@@ -151,57 +170,58 @@ def timeline_chart(data):
                 latency_min = min(ys) if latency_min is None else min(latency_min, min(ys))
         latency_max = max(latency_max, a.get("latency_max", 0))
 
-    def combined(title, unit, pick, log=False):
+    def column(a, source, name):
+        """(x, y) of a per-second column of one arm, or None when the results do not hold it."""
+        cols = a.get(source, {})
+        y = cols.get(name)
+        x = x_of(cols, name)
+        return (x, y) if y and len(x) == len(y) else None
+
+    def panel(title, unit, measured, reference=None, secondary=()):
+        """Per arm the `measured` columns ((source, column, label suffix)); the `secondary` ones in the generator's
+        style; a `reference` column drawn once (the first arm holding it), in black."""
         lines = []
         for a in arms:
-            for label, x, y in pick(a):
-                if x and y and len(x) == len(y):
-                    lines.append((a["arm"], x, y, label))
-        if lines:
-            panels.append((title, unit, lines, log))
+            for source, name, label in measured:
+                xy = column(a, source, name)
+                if xy:
+                    lines.append((a["arm"], xy[0], xy[1], label, SECONDARY if (source, name) in secondary else {}))
+        if reference:
+            source, name, label = reference
+            for a in arms:
+                xy = column(a, source, name)
+                if xy:
+                    lines.append((None, xy[0], xy[1], label, REFERENCE))
+                    break
+        if any(arm is not None for arm, *_ in lines):
+            panels.append((title, unit, lines))
 
-    def series(*names, source="series", label=""):
-        def pick(a):
-            cols = a.get(source, {})
-            y = first(cols, *names)
-            return [(label, cols.get("second"), y)] if y else []
-        return pick
-
-    combined("requests ok per second", "req/s", series("requests_ok"))
-    combined("target rate / users", "per second or users",
-             lambda a: [(lbl, a["series"].get("second"), a["series"][k]) for k, lbl in
-                        (("target_rate", " target"), ("rate_target", " target"), ("users", " users"),
-                         ("users_target", " users")) if a["series"].get(k)])
+    panel("requests ok per second", "req/s", [("series", "requests_ok", "")],
+          reference=("series", "target_rate", "target rate"))
+    panel("ramp users", "users", [("series", "users", " active")],
+          reference=("series", "users_target", "ramp target"))
 
     def failures(a):
         out = []
-        for k, lbl in (("requests_error", " errors"), ("requests_unsent", " unsent")):
+        for k, lbl, extra in (("requests_error", " errors", {}), ("requests_unsent", " unsent", SECONDARY)):
             y = a["series_all"].get(k)
             if y and any(v > 0 for v in y):
-                out.append((lbl, a["series_all"].get("second"), y))
+                out.append((a["arm"], x_of(a["series_all"], k), y, lbl, extra))
         return out
-    combined("errors and unsent per second (last second included)", "requests", failures)
+    lines = [line for a in arms for line in failures(a)]
+    if lines:
+        # The last second is kept here: a timeout at the end of a trial would otherwise be hidden.
+        panels.append(("errors (filled), unsent by second due (hollow)", "requests per second", lines))
 
-    def cpu(a):
-        out = []
-        srv = a.get("server", {})
-        if srv.get("server_cpu_percent"):
-            out.append((" server", srv.get("second"), srv["server_cpu_percent"]))
-        gen = first(a["series"], "loadgen_cpu_percent", "generator_cpu_percent")
-        if gen:
-            out.append((" generator", a["series"].get("second"), gen))
-        gen = first(srv, "loadgen_cpu_percent", "generator_cpu_percent")
-        if gen:
-            out.append((" generator", srv.get("second"), gen))
-        return out
-    combined("CPU (server; generator where recorded)", "% of one core", cpu)
-    combined("server resident memory", "MiB", series("server_rss_mb", source="server"))
-    combined("server threads", "threads", series("server_threads", source="server"))
-    combined("sockets", "open sockets", lambda a: [(lbl, a[src].get("second"), a[src][k]) for src, k, lbl in
-                                                  (("server", "server_sockets", " server"),
-                                                   ("series", "sockets", " generator"),
-                                                   ("series", "connections_open", " generator"))
-                                                  if a.get(src, {}).get(k)])
+    generator = {("series", "loadgen_cpu_percent"), ("series", "connections_open")}
+    panel("CPU: server (filled), load generator (hollow)", "% of one core",
+          [("server", "server_cpu_percent", " server"), ("series", "loadgen_cpu_percent", " generator")],
+          secondary=generator)
+    panel("server resident memory", "MiB", [("server", "server_rss_mb", "")])
+    panel("server threads", "threads", [("server", "server_threads", "")])
+    panel("open sockets: server (filled), load generator (hollow)", "sockets",
+          [("server", "server_sockets", " server"), ("series", "connections_open", " generator")],
+          secondary=generator)
 
     ncols = max(len(arms), 3)
     nrows = 1 + math.ceil(len(panels) / ncols)
@@ -244,23 +264,23 @@ def timeline_chart(data):
         ax.grid(alpha=0.3, which="both")
         outside_legend(ax)
     for i in range(len(arms), ncols):
-        axes[0][i].axis("off")
-    for j, (title, unit, lines, log) in enumerate(panels):
+        fig.delaxes(axes[0][i])  # removed, not hidden: every axes left on the chart holds data
+    for j, (title, unit, lines) in enumerate(panels):
         ax = axes[1 + j // ncols][j % ncols]
-        for arm, x, y, label in lines:
-            st = style(data, arm)
-            ax.plot(x, y, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
-                    label=arm + label)
+        for arm, x, y, label, extra in lines:
+            st = dict(style(data, arm)) if arm is not None else {}
+            st.update(extra)
+            ax.plot(x, y, markersize=3, label=(arm or "") + label, **st)
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("second")
         ax.set_ylabel(unit)
         # Headroom above the highest point, so a flat series at its maximum is not hidden by the frame.
-        top = max(max(y) for _, _, y, _ in lines)
+        top = max(max(y) for _, _, y, _, _ in lines)
         ax.set_ylim(0, top * 1.12 if top > 0 else 1)
         ax.grid(alpha=0.3)
-        outside_legend(ax, ncol=3)
+        outside_legend(ax, ncol=2)
     for j in range(len(panels), ncols * (nrows - 1)):
-        axes[1 + j // ncols][j % ncols].axis("off")
+        fig.delaxes(axes[1 + j // ncols][j % ncols])
     fig.subplots_adjust(hspace=0.75, wspace=0.3)
     return fig
 
@@ -282,6 +302,13 @@ def winners_chart(data):
                 ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=alpha, edgecolor="white"))
                 text = "%s\n+%s vs %s" % (c["winner"], fmt_pct(lead), c["runner_up"])
                 ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5)
+            elif c["state"] == "shared":
+                # Arms that tie with each other but each beat the rest: a stripe of each leader's colour.
+                leaders = c["leaders"]
+                for k, a in enumerate(leaders):
+                    ax.add_patch(plt.Rectangle((c_i + k / len(leaders), r), 1 / len(leaders), 1,
+                                               facecolor=style(data, a)["color"], alpha=0.45, edgecolor="white"))
+                ax.text(c_i + 0.5, r + 0.5, " = ".join(leaders), ha="center", va="center", fontsize=6.5)
             elif c["state"] == "tie":
                 ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor="#dddddd", edgecolor="white", hatch="//"))
                 ax.text(c_i + 0.5, r + 0.5, "tie", ha="center", va="center", fontsize=7)
@@ -303,7 +330,7 @@ def winners_chart(data):
     ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               frameon=False)
     ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
-                 "stronger)", fontsize=9)
+                 "stronger); a = b: a and b tie with each other and lead the rest", fontsize=9)
     return fig
 
 
@@ -331,17 +358,30 @@ def fmt_pct(v):
 
 # --- driver --------------------------------------------------------------------------------------------------------
 
+def data_artists(ax):
+    """What an axes drew from the data: lines, bars and cells, collections (not the frame, ticks or legend)."""
+    return list(ax.lines) + [p for p in ax.patches if p.get_visible()] + list(ax.collections)
+
+
 def panel_points(fig):
-    """Data points drawn per panel (lines, bars, patches with a face), skipping axes turned off."""
+    """Data points drawn per panel (lines, bars, patches with a face)."""
     out = []
     for ax in fig.axes:
-        if not ax.axison:
-            continue
         n = sum(len(line.get_xdata()) for line in ax.lines)
         n += sum(1 for p in ax.patches if p.get_visible())
         n += sum(len(c.get_offsets()) for c in ax.collections)
         out.append({"title": ax.get_title(), "points": n})
     return out
+
+
+def tag_data(fig, name):
+    """Gives every data artist an SVG id "<chart>-data-<n>", so a browser check can tell drawn data from an
+    empty frame in each panel (matplotlib writes an artist's gid as its group id)."""
+    n = 0
+    for ax in fig.axes:
+        for artist in data_artists(ax):
+            n += 1
+            artist.set_gid("%s-data-%d" % (name, n))
 
 
 def main():
@@ -362,6 +402,7 @@ def main():
             sys.exit("charts.py: unknown chart kind %r" % kind)
         matplotlib.rcParams["svg.hashsalt"] = job.get("name", kind)  # ids unique per chart inside one HTML page
         fig = draw[kind](job["data"])
+        tag_data(fig, job.get("name", kind))
         panels = panel_points(fig)
         empty = [p["title"] or "(untitled)" for p in panels if p["points"] == 0]
         if empty:

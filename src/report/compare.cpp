@@ -1,5 +1,6 @@
 #include "execbench/report/compare.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/trial_figures.hpp"
@@ -15,6 +16,9 @@
 #include <sstream>
 
 namespace execbench::report {
+
+namespace metric = load::metric;
+namespace column = load::column;
 
 const char* to_string(change c)
 {
@@ -44,7 +48,7 @@ constexpr const char* failures_column = "requests_error+requests_unsent";
 
 struct headline_metric {
     const char* label;
-    const char* column;
+    std::string_view column;
     bool higher_is_better;
     bool server_sampled;
 };
@@ -53,13 +57,13 @@ struct headline_metric {
 std::vector<headline_metric> headline_metrics(bool burst)
 {
     return {
-        burst ? headline_metric{"wall time", "wall_millis", false, false}
-              : headline_metric{"req/s", "requests_per_second", true, false},
-        {"latency p50", "latency_millis_p50", false, false},
-        {"latency p99", "latency_millis_p99", false, false},
+        burst ? headline_metric{"wall time", metric::wall_millis, false, false}
+              : headline_metric{"req/s", metric::requests_per_second, true, false},
+        {"latency p50", metric::latency_millis_p50, false, false},
+        {"latency p99", metric::latency_millis_p99, false, false},
         {"errors + unsent", failures_column, false, false},
-        {"server RSS max", "server_rss_mb_max", false, true},
-        {"server CPU avg", "server_cpu_percent_avg", false, true},
+        {"server RSS max", metric::server_rss_mb_max, false, true},
+        {"server CPU avg", metric::server_cpu_percent_avg, false, true},
     };
 }
 
@@ -93,11 +97,11 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
     auto summary = load::read_csv(paths.summary);
     if (!summary)
         return summary.err();
-    auto col = [](const load::csv_table& t, const char* c) { return t.column(c); };
+    auto col = [](const load::csv_table& t, std::string_view c) { return t.column(c); };
     auto text = [](const std::vector<std::string>& row, int i) { return i < 0 ? std::string{} : row[std::size_t(i)]; };
-    int scenario = col(*summary, "scenario"), model = col(*summary, "model"), arm = col(*summary, "arm"),
-        run_id = col(*summary, "run_id"), shape = col(*summary, "shape"), revision = col(*summary, "git_revision"),
-        scale = col(*summary, std::string(scale_column).c_str());
+    int scenario = col(*summary, column::scenario), model = col(*summary, column::model),
+        arm = col(*summary, column::arm), run_id = col(*summary, column::run_id), shape = col(*summary, column::shape),
+        revision = col(*summary, "git_revision"), scale = col(*summary, column::scale);
     if (scenario < 0 || model < 0 || run_id < 0)
         return fail(paths.summary.string() + ": no scenario, model or run_id column");
     suite_runs out;
@@ -120,7 +124,7 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
         auto trials = load::read_csv(paths.trials);
         if (!trials)
             return trials.err();
-        int id = trials->column("run_id");
+        int id = trials->column(column::run_id);
         if (id < 0)
             return fail(paths.trials.string() + ": no run_id column");
         for (const auto& row : trials->rows) {
@@ -130,7 +134,7 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
             trial_row t;
             for (std::size_t i = 0; i < trials->header.size() && i < row.size(); ++i)
                 t[trials->header[i]] = number_of(row[i]);
-            t[failures_column] = t["requests_error"] + t["requests_unsent"];
+            t[failures_column] = t[std::string(metric::requests_error)] + t[std::string(metric::requests_unsent)];
             it->second->trials.push_back(std::move(t));
         }
     }

@@ -1,5 +1,6 @@
 #include "execbench/report/headline.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
@@ -9,27 +10,28 @@
 
 namespace execbench::report {
 
+namespace metric = load::metric;
+
 namespace {
 
-/// One headline cell: p99 · req/s (bursts: p99 · wall time), with errors, unsent share and the noise/tie marks.
-std::string headline_cell(const run_view* v, bool tie)
+/// One headline cell: p99 · req/s (bursts: p99 · wall time), with errors, unsent share and the noise mark.
+std::string headline_cell(const run_view* v)
 {
     if (!v)
         return "–";
     if (!v->ran())
         return v->status == load::run_status::not_run ? "not run" : "failed";
-    if (v->number("requests_ok") == 0)
-        return "no answer · **" + count(v->number("requests_error")) + " errors**";
-    bool burst = v->summary.count("shape") && v->summary.at("shape") == "burst";
-    std::string cell = v->summary.count("noisy") && v->summary.at("noisy") == "1" ? "~" : "";
-    cell += millis(v->number("latency_millis_p99")) + " ms";
-    cell += burst ? " · wall " + millis(v->number("wall_millis")) + " ms" : " · " + count(v->number("requests_per_second"));
-    if (tie)
-        cell += " =";
-    if (v->number("requests_error") > 0)
-        cell += " · **" + count(v->number("requests_error")) + " errors**";
-    if (auto unsent = whole(v->number("requests_unsent")); unsent > 0) {
-        auto planned = whole(v->number("requests_ok")) + whole(v->number("requests_error")) + unsent;
+    if (v->number(metric::requests_ok) == 0)
+        return "no answer · **" + count(v->number(metric::requests_error)) + " errors**";
+    bool burst = v->text(load::column::shape) == "burst";
+    std::string cell = v->text(load::column::noisy) == "1" ? "~" : "";
+    cell += millis(v->number(metric::latency_millis_p99)) + " ms";
+    cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
+                  : " · " + count(v->number(metric::requests_per_second));
+    if (v->number(metric::requests_error) > 0)
+        cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
+    if (auto unsent = whole(v->number(metric::requests_unsent)); unsent > 0) {
+        auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + unsent;
         cell += " · " + num(100.0 * unsent / planned, 0) + " % unsent";
     }
     if (v->scale() != 1)
@@ -74,38 +76,47 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     auto c = summarize_contexts(contexts);
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; revision " << c.revision
        << ". Each cell: p99 latency · requests per second (bursts: p99 · wall time), then requests that failed or "
-          "the share an open-loop rate could not send. `~` marks a noisy run (a key figure's trial range exceeds "
-          "20 % of its median), `=` a p99 no arm wins (equal within the winners rule).";
+          "the share an open-loop rate could not send; `~` marks a noisy run (a key figure's trial range exceeds "
+          "20 % of its median). The last column compares the p99 of the arms: the winner's (or the arms sharing the lead, "
+          "`fiber = loop`) factor over the runner-up with its 95 % bootstrap interval, or a tie where the interval holds 1 (every pair and metric "
+          "on the pages).";
     if (!shortened.empty()) {
         rb << " Trials were shorter than their scenario files in:";
         for (std::size_t i = 0; i < shortened.size(); ++i)
             rb << (i ? ", " : " ") << shortened[i];
         rb << " (both lengths on the pages).";
     }
-    rb << " Details, spreads and charts in [" << paths.docs_link << "/](" << paths.docs_link
-       << "/) (open `index.html` there in a browser for the HTML report); how to read them in [methodology]("
+    if (paths.docs_link == ".")   // the HTML index itself: the suites' pages are listed above
+        rb << " Details, spreads and charts on each suite's page";
+    else
+        rb << " Details, spreads and charts in [" << paths.docs_link << "/](" << paths.docs_link
+           << "/) (open `index.html` there in a browser for the HTML report)";
+    rb << "; how to read them in [methodology]("
        << (std::filesystem::path(paths.docs_link) / paths.methodology_link).lexically_normal().generic_string()
        << ").\n\n";
 
     std::vector<std::string> header{"suite", "scenario"};
     header.insert(header.end(), arms.begin(), arms.end());
+    header.emplace_back("p99 verdict (95 % interval)");
+    const auto& p99 = *std::find_if(winner_metrics().begin(), winner_metrics().end(),
+                                    [](const metric_rule& m) { return m.column == metric::latency_millis_p99; });
     std::vector<std::vector<std::string>> rows;
     bool any_scaled = false;
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
         for (const auto& sc : s->scenarios) {
             std::vector<std::string> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md)", sc};
-            unsigned ran = 0;
-            for (const auto& m : s->models)
-                if (const auto* v = find_run(*s, sc, m); v && v->ran() && v->number("requests_ok") > 0)
-                    ++ran;
-            auto verdict = w.winner[sc].find("latency_millis_p99");
-            bool tie = ran >= 2 && verdict != w.winner[sc].end() && verdict->second.empty();
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale() != 1;
-                r.push_back(headline_cell(v, tie && v && v->ran() && v->number("requests_ok") > 0));
+                r.push_back(headline_cell(v));
             }
+            // Fewer than two arms ran: nothing to compare.
+            auto cells = w.cells.find(sc);
+            if (cells == w.cells.end() || !cells->second.count(p99.column))
+                r.emplace_back("–");
+            else
+                r.push_back(verdict_line(cells->second.at(p99.column), p99));
             rows.push_back(std::move(r));
         }
     }
@@ -118,11 +129,12 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
               "([scaled runs](docs/methodology.md#scaled-runs)).\n";
 
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
-          "of the ratio of medians excludes 1 (ties and cells without a verdict are counted apart; the pages say "
-          "which):\n\n";
+          "of the ratio of medians excludes 1. Shared leads (two arms tied with each other, both ahead of the rest), "
+          "ties and cells without a verdict are counted apart; the pages say which:\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());
     wheader.push_back("decided");
+    wheader.push_back("shared leads");
     wheader.push_back("ties");
     std::vector<std::vector<std::string>> wrows;
     for (const auto* s : shown) {
@@ -134,6 +146,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             r.push_back(none || !in ? "n/a" : num(100.0 * w.share(m), 0) + " %");
         }
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided));
+        r.push_back(w.single_arm ? "n/a" : std::to_string(w.shared));
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.ties));
         wrows.push_back(std::move(r));
     }

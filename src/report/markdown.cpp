@@ -1,5 +1,6 @@
 #include "execbench/report/markdown.hpp"
 
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/parity.hpp"
@@ -10,10 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <regex>
 #include <set>
 #include <sstream>
 
 namespace execbench::report {
+
+namespace metric = load::metric;
 
 std::string num(double v, int decimals)
 {
@@ -58,7 +62,7 @@ std::string count(double v)
 
 std::string latency(const run_view& v, std::string_view column)
 {
-    return v.number("requests_ok") > 0 ? millis(v.number(column)) : std::string{"–"};
+    return v.number(metric::requests_ok) > 0 ? millis(v.number(column)) : std::string{"–"};
 }
 
 std::string cell_escape(std::string s)
@@ -95,6 +99,7 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 context_summary summarize_contexts(const std::vector<std::string>& contexts)
 {
     std::set<std::string> machines, kernels, builds, revisions, generators, sharing, pinning;
+    std::vector<double> loadavg, steal;
     context_summary c;
     for (const auto& line : contexts) {
         auto j = nlohmann::json::parse(line, nullptr, false);
@@ -135,14 +140,12 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
         std::string shared = local ? "server and load generator on one machine" : "server alone (generator remote)";
         if (srv.is_object() && srv.value("downstream", std::string{"self"}) == "separate")
             c.separate_downstream = true;
-        if (m.contains("loadavg_before") || m.contains("loadavg_after")) {
-            auto la = [&](const char* k) {
-                return m.contains(k) && m[k].is_number() ? num(m[k].get<double>(), 1) : std::string{"?"};
-            };
-            shared += "; load average " + la("loadavg_before") + " before, " + la("loadavg_after") + " after";
-        }
+        // Per-run figures are gathered into ranges below: one clause per run would bury the sentence.
+        for (const char* k : {"loadavg_before", "loadavg_after"})
+            if (m.contains(k) && m[k].is_number())
+                loadavg.push_back(m[k].get<double>());
         if (m.contains("steal_percent") && m["steal_percent"].is_number())
-            shared += "; steal " + num(m["steal_percent"].get<double>(), 1) + " %";
+            steal.push_back(m["steal_percent"].get<double>());
         if (!url.empty())
             sharing.insert(shared);
         if (j.contains("affinity") && j["affinity"].is_object()) {
@@ -167,6 +170,14 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
     c.revision = joined(revisions);
     c.generator = joined(generators);
     c.sharing = joined(sharing);
+    auto range = [](const std::vector<double>& v) {
+        auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return *lo == *hi ? num(*lo, 1) : num(*lo, 1) + "–" + num(*hi, 1);
+    };
+    if (!loadavg.empty())
+        c.sharing += "; 1-minute load average " + range(loadavg) + " around the runs";
+    if (!steal.empty())
+        c.sharing += ", steal " + range(steal) + " %";
     if (c.separate_downstream)
         c.sharing += "; scenarios with a separate downstream run it on the same machine too";
     c.pinning = joined(pinning);
@@ -189,24 +200,20 @@ std::string status_text(const run_view& v)
 
 std::string load_text(const run_view& v)
 {
-    auto get = [&](const char* c) {
-        auto it = v.summary.find(c);
-        return it == v.summary.end() ? std::string{} : it->second;
-    };
-    auto shape = get("shape");
+    namespace column = load::column;
+    auto shape = v.text(column::shape);
     std::string out = shape;
+    auto connections = count(v.number(column::connections));
     if (shape == "burst")
-        out += ", " + count(to_number(get("requests"))) + " requests on " + count(to_number(get("connections"))) +
-               " connections";
+        out += ", " + count(v.number(column::requests)) + " requests on " + connections + " connections";
     else if (shape == "closed")
-        out += ", " + count(to_number(get("connections"))) + " connections";
+        out += ", " + connections + " connections";
     else if (shape == "open")
-        out += ", " + count(to_number(get("rate"))) + " req/s on " + count(to_number(get("connections"))) +
-               " connections";
+        out += ", " + count(v.number(column::rate)) + " req/s on " + connections + " connections";
     else if (shape == "ramp")
-        out += ", up to " + count(to_number(get("connections"))) + " users";
-    if (!get("think").empty() && get("think") != "0ms" && get("think") != "0s")
-        out += ", think " + get("think");
+        out += ", up to " + connections + " users";
+    if (auto think = v.text(column::think); !think.empty() && think != "0ms" && think != "0s")
+        out += ", think " + think;
     return out;
 }
 
@@ -247,18 +254,17 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
                 any = v;
                 break;
             }
-        auto get = [&](const char* c) {
-            if (!any)
-                return std::string{"–"};
-            auto it = any->summary.find(c);
-            return it == any->summary.end() || it->second.empty() ? std::string{"–"} : it->second;
+        auto get = [&](std::string_view c) {
+            auto text = any ? any->text(c) : std::string{};
+            return text.empty() ? std::string{"–"} : text;
         };
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
         std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
                                    any ? cell_escape(load_text(*any) + scale_suffix(s, sc)) : "–",
-                                   any && get("shape") == "burst" ? "–" : get("duration"), get("warmup"),
-                                   any ? get("trials") : "–"};
+                                   any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
+                                   get(load::column::warmup),
+                                   any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
             r.push_back(!any                      ? "–"
                         : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**"
@@ -284,6 +290,57 @@ void winners_section(std::ostringstream& md, const suite_data& s)
     md << winners_markdown(s, rank(figures_of(s), s.models));
 }
 
+/// A run's ledger message as a reader reads it: bench-suite's "requests_unsent=150501 (max 150600)" and
+/// "errors_reset=2" become "150,501 requests unsent (median of the trials; up to 150,600)" and "2 reset errors";
+/// anything else is kept as written.
+std::string readable_message(const std::string& message)
+{
+    static const std::regex figure(R"(^(requests_unsent|errors_([a-z_0-9]+))=(\d+)(?: \(max (\d+)\))?$)");
+    std::string out, part;
+    auto flush = [&](const std::string& sep) {
+        std::smatch m;
+        std::string text = part;
+        if (std::regex_match(part, m, figure)) {
+            auto median = to_number(m[3].str());
+            auto kind = m[2].str();
+            std::replace(kind.begin(), kind.end(), '_', ' ');
+            text = count(median) + (m[2].matched ? " " + kind + " errors" : std::string{" requests unsent"});
+            if (m[4].matched)
+                text += " (median of the trials; up to " + count(to_number(m[4].str())) + ")";
+        }
+        out += text + sep;
+        part.clear();
+    };
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        if ((message[i] == ',' || message[i] == ';') && i + 1 < message.size() && message[i + 1] == ' ') {
+            flush(message.substr(i, 2));
+            ++i;
+        } else {
+            part += message[i];
+        }
+    }
+    flush("");
+    return out;
+}
+
+/// Notes per arm as bullets, arms with the same note on one line ("pool, fiber, loop: not run: ..."), in the order
+/// the notes first appear.
+std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
+{
+    std::vector<std::pair<std::string, std::string>> lines;   // arms, note
+    for (const auto& [arm, note] : arm_notes) {
+        auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == note; });
+        if (it == lines.end())
+            lines.emplace_back(arm, note);
+        else
+            it->first += ", " + arm;
+    }
+    std::string out;
+    for (const auto& [arms, note] : lines)
+        out += "- " + arms + ": " + note + "\n";
+    return out;
+}
+
 /// One scenario: the arms side by side, or why none ran.
 void scenario_section(std::ostringstream& md, const suite_data& s, const std::string& sc)
 {
@@ -293,13 +350,13 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
     md << arm_notes(s, sc);
     if (!any_ran(s, sc)) {
         // Nothing to compare: only why each arm did not run.
+        std::vector<std::pair<std::string, std::string>> why;
         for (const auto& m : s.models)
             if (const auto* v = find_run(s, sc, m))
-                md << "- " << m << ": "
-                   << (v->status == load::run_status::not_run && !v->message.empty()
-                           ? v->message
-                           : status_text(*v) + (v->message.empty() ? "" : ": " + v->message))
-                   << "\n";
+                why.emplace_back(m, v->status == load::run_status::not_run && !v->message.empty()
+                                        ? v->message
+                                        : status_text(*v) + (v->message.empty() ? "" : ": " + v->message));
+        md << grouped_notes(why);
         return;
     }
     std::set<std::string> notes_shown;
@@ -315,18 +372,17 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
     std::vector<std::string> header{""};
     header.insert(header.end(), s.models.begin(), s.models.end());
     md << markdown_table(header, scenario_rows(s, sc));
-    std::string notes;
-    for (const auto& m : s.models) {
-        const auto* v = find_run(s, sc, m);
-        if (v && !v->message.empty())
-            notes += "- " + m + ": " + v->message + "\n";
-    }
+    std::vector<std::pair<std::string, std::string>> messages;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && !v->message.empty())
+            messages.emplace_back(m, readable_message(v->message));
+    std::string notes = grouped_notes(messages);
     std::string above;   // arms whose p99 or p99.9 shows above their max
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, sc, m);
-            v && v->ran() && v->number("requests_ok") > 0 &&
-            std::max(v->number("latency_millis_p99"), v->number("latency_millis_p999")) >
-                v->number("latency_millis_max"))
+            v && v->ran() && v->number(metric::requests_ok) > 0 &&
+            std::max(v->number(metric::latency_millis_p99), v->number(metric::latency_millis_p999)) >
+                v->number(metric::latency_millis_max))
             above += (above.empty() ? "" : ", ") + m;
     if (!above.empty())
         notes += "- " + above + ": a percentile above max: each figure is the median of its own trials, and a "
@@ -362,74 +418,78 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
     bool background = false, unsent = false, burst = false;
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, sc, m); v && v->ran()) {
-            background |= v->number("background_requests_ok") + v->number("background_requests_error") > 0;
-            unsent |= v->number("requests_unsent") > 0;
-            burst |= v->summary.count("shape") && v->summary.at("shape") == "burst";
+            background |= v->number(metric::background_requests_ok) + v->number(metric::background_requests_error) > 0;
+            unsent |= v->number(metric::requests_unsent) > 0;
+            burst |= v->text(load::column::shape) == "burst";
         }
     row("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
     if (!scale_suffix(s, sc).empty())
         row("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
-    row("trials", [](const run_view& v) { return count(v.number("trials")); });
+    row("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
     row("requests ok / error", [](const run_view& v) {
-        return count(v.number("requests_ok")) + " / " + count(v.number("requests_error"));
+        return count(v.number(metric::requests_ok)) + " / " + count(v.number(metric::requests_error));
     });
     row("error classes", [](const run_view& v) {
         std::string out;
         for (const auto& [k, val] : v.summary)
-            if (k.rfind("errors_", 0) == 0 && to_number(val) > 0)
+            if (metric::is_errors_column(k) && to_number(val) > 0)
                 out += (out.empty() ? "" : ", ") + k.substr(7) + " " + count(to_number(val));
         return out.empty() ? std::string{"–"} : out;
     });
     if (unsent)
-        row("unsent (open shape)", [](const run_view& v) { return count(v.number("requests_unsent")); });
-    row("wall (ms)", [](const run_view& v) { return millis(v.number("wall_millis")); });
-    row("req/s", [](const run_view& v) { return count(v.number("requests_per_second")); });
+        row("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
+    row("wall (ms)", [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
+    row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
     if (!burst)   // a burst ends within a second or two: per-second figures have one bucket
         row("req/s per second p50 / max", [](const run_view& v) {
-            return count(v.number("per_second_requests_p50")) + " / " + count(v.number("per_second_requests_max"));
+            return count(v.number(metric::per_second_requests_p50)) + " / " +
+                   count(v.number(metric::per_second_requests_max));
         });
-    row("latency p50 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p50"); });
-    row("latency p90 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p90"); });
-    row("latency p99 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p99"); });
-    row("latency p99.9 (ms)", [](const run_view& v) { return latency(v, "latency_millis_p999"); });
-    row("latency max (ms)", [](const run_view& v) { return latency(v, "latency_millis_max"); });
+    row("latency p50 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p50); });
+    row("latency p90 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p90); });
+    row("latency p99 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p99); });
+    row("latency p99.9 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p999); });
+    row("latency max (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_max); });
     row("service time p50 / p99 (ms)", [](const run_view& v) {
-        return latency(v, "service_millis_p50") + " / " + latency(v, "service_millis_p99");
+        return latency(v, metric::service_millis_p50) + " / " + latency(v, metric::service_millis_p99);
     });
     if (background)
         row("background ok / error, p50 (ms)", [](const run_view& v) {
-            return count(v.number("background_requests_ok")) + " / " + count(v.number("background_requests_error")) +
-                   ", " + (v.number("background_requests_ok") > 0 ? millis(v.number("background_latency_millis_p50"))
-                                                                  : std::string{"–"});
+            return count(v.number(metric::background_requests_ok)) + " / " +
+                   count(v.number(metric::background_requests_error)) + ", " +
+                   (v.number(metric::background_requests_ok) > 0
+                        ? millis(v.number(metric::background_latency_millis_p50))
+                        : std::string{"–"});
         });
     row("RSS avg / max (MiB)", [](const run_view& v) {
-        return num(v.number("server_rss_mb_avg"), 1) + " / " + num(v.number("server_rss_mb_max"), 1);
+        return num(v.number(metric::server_rss_mb_avg), 1) + " / " + num(v.number(metric::server_rss_mb_max), 1);
     });
     row("CPU avg / max (%)", [](const run_view& v) {
-        return num(v.number("server_cpu_percent_avg")) + " / " + num(v.number("server_cpu_percent_max"));
+        return num(v.number(metric::server_cpu_percent_avg)) + " / " + num(v.number(metric::server_cpu_percent_max));
     });
-    row("threads max", [](const run_view& v) { return count(v.number("server_threads_max")); });
+    row("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
     row("ctx switches vol / invol", [](const run_view& v) {
-        return count(v.number("server_voluntary_switches")) + " / " + count(v.number("server_involuntary_switches"));
+        return count(v.number(metric::server_voluntary_switches)) + " / " +
+               count(v.number(metric::server_involuntary_switches));
     });
-    row("sockets max", [](const run_view& v) { return count(v.number("server_sockets_max")); });
-    row("load generator CPU (%)", [](const run_view& v) { return num(v.number("loadgen_cpu_percent")); });
+    row("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
+    row("load generator CPU (%)", [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
     row("spread p99 (ms)", [](const run_view& v) {
-        return v.number("requests_ok") > 0 ? millis(v.number("latency_millis_p99_trial_min")) + " – " +
-                                                 millis(v.number("latency_millis_p99_trial_max"))
-                                           : std::string{"–"};
+        return v.number(metric::requests_ok) > 0
+                   ? millis(v.number(metric::trial_min(metric::latency_millis_p99))) + " – " +
+                         millis(v.number(metric::trial_max(metric::latency_millis_p99)))
+                   : std::string{"–"};
     });
     row("spread req/s", [](const run_view& v) {
-        return count(v.number("requests_per_second_trial_min")) + " – " +
-               count(v.number("requests_per_second_trial_max"));
+        return count(v.number(metric::trial_min(metric::requests_per_second))) + " – " +
+               count(v.number(metric::trial_max(metric::requests_per_second)));
     });
     row("noisy", [](const run_view& v) {
-        if (v.number("trials") < 2)
+        if (v.number(load::column::trials) < 2)
             return std::string{"– (one trial)"};
-        auto it = v.summary.find("noisy");
-        if (it == v.summary.end() || it->second != "1")
+        if (v.text(load::column::noisy) != "1")
             return std::string{"no"};
-        auto which = v.summary.count("noisy_metrics") ? v.summary.at("noisy_metrics") : std::string{};
+        auto which = v.text(load::column::noisy_metrics);
         std::string listed;   // the CSV separates with ';': spaced here so a long list wraps in a table cell
         for (char c : which)
             listed += c == ';' ? std::string{", "} : std::string(1, c);

@@ -1,7 +1,10 @@
 #include "execbench/report/suite_reader.hpp"
 
+#include "execbench/core/model_names.hpp"
+#include "execbench/load/metric_names.hpp"
 #include "execbench/load/scale.hpp"
 #include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario_catalogue.hpp"
 #include "execbench/report/trial_figures.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,16 +16,23 @@
 
 namespace execbench::report {
 
+namespace metric = load::metric;
+namespace column = load::column;
+
 namespace {
+
+/// A CSV row's value in column `c`; "" when the row has no such column.
+std::string field(const std::map<std::string, std::string>& row, std::string_view c)
+{
+    auto it = row.find(std::string(c));
+    return it == row.end() ? std::string{} : it->second;
+}
 
 /// The arm a summary row belongs to; results written before arms existed name only the model.
 std::string arm_of(const std::map<std::string, std::string>& row)
 {
-    auto it = row.find("arm");
-    if (it != row.end() && !it->second.empty())
-        return it->second;
-    it = row.find("model");
-    return it == row.end() ? std::string{} : it->second;
+    auto arm = field(row, column::arm);
+    return arm.empty() ? field(row, column::model) : arm;
 }
 
 /// Rows of a CSV as column → value maps.
@@ -60,7 +70,7 @@ std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
 
 const std::vector<std::string>& known_models()
 {
-    static const std::vector<std::string> models{"pool", "fiber", "loop"};
+    static const std::vector<std::string> models(model_names.begin(), model_names.end());
     return models;
 }
 
@@ -79,9 +89,15 @@ double run_view::number(std::string_view column) const
     return it == summary.end() ? 0 : to_number(it->second);
 }
 
+std::string run_view::text(std::string_view column) const
+{
+    auto it = summary.find(std::string(column));
+    return it == summary.end() ? std::string{} : it->second;
+}
+
 double run_view::scale() const
 {
-    auto it = summary.find(std::string(scale_column));
+    auto it = summary.find(std::string(load::column::scale));
     return it == summary.end() || it->second.empty() ? 1 : to_number(it->second);
 }
 
@@ -140,8 +156,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         if (!t)
             return t.err();
         for (auto& row : rows_of(*t)) {
-            summary_order.push_back(row["run_id"]);
-            summary_by_run[row["run_id"]] = std::move(row);
+            summary_order.push_back(field(row, column::run_id));
+            summary_by_run[field(row, column::run_id)] = std::move(row);
         }
     }
     auto ledger_file = load::ledger_path(dir, d.stem);
@@ -170,15 +186,15 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         for (const auto& id : summary_order) {
             const auto& row = summary_by_run[id];
             run_view v;
-            v.scenario = row.at("scenario");
-            v.model = row.at("model");
+            v.scenario = field(row, column::scenario);
+            v.model = field(row, column::model);
             v.arm = arm_of(row);
             v.run_id = id;
             v.summary = row;
-            bool errors = to_number(row.at("requests_error")) > 0 || row.at("partial") == "1";
-            v.status = errors                                    ? load::run_status::errors
-                       : row.count("requests_unsent") && to_number(row.at("requests_unsent")) > 0 ? load::run_status::behind
-                                                                  : load::run_status::ok;
+            bool errors = to_number(field(row, metric::requests_error)) > 0 || field(row, column::partial) == "1";
+            v.status = errors                                                   ? load::run_status::errors
+                       : to_number(field(row, metric::requests_unsent)) > 0 ? load::run_status::behind
+                                                                                : load::run_status::ok;
             note_scenario(v.scenario);
             models_seen.insert(v.arm);
             d.runs[v.scenario][v.arm] = std::move(v);
@@ -205,10 +221,11 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
         std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
         std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
         for (auto& row : rows_of(*t))
-            if (shown.count(row["run_id"])) {
-                by_run[row["run_id"]].emplace_back(to_number(row["latency_millis_p99"]),
-                                                   static_cast<unsigned>(to_number(row["trial"])));
-                auto& numbers = rows_by_run[row["run_id"]].emplace_back();
+            if (shown.count(field(row, column::run_id))) {
+                by_run[field(row, column::run_id)].emplace_back(
+                    to_number(field(row, metric::latency_millis_p99)),
+                    static_cast<unsigned>(to_number(field(row, column::trial))));
+                auto& numbers = rows_by_run[field(row, column::run_id)].emplace_back();
                 for (const auto& [column, text] : row)
                     numbers[column] = to_number(text);
             }
@@ -235,17 +252,18 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 if (v.ran())
                     by_id[v.run_id] = &v;
         for (const auto& row : t->rows) {
-            auto id_col = t->column("run_id");
-            auto trial_col = t->column("trial");
+            auto id_col = t->column(column::run_id);
+            auto trial_col = t->column(column::trial);
             if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size())
                 return fail(file.string() + ": missing run_id or trial column");
             auto it = by_id.find(row[id_col]);
             if (it == by_id.end() || static_cast<unsigned>(to_number(row[trial_col])) != it->second->chart_trial)
                 continue;
             std::map<std::string, double> values;
+            // An empty cell is a figure the shape does not have (a ramp's users in an open run): absent, not 0.
             for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-                if (t->header[i] != "run_id" && t->header[i] != "scenario" && t->header[i] != "model" &&
-                    t->header[i] != "arm")
+                if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
+                    t->header[i] != column::model && t->header[i] != column::arm)
                     values[t->header[i]] = to_number(row[i]);
             (it->second->*member).push_back(std::move(values));
         }
@@ -344,15 +362,13 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
             }
         if (!ran)
             continue;
-        auto get = [&](const char* c) {
-            auto it = ran->summary.find(c);
-            return it == ran->summary.end() ? std::string{} : it->second;
-        };
+        auto get = [&](std::string_view c) { return ran->text(c); };
         std::string file_duration =
-            sc->load.kind == load::shape::burst ? get("duration") : load::format_duration(sc->load.length);
+            sc->load.kind == load::shape::burst ? get(column::duration) : load::format_duration(sc->load.length);
         auto file_warmup = load::format_duration(sc->warmup);
         auto file_trials = std::to_string(sc->trials);
-        if (file_duration != get("duration") || file_warmup != get("warmup") || file_trials != get("trials"))
+        if (file_duration != get(column::duration) || file_warmup != get(column::warmup) ||
+            file_trials != get(column::trials))
             s.file_settings[name] = (sc->load.kind == load::shape::burst ? std::string{} : file_duration + ", ") +
                                     "warm-up " + file_warmup + ", " + file_trials + " trial(s)";
     }

@@ -1,5 +1,7 @@
 #include "execbench/report/winners.hpp"
 
+#include "execbench/load/metric_names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,29 +11,31 @@
 
 namespace execbench::report {
 
+namespace metric = load::metric;
+
 const std::vector<metric_rule>& winner_metrics()
 {
     using enum metric_source;
     static const std::vector<metric_rule> rules{
-        {"requests_ok", "requests ok", better::higher, requests},
-        {"requests_error", "requests error", better::lower, requests},
-        {"requests_per_second", "req/s", better::higher, requests},
-        {"per_second_requests_p50", "req/s per second p50", better::higher, per_second},
-        {"per_second_requests_p90", "req/s per second p90", better::higher, per_second},
-        {"per_second_requests_max", "req/s per second max", better::higher, per_second},
-        {"latency_millis_min", "latency min", better::lower, requests},
-        {"latency_millis_p50", "latency p50", better::lower, requests},
-        {"latency_millis_p90", "latency p90", better::lower, requests},
-        {"latency_millis_p99", "latency p99", better::lower, requests},
-        {"latency_millis_max", "latency max", better::lower, requests},
-        {"server_cpu_percent_avg", "CPU avg", better::lower, server_sampled},
-        {"server_cpu_percent_max", "CPU max", better::lower, server_sampled},
-        {"server_rss_mb_avg", "RSS avg", better::lower, server_sampled},
-        {"server_rss_mb_max", "RSS max", better::lower, server_sampled},
-        {"server_threads_max", "threads max", better::lower, server_sampled},
-        {"server_voluntary_switches", "voluntary ctx switches", better::lower, server_sampled},
-        {"server_involuntary_switches", "involuntary ctx switches", better::lower, server_sampled},
-        {"server_sockets_max", "sockets max", better::higher, client_set},
+        {std::string(metric::requests_ok), "requests ok", better::higher, requests},
+        {std::string(metric::requests_error), "requests error", better::lower, requests},
+        {std::string(metric::requests_per_second), "req/s", better::higher, requests},
+        {std::string(metric::per_second_requests_p50), "req/s per second p50", better::higher, per_second},
+        {std::string(metric::per_second_requests_p90), "req/s per second p90", better::higher, per_second},
+        {std::string(metric::per_second_requests_max), "req/s per second max", better::higher, per_second},
+        {std::string(metric::latency_millis_min), "latency min", better::lower, requests},
+        {std::string(metric::latency_millis_p50), "latency p50", better::lower, requests},
+        {std::string(metric::latency_millis_p90), "latency p90", better::lower, requests},
+        {std::string(metric::latency_millis_p99), "latency p99", better::lower, requests},
+        {std::string(metric::latency_millis_max), "latency max", better::lower, requests},
+        {std::string(metric::server_cpu_percent_avg), "CPU avg", better::lower, server_sampled},
+        {std::string(metric::server_cpu_percent_max), "CPU max", better::lower, server_sampled},
+        {std::string(metric::server_rss_mb_avg), "RSS avg", better::lower, server_sampled},
+        {std::string(metric::server_rss_mb_max), "RSS max", better::lower, server_sampled},
+        {std::string(metric::server_threads_max), "threads max", better::lower, server_sampled},
+        {std::string(metric::server_voluntary_switches), "voluntary ctx switches", better::lower, server_sampled},
+        {std::string(metric::server_involuntary_switches), "involuntary ctx switches", better::lower, server_sampled},
+        {std::string(metric::server_sockets_max), "sockets max", better::higher, client_set},
     };
     return rules;
 }
@@ -40,6 +44,7 @@ std::string_view to_string(verdict v)
 {
     switch (v) {
     case verdict::winner: return "winner";
+    case verdict::shared: return "shared lead";
     case verdict::tie: return "tie";
     case verdict::too_few_trials: return "too few trials";
     case verdict::not_sampled: return "not sampled";
@@ -93,7 +98,10 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             return c;
         }
         if (rule.source == metric_source::per_second &&
-            any_trial(ts, [](const trial_row& t) { return t.count("wall_millis") && t.at("wall_millis") < two_buckets_millis; })) {
+            any_trial(ts, [](const trial_row& t) {
+                auto wall = t.find(std::string(metric::wall_millis));
+                return wall != t.end() && wall->second < two_buckets_millis;
+            })) {
             c.kind = verdict::not_ranked;
             return c;
         }
@@ -125,8 +133,34 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
         if (names.size() > 1 && above[a] == names.size() - 1) {
             c.kind = verdict::winner;
             c.winner = a;
+            c.leaders = {a};
         }
+    if (c.kind == verdict::winner)
+        return c;
+    // No single winner: the arms no other arm beats lead together when they beat every remaining arm (io-600's p99:
+    // fiber and loop tie, both 3x ahead of pool). Calling that a plain tie would hide the arm that lost.
+    std::vector<std::string> top;
+    for (const auto& a : names)
+        if (std::none_of(c.pairs.begin(), c.pairs.end(), [&](const pair_verdict& p) {
+                return (p.first == a || p.second == a) && !p.better.empty() && p.better != a;
+            }))
+            top.push_back(a);
+    if (top.size() >= 2 && top.size() < names.size() &&
+        std::all_of(top.begin(), top.end(), [&](const std::string& a) { return above[a] == names.size() - top.size(); })) {
+        c.kind = verdict::shared;
+        c.leaders = std::move(top);
+    }
     return c;
+}
+
+std::string cell_text(const cell_verdict& c)
+{
+    if (c.kind != verdict::winner && c.kind != verdict::shared)
+        return std::string(to_string(c.kind));
+    std::string text;
+    for (const auto& a : c.leaders)
+        text += (text.empty() ? "" : " = ") + a;
+    return text;
 }
 
 std::vector<std::string> winners_table::ranking() const
@@ -153,8 +187,10 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
     winners_table t;
     t.models = models;
     t.single_arm = models.size() < 2;
-    for (const auto& m : models)
+    for (const auto& m : models) {
         t.wins[m] = 0;
+        t.shared_leads[m] = 0;
+    }
     for (const auto& sc : scenarios) {
         if (sc.arms.size() < 2)
             continue;
@@ -171,11 +207,14 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
             case verdict::winner:
                 ++t.decided;
                 ++t.wins[c.winner];
-                t.winner[sc.scenario][rule.column] = c.winner;
+                break;
+            case verdict::shared:
+                ++t.shared;
+                for (const auto& a : c.leaders)
+                    ++t.shared_leads[a];
                 break;
             case verdict::tie:
                 ++t.ties;
-                t.winner[sc.scenario][rule.column] = "";
                 break;
             case verdict::too_few_trials: ++t.too_few_trials; break;
             case verdict::not_sampled: ++t.not_sampled; break;
@@ -235,22 +274,101 @@ std::string percent(double share)
 
 }  // namespace
 
-std::string describe(const pair_verdict& p, const metric_rule& rule)
+namespace {
+
+/// A decided pair's factor with its interval, stated as ≥ 1 in the better arm's favour, as hyperfine does.
+std::string in_favour(const pair_verdict& p, const metric_rule& rule)
 {
     const auto& r = p.ratio;
-    auto as_is = factor_with_interval(r.ratio, r.low, r.high);
-    if (p.better.empty())
-        return "tie: " + p.first + " / " + p.second + " " + as_is;
-    const auto& worse = p.better == p.first ? p.second : p.first;
-    if (p.by_failures)
-        return p.better + " above " + worse + " (" + worse + " had failed or unsent requests; " + p.first + " / " +
-               p.second + " " + as_is + ")";
-    // The factor is stated as ≥ 1 in the winner's favour, as hyperfine does.
     bool invert = (p.better == p.first) == (rule.direction == better::lower);
     auto inv = [](double x) { return x == 0 ? std::numeric_limits<double>::infinity() : 1 / x; };
-    auto text = invert ? factor_with_interval(inv(r.ratio), inv(r.high), inv(r.low)) : as_is;
-    return p.better + ": " + text + (rule.direction == better::lower ? " lower " : " higher ") + rule.label +
-           " than " + worse;
+    return invert ? factor_with_interval(inv(r.ratio), inv(r.high), inv(r.low))
+                  : factor_with_interval(r.ratio, r.low, r.high);
+}
+
+std::string tie_text(const pair_verdict& p)
+{
+    return "tie: " + p.first + " / " + p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high);
+}
+
+const std::string& worse_of(const pair_verdict& p) { return p.better == p.first ? p.second : p.first; }
+
+/// How far apart a pair is, either way round: 2× and 0.5× are equally far. A pair decided by failures is farthest.
+double distance(const pair_verdict& p)
+{
+    if (p.by_failures)
+        return std::numeric_limits<double>::infinity();
+    double r = p.ratio.ratio > 0 ? p.ratio.ratio : 1.0;
+    return std::max(r, 1.0 / r);
+}
+
+}  // namespace
+
+std::string describe(const pair_verdict& p, const metric_rule& rule)
+{
+    if (p.better.empty())
+        return tie_text(p);
+    const auto& worse = worse_of(p);
+    if (p.by_failures)
+        return p.better + " above " + worse + " (" + worse + " had failed or unsent requests; " + p.first + " / " +
+               p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high) + ")";
+    return p.better + ": " + in_favour(p, rule) + (rule.direction == better::lower ? " lower " : " higher ") +
+           rule.label + " than " + worse;
+}
+
+const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule)
+{
+    const pair_verdict* best = nullptr;
+    auto closer = [&](const pair_verdict& p) { return !best || distance(p) < distance(*best); };
+    if (c.kind == verdict::winner || c.kind == verdict::shared) {
+        // The lead over the nearest arm behind: a leader's decided pair with an arm that is not a leader.
+        auto leads = [&](const std::string& a) {
+            return std::find(c.leaders.begin(), c.leaders.end(), a) != c.leaders.end();
+        };
+        for (const auto& p : c.pairs)
+            if (!p.better.empty() && leads(p.better) && !leads(worse_of(p)) && closer(p))
+                best = &p;
+        return best;
+    }
+    if (c.kind != verdict::tie || c.pairs.empty())
+        return nullptr;
+    // The arm ahead of the most others (by the verdict where a pair has one, else by its median).
+    std::map<std::string, unsigned> ahead;
+    for (const auto& p : c.pairs) {
+        bool first_lower = p.ratio.ratio < 1;
+        bool first_ahead = !p.better.empty() ? p.better == p.first : first_lower == (rule.direction == better::lower);
+        ++ahead[first_ahead ? p.first : p.second];
+    }
+    std::string top;
+    unsigned most = 0;
+    for (const auto& p : c.pairs)
+        for (const auto* arm : {&p.first, &p.second})
+            if (ahead[*arm] > most || top.empty()) {
+                most = ahead[*arm];
+                top = *arm;
+            }
+    for (const auto& p : c.pairs)
+        if (p.better.empty() && (p.first == top || p.second == top) && closer(p))
+            best = &p;
+    if (!best)
+        for (const auto& p : c.pairs)
+            if (p.better.empty() && closer(p))
+                best = &p;
+    return best;
+}
+
+std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
+{
+    const auto* p = deciding_pair(c, rule);
+    if (!p)
+        return std::string(to_string(c.kind));
+    if (c.kind == verdict::tie)
+        return tie_text(*p);
+    auto lead = cell_text(c);
+    if (p->by_failures)
+        return lead + ": " + worse_of(*p) + " had failed or unsent requests";
+    return lead + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") +
+           " than " + worse_of(*p);
 }
 
 std::string share_text(const winners_table& t)
@@ -265,6 +383,8 @@ std::string share_text(const winners_table& t)
             out += (out.empty() ? "" : ", ") + m + " " + percent(t.share(m));
         out += " of " + std::to_string(t.decided) + " decided cells";
     }
+    if (t.shared > 0)
+        out += "; " + std::to_string(t.shared) + (t.shared == 1 ? " shared lead" : " shared leads");
     out += "; " + std::to_string(t.ties) + (t.ties == 1 ? " tie" : " ties");
     if (t.too_few_trials > 0)
         out += ", " + std::to_string(t.too_few_trials) + " too few trials";
@@ -280,8 +400,9 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
     md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
           "bootstrap interval (method and limits in [methodology](../methodology.md#statistics)). An arm wins a "
           "cell only when it ranks above every other arm: an arm with any failed or unsent request ranks below "
-          "every arm without; otherwise a pair is decided only where the interval excludes 1, else the cell is a "
-          "**tie**. No verdict: *too few trials* (an arm with fewer than "
+          "every arm without; otherwise a pair is decided only where the interval excludes 1. Arms that tie with each "
+          "other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); anything else "
+          "is a **tie**. No verdict: *too few trials* (an arm with fewer than "
        << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
        << min_server_samples
        << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
@@ -292,12 +413,14 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         md << "n/a: a suite with one arm has no winners.\n\n";
         return md.str();
     }
-    md << "| arm | wins | share of decided cells |\n|---|---|---|\n";
+    md << "| arm | wins | share of decided cells | shared leads |\n|---|---|---|---|\n";
     for (const auto& m : w.ranking())
-        md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " |\n";
-    md << "\nDecided cells: " << w.decided << "; ties: " << w.ties << "; no verdict: " << w.too_few_trials
+        md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " | "
+           << w.shared_leads.at(m) << " |\n";
+    md << "\nDecided cells: " << w.decided << "; shared leads: " << w.shared << "; ties: " << w.ties
+       << "; no verdict: " << w.too_few_trials
        << " too few trials, " << w.not_sampled << " not sampled, " << w.not_ranked << " not ranked.\n\n";
-    if (w.decided + w.ties > 0)
+    if (w.decided + w.shared + w.ties > 0)
         md << "![winners](" << s.name << "/winners.png)\n\n";
     if (w.scenarios.empty())
         return md.str();
@@ -305,16 +428,18 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
     md << "| scenario |";
     for (const auto& m : s.models)
         md << " " << m << " wins |";
-    md << " ties | no verdict |\n|---|";
+    md << " shared leads | ties | no verdict |\n|---|";
     for (std::size_t i = 0; i < s.models.size(); ++i)
         md << "---|";
-    md << "---|---|\n";
+    md << "---|---|---|\n";
     for (const auto& sc : w.scenarios) {
         std::map<std::string, unsigned> per;
-        unsigned ties = 0, none = 0;
+        unsigned shared = 0, ties = 0, none = 0;
         for (const auto& [col, c] : w.cells.at(sc)) {
             if (c.kind == verdict::winner)
                 ++per[c.winner];
+            else if (c.kind == verdict::shared)
+                ++shared;
             else if (c.kind == verdict::tie)
                 ++ties;
             else
@@ -323,7 +448,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         md << "| " << sc << scale_suffix(s, sc) << " |";
         for (const auto& m : s.models)
             md << " " << per[m] << " |";
-        md << " " << ties << " | " << none << " |\n";
+        md << " " << shared << " | " << ties << " | " << none << " |\n";
     }
 
     md << "\n<details><summary>Verdict per metric</summary>\n\n| metric |";
@@ -338,11 +463,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         for (const auto& sc : w.scenarios) {
             const auto& cells = w.cells.at(sc);
             auto it = cells.find(rule.column);
-            md << " "
-               << (it == cells.end()                     ? std::string{"–"}
-                   : it->second.kind == verdict::winner ? it->second.winner
-                                                         : std::string(to_string(it->second.kind)))
-               << " |";
+            md << " " << (it == cells.end() ? std::string{"–"} : cell_text(it->second)) << " |";
         }
         md << "\n";
     }

@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include <dirent.h>
@@ -18,8 +15,6 @@
 namespace execbench::stats {
 
 namespace {
-
-using clock = std::chrono::steady_clock;
 
 /// Closes a directory stream on every path out of a scope.
 class directory {
@@ -260,150 +255,55 @@ std::optional<pid_t> find_listening_pid(std::uint16_t port)
     return std::nullopt;
 }
 
-struct process_sampler::impl {
-    struct reading {
-        process_sample sample;
-        clock::time_point at;
-    };
-
-    pid_t pid;
-    clock::duration period;
-    std::thread thread;
-    std::mutex mutex;
-    std::condition_variable wake;
-    bool stopping = false;
-    // Guarded by mutex while the thread runs.
-    bool started = false;
-    reading first{};
-    reading last{};
-    std::uint32_t samples = 0;
-    double resident_sum = 0;
-    std::uint64_t resident_max = 0;
-    double cpu_percent_max = 0;
-    std::uint32_t threads_max = 0;
-    std::uint32_t sockets_max = 0;
-
-    void add(const process_sample& s, clock::time_point at)
-    {
-        if (samples == 0) {
-            first = {s, at};
-        } else {
-            auto wall = std::chrono::duration<double>(at - last.at).count();
-            // cpu_seconds moves in clock ticks (10 ms at 100 Hz): an interval much shorter than the period, such
-            // as the last one cut by stop(), would turn one tick into a wild percentage, so it is kept out of the
-            // maximum. The average over the whole window still counts it.
-            if (at - last.at >= period / 2 && wall > 0)
-                cpu_percent_max = std::max(cpu_percent_max, (s.cpu_seconds - last.sample.cpu_seconds) / wall * 100);
-        }
-        last = {s, at};
-        ++samples;
-        resident_sum += static_cast<double>(s.resident_bytes);
-        resident_max = std::max(resident_max, s.resident_bytes);
-        threads_max = std::max(threads_max, s.threads);
-        sockets_max = std::max(sockets_max, s.open_sockets);
-    }
-
-    void run()
-    {
-        auto next = clock::now() + period;
-        std::unique_lock lock(mutex);
-        for (;;) {
-            if (wake.wait_until(lock, next, [this] { return stopping; }))
-                return;
-            lock.unlock();
-            auto s = sample_process(pid);
-            auto at = clock::now();
-            lock.lock();
-            // The process is gone: later samples would fail too.
-            if (!s)
-                return;
-            add(*s, at);
-            // A fixed rate, not a fixed pause; ticks missed while the machine was busy are skipped, not bunched.
-            next += period;
-            if (next <= at)
-                next = at + period;
-        }
-    }
-
-    void halt()
-    {
-        {
-            std::lock_guard lock(mutex);
-            stopping = true;
-        }
-        wake.notify_all();
-        if (thread.joinable())
-            thread.join();
-    }
-
-    process_summary summarize() const
-    {
-        process_summary out;
-        if (samples == 0)
-            return out;
-        constexpr double mib = 1024.0 * 1024.0;
-        out.samples = samples;
-        out.resident_mb_avg = resident_sum / samples / mib;
-        out.resident_mb_max = static_cast<double>(resident_max) / mib;
-        out.cpu_seconds = std::max(0.0, last.sample.cpu_seconds - first.sample.cpu_seconds);
-        auto wall = std::chrono::duration<double>(last.at - first.at).count();
-        out.cpu_percent_avg = wall > 0 ? out.cpu_seconds / wall * 100 : 0;
-        // With only short intervals no maximum was taken; the average is then the best estimate.
-        out.cpu_percent_max = std::max(cpu_percent_max, out.cpu_percent_avg);
-        out.threads_max = threads_max;
-        out.sockets_max = sockets_max;
-        // Per-thread counters of exited threads vanish from the sum, so a delta may be negative; report 0 then.
-        auto delta = [](std::uint64_t from, std::uint64_t to) { return to > from ? to - from : 0; };
-        out.voluntary_switches = delta(first.sample.voluntary_switches, last.sample.voluntary_switches);
-        out.involuntary_switches = delta(first.sample.involuntary_switches, last.sample.involuntary_switches);
-        return out;
-    }
-};
-
-process_sampler::process_sampler(pid_t pid, std::chrono::milliseconds period)
-    : impl_(std::make_unique<impl>())
+std::optional<process_sample> parse_process_metrics(std::string_view exposition)
 {
-    impl_->pid = pid;
-    // A zero or negative period would spin; one millisecond is already far finer than /proc's tick resolution.
-    impl_->period = std::max(period, std::chrono::milliseconds{1});
-}
-
-process_sampler::~process_sampler()
-{
-    impl_->halt();
-}
-
-void process_sampler::start()
-{
-    impl_->halt();
-    auto& m = *impl_;
-    m.stopping = false;
-    m.samples = 0;
-    m.resident_sum = 0;
-    m.resident_max = 0;
-    m.cpu_percent_max = 0;
-    m.threads_max = 0;
-    m.sockets_max = 0;
-    m.started = true;
-    auto s = sample_process(m.pid);
-    if (!s)
-        return;
-    m.add(*s, clock::now());
-    m.thread = std::thread([&m] { m.run(); });
-}
-
-process_summary process_sampler::stop()
-{
-    auto& m = *impl_;
-    if (!m.started)
-        return {};
-    m.halt();
-    m.started = false;
-    if (m.samples > 0) {
-        if (auto s = sample_process(m.pid))
-            m.add(*s, clock::now());
+    process_sample s;
+    bool any = false;
+    bool sockets = false;
+    std::uint64_t fds = 0;
+    std::size_t at = 0;
+    while (at < exposition.size()) {
+        auto end = exposition.find('\n', at);
+        auto line = exposition.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+        at = end == std::string_view::npos ? exposition.size() : end + 1;
+        if (line.empty() || line.front() == '#')
+            continue;
+        auto space = line.rfind(' ');
+        if (space == std::string_view::npos)
+            continue;
+        auto name = line.substr(0, line.find_first_of("{ "));
+        auto labels = line.substr(name.size(), space - name.size());
+        double v = 0;
+        auto value = trim(line.substr(space + 1));
+        auto [end_of_value, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (ec != std::errc{} || end_of_value != value.data() + value.size() || !(v >= 0 && v < 1.8e19))
+            continue;
+        auto whole = static_cast<std::uint64_t>(v);
+        if (name == process_metric::resident_bytes)
+            s.resident_bytes = whole;
+        else if (name == process_metric::cpu_seconds)
+            s.cpu_seconds = v;
+        else if (name == process_metric::threads)
+            s.threads = static_cast<std::uint32_t>(whole);
+        else if (name == process_metric::open_fds)
+            fds = whole;
+        else if (name == process_metric::open_sockets) {
+            s.open_sockets = static_cast<std::uint32_t>(whole);
+            sockets = true;
+        } else if (name == process_metric::context_switches && labels.find("\"voluntary\"") != std::string_view::npos)
+            s.voluntary_switches = whole;
+        else if (name == process_metric::context_switches && labels.find("\"involuntary\"") != std::string_view::npos)
+            s.involuntary_switches = whole;
+        else
+            continue;
+        any = true;
     }
-    return m.summarize();
+    if (!any)
+        return std::nullopt;
+    s.open_fds = static_cast<std::uint32_t>(fds);
+    if (!sockets)
+        s.open_sockets = s.open_fds;
+    return s;
 }
 
 }  // namespace execbench::stats

@@ -3,10 +3,12 @@
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
-#include "execbench/load/limits.hpp"
+#include "execbench/load/open_files.hpp"
 #include "execbench/load/overrides.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/run_output.hpp"
 #include "execbench/load/runner.hpp"
+#include "execbench/load/scenario_json.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,12 +1,12 @@
 #include "execbench/load/scenario.hpp"
 
 #include "execbench/load/overrides.hpp"
+#include "execbench/load/scenario_json.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 
 #include <unistd.h>
 
@@ -32,27 +32,6 @@ execbench::result<scenario> parse(const std::string& text)
 const char* minimal = R"({"description": "d", "requests": [{"path": "/io"}], "load": {"shape": "burst", "requests": 10}})";
 
 }  // namespace
-
-TEST_CASE("durations take seconds or a unit", "[load]")
-{
-    CHECK(*parse_duration("500ms") == 500ms);
-    CHECK(*parse_duration("3s") == 3s);
-    CHECK(*parse_duration("2m") == 120s);
-    CHECK(*parse_duration("1h") == 3600s);
-    CHECK(*parse_duration("250us") == 250us);
-    CHECK(*parse_duration("1.5") == 1500ms);
-    CHECK(*parse_duration("7") == 7s);
-    CHECK(*parse_duration(" 2s ") == 2s);
-    for (const char* bad : {"", "s", "abc", "3x", "-1s", "1..2s", "ms500", "1.2.3"}) {
-        INFO(bad);
-        auto d = parse_duration(bad);
-        REQUIRE_FALSE(d.ok());
-        CHECK_THAT(d.err().message, Catch::Contains("is not a duration"));
-    }
-    CHECK(format_duration(500ms) == "500ms");
-    CHECK(format_duration(150s) == "2m30s");
-    CHECK(format_duration(3s) == "3s");
-}
 
 TEST_CASE("a complete scenario parses into its fields", "[load]")
 {
@@ -187,79 +166,6 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
     }
 }
 
-TEST_CASE("ramp profiles follow the Java study's spikes", "[load]")
-{
-    SECTION("stepped: four steps over 80 %, down over 20 %")
-    {
-        auto st = ramp_stages(ramp_profile::stepped, 100, 100s);
-        CHECK(ramp_users_at(st, 0s) == Approx(0));
-        CHECK(ramp_users_at(st, 6s) == Approx(25));     // end of the first riser (30 % of a 20 s step)
-        CHECK(ramp_users_at(st, 15s) == Approx(25));    // tread
-        CHECK(ramp_users_at(st, 23s) == Approx(37.5));  // half-way up the second riser
-        CHECK(ramp_users_at(st, 29s) == Approx(50));    // second tread
-        CHECK(ramp_users_at(st, 79s) == Approx(100));
-        CHECK(ramp_users_at(st, 90s) == Approx(50));
-        CHECK(ramp_users_at(st, 100s) == Approx(0));
-    }
-    SECTION("smooth: up over 80 %, down over 20 %")
-    {
-        auto st = ramp_stages(ramp_profile::smooth, 1000, 10s);
-        CHECK(ramp_users_at(st, 4s) == Approx(500));
-        CHECK(ramp_users_at(st, 8s) == Approx(1000));
-        CHECK(ramp_users_at(st, 9s) == Approx(500));
-    }
-    SECTION("sharp: square spikes")
-    {
-        auto st = ramp_stages(ramp_profile::sharp, 50, 10s, 10);
-        CHECK(ramp_users_at(st, 100ms) == Approx(50));
-        CHECK(ramp_users_at(st, 600ms) == Approx(0));
-        CHECK(ramp_users_at(st, 1100ms) == Approx(50));
-        CHECK(ramp_users_at(st, 9900ms) == Approx(0));
-    }
-    SECTION("explicit stages set the length and the peak")
-    {
-        auto s = parse(R"({"description": "d", "requests": [{"path": "/"}],
-            "load": {"shape": "ramp", "stages": [{"duration": "2s", "target": 40}, {"duration": 1, "target": 10}]}})");
-        REQUIRE(s.ok());
-        CHECK(s->load.length == 3s);
-        CHECK(s->load.users == 40);
-        CHECK(s->load.think_min == 1s);  // paced users by default, as in the study
-        CHECK(s->load.think_max == 3s);
-        CHECK(connections_needed(*s) == 40);
-    }
-}
-
-TEST_CASE("the shipped scenarios parse and include one per shape", "[load]")
-{
-    auto dir = std::filesystem::path(EXECBENCH_SOURCE_DIR) / "scenarios";
-    auto all = list_scenarios(dir);
-    REQUIRE(all.size() >= 5);
-    std::set<shape> shapes;
-    bool background = false;
-    for (const auto& e : all) {
-        INFO(e.name);
-        CHECK(e.problem.empty());
-        auto s = load_named_scenario(dir, e.name);
-        REQUIRE(s.ok());
-        shapes.insert(s->load.kind);
-        background = background || s->background.has_value();
-    }
-    CHECK(shapes.size() == 4);
-    CHECK(background);
-    auto io = load_named_scenario(dir, "io-600");
-    REQUIRE(io.ok());
-    CHECK(io->load.requests == 600);
-    CHECK(io->trials == 5);
-    CHECK(io->mix.front().path == "/io?delayInMillis=300");
-    CHECK(std::find(io->suites.begin(), io->suites.end(), "reactive") != io->suites.end());
-    auto missing = load_named_scenario(dir, "no-such-scenario");
-    REQUIRE_FALSE(missing.ok());
-    CHECK_THAT(missing.err().message, Catch::Contains("not found") && Catch::Contains("--list-scenarios"));
-    auto typo = load_named_scenario(dir, "io-60");
-    REQUIRE_FALSE(typo.ok());
-    CHECK_THAT(typo.err().message, Catch::Contains("did you mean io-600?"));
-}
-
 TEST_CASE("command-line flags override a scenario and are validated", "[load]")
 {
     auto s = *parse(minimal);
@@ -377,14 +283,14 @@ TEST_CASE("suite-wide overrides: an error when no scenario uses one, a note nami
     CHECK_THAT(check_suite_overrides({burst, closed}, bad).err().message, Catch::StartsWith("--warmup: '5sec'"));
 }
 
-TEST_CASE("natural order and typo suggestions", "[load][cli]")
+TEST_CASE("explicit ramp stages set the length and the peak", "[load]")
 {
-    CHECK(natural_less("1k-vus", "5k-vus"));
-    CHECK(natural_less("5k-vus", "10k-vus"));
-    CHECK(natural_less("10k-vus", "20k-vus"));
-    CHECK_FALSE(natural_less("20k", "10k"));
-    CHECK(natural_less("a", "ab"));
-    CHECK(closest_match("io-60", {"cpu-60", "io-600", "stream-50"}) == "io-600");
-    CHECK(closest_match("reactiv", {"reactive", "default"}) == "reactive");
-    CHECK(closest_match("completely-else", {"io-600"}) == std::nullopt);
+    auto s = parse(R"({"description": "d", "requests": [{"path": "/"}],
+        "load": {"shape": "ramp", "stages": [{"duration": "2s", "target": 40}, {"duration": 1, "target": 10}]}})");
+    REQUIRE(s.ok());
+    CHECK(s->load.length == 3s);
+    CHECK(s->load.users == 40);
+    CHECK(s->load.think_min == 1s);  // paced users by default, as in the study
+    CHECK(s->load.think_max == 3s);
+    CHECK(connections_needed(*s) == 40);
 }

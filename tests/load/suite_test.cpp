@@ -1,9 +1,10 @@
+#include "execbench/load/scenario_json.hpp"
 #include "execbench/load/suite.hpp"
 
 #include "support/temp_dir.hpp"
 
 #include "execbench/core/cpus.hpp"
-#include "execbench/load/limits.hpp"
+#include "execbench/load/open_files.hpp"
 #include "execbench/load/results.hpp"
 
 #include <catch2/catch.hpp>

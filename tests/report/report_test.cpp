@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,7 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("[`s.csv`](../../results/s/s.csv)"));
     CHECK_THAT(md, Catch::Contains("[methodology](../methodology.md)"));
     CHECK_THAT(md, Catch::Contains("- loop: not run: the open-file limit"));
+    CHECK_THAT(md, Catch::Contains("- fiber: 2 reset errors\n"));   // the ledger's errors_reset=2, in words
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
     CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool |"));
@@ -173,7 +175,9 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     // Without drawing, the charts and their list are still missing.
     REQUIRE(stale.size() == 5);   // the chart list, two PNGs and two SVGs
     CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
-                                             "315 ms · **2 errors** | not run |"));
+                                             "315 ms · **2 errors** | not run | pool: fiber had failed or unsent "
+                                             "requests |"));
+    CHECK_THAT(read(readme), Catch::Contains("| p99 verdict (95 % interval) |"));
 
     if (!have_matplotlib()) {
         WARN("python3-matplotlib not available: charts not drawn");
@@ -312,6 +316,8 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     // The same suite as a 5-second closed run: a per-second timeline.
     auto timeline = *burst;
     for (auto& [arm, v] : timeline.runs["io"]) {
+        if (!v.ran())   // loop did not run; it must stay without a chart
+            continue;
         v.summary["shape"] = "closed";
         v.summary["wall_millis"] = "5000";
         v.timeline.clear();
@@ -322,6 +328,14 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
                                   {"latency_millis_p99", 30.0 + sec}});
             v.server_timeline.push_back({{"second", double(sec)}, {"server_cpu_percent", 50.0}, {"server_rss_mb", 12.0},
                                          {"server_threads", 4.0}});
+            // Only the pool's results hold the newer per-second columns; the fiber's are as old results are.
+            if (arm != "pool")
+                continue;
+            v.timeline.back().insert({{"latency_millis_max", 50.0 + sec}, {"requests_unsent", double(sec / 2)},
+                                      {"target_rate", 120.0}, {"loadgen_cpu_percent", 20.0 + sec}});
+            if (sec < 4)   // a level read only while requests were issued
+                v.timeline.back()["connections_open"] = 60;
+            v.server_timeline.back()["server_sockets"] = 61;
         }
     }
     nlohmann::json jobs = nlohmann::json::array();
@@ -354,5 +368,21 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
         }
     }
     CHECK(manifest[0]["panels"].size() == 3);   // distribution, wall time, req/s
-    CHECK(manifest[1]["panels"].size() >= 7);   // 3 arms' latency (2 ran), requests, errors, CPU, memory, threads
+    // 2 arms' latency (of 3), requests with the target rate, errors and unsent, CPU of server and generator,
+    // memory, threads, sockets of server and generator; no users panel: the shape has no users.
+    std::vector<std::string> titles;
+    for (const auto& panel : manifest[1]["panels"])
+        titles.push_back(panel["title"].get<std::string>());
+    CHECK(titles.size() == 8);
+    auto has = [&](const std::string& t) {
+        return std::any_of(titles.begin(), titles.end(), [&](const auto& x) { return x.rfind(t, 0) == 0; });
+    };
+    CHECK(has("errors (filled), unsent"));
+    CHECK(has("CPU: server (filled), load generator (hollow)"));
+    CHECK(has("open sockets"));
+    CHECK_FALSE(has("ramp users"));
+    // A series a run lacks is absent from its chart data, not zeros; one with values in some seconds only keeps them.
+    auto timeline_data = nlohmann::json::parse(jobs[1]["data"].dump());
+    CHECK(timeline_data["arms"][0]["series"].contains("connections_open@second"));
+    CHECK_FALSE(timeline_data["arms"][1]["series"].contains("connections_open"));
 }

@@ -43,8 +43,10 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm exc
         {"loop", arm(p99.column, {151, 147, 153, 150, 149})},
     };
     auto c = judge(arms, three, p99);
-    // fiber and loop are equal within their spread: nobody ranks above both others.
-    CHECK(c.kind == verdict::tie);
+    // fiber and loop are equal within their spread: nobody ranks above both others, but both rank above pool.
+    CHECK(c.kind == verdict::shared);
+    CHECK(c.leaders == std::vector<std::string>{"fiber", "loop"});
+    CHECK(cell_text(c) == "fiber = loop");
     REQUIRE(c.pairs.size() == 3);
     CHECK(c.pairs[0].better == "fiber");   // pool vs fiber
     CHECK(c.pairs[1].better == "loop");    // pool vs loop
@@ -55,8 +57,62 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm exc
     c = judge(arms, three, p99);
     CHECK(c.kind == verdict::winner);
     CHECK(c.winner == "loop");
+    CHECK(cell_text(c) == "loop");
     // Said as hyperfine says it, in the winner's favour: pool / loop = 3×.
     CHECK(describe(c.pairs[1], p99) == "loop: 3.00× (2.89–3.11) lower latency p99 than pool");
+}
+
+TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwise the cell is a tie", "[report][winners]")
+{
+    const auto& p99 = rule_for("latency_millis_p99");
+    // All three equal within their spread.
+    std::map<std::string, arm_trials> arms{
+        {"pool", arm(p99.column, {150, 149, 151, 148, 152})},
+        {"fiber", arm(p99.column, {150, 148, 152, 149, 151})},
+        {"loop", arm(p99.column, {151, 147, 153, 150, 149})},
+    };
+    auto c = judge(arms, three, p99);
+    CHECK(c.kind == verdict::tie);
+    CHECK(c.leaders.empty());
+    CHECK(cell_text(c) == "tie");
+    CHECK(verdict_line(c, p99).rfind("tie: ", 0) == 0);
+
+    // Not transitive: pool ties fiber, fiber ties loop, pool beats loop. fiber beats nobody, so pool and fiber do not
+    // lead together.
+    arms["pool"] = arm(p99.column, {100, 101, 99, 100, 100});
+    arms["fiber"] = arm(p99.column, {100, 150, 125, 110, 140});
+    arms["loop"] = arm(p99.column, {150, 149, 151, 150, 150});
+    c = judge(arms, three, p99);
+    CHECK(c.kind == verdict::tie);
+}
+
+TEST_CASE("a cell's verdict line names the winner's lead over the runner-up, or the pair that ties", "[report][winners]")
+{
+    const auto& p99 = rule_for("latency_millis_p99");
+    std::map<std::string, arm_trials> arms{
+        {"pool", arm(p99.column, {300, 290, 310, 305, 295})},
+        {"fiber", arm(p99.column, {150, 148, 152, 149, 151})},
+        {"loop", arm(p99.column, {151, 147, 153, 150, 149})},
+    };
+    // fiber and loop are ahead of the pool but cannot be told apart: they share the lead, stated against the pool.
+    auto c = judge(arms, three, p99);
+    REQUIRE(c.kind == verdict::shared);
+    CHECK(verdict_line(c, p99).rfind("fiber = loop: ", 0) == 0);
+    CHECK_THAT(verdict_line(c, p99), Catch::EndsWith(") lower than pool"));
+
+    // loop wins; fiber (1.5× behind) is the runner-up, not the pool (3× behind).
+    arms["loop"] = arm(p99.column, {100, 99, 101, 98, 102});
+    c = judge(arms, three, p99);
+    REQUIRE(c.kind == verdict::winner);
+    REQUIRE(deciding_pair(c, p99) != nullptr);
+    CHECK(verdict_line(c, p99).rfind("loop: 1.50× (", 0) == 0);
+    CHECK_THAT(verdict_line(c, p99), Catch::EndsWith(") lower than fiber"));
+
+    // Too few trials: no pair, the reason instead.
+    arms["loop"].trials.resize(2);
+    c = judge(arms, three, p99);
+    CHECK(deciding_pair(c, p99) == nullptr);
+    CHECK(verdict_line(c, p99) == "too few trials");
 }
 
 TEST_CASE("higher-is-better metrics rank the larger median first", "[report][winners]")

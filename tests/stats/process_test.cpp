@@ -2,7 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -15,7 +14,6 @@
 
 using namespace std::chrono_literals;
 using execbench::stats::find_listening_pid;
-using execbench::stats::process_sampler;
 using execbench::stats::sample_process;
 
 namespace {
@@ -48,33 +46,12 @@ std::uint16_t bind_loopback(const socket_fd& s)
     return ntohs(address.sin_port);
 }
 
-/// A thread that busy-spins until told to stop.
-class spinner {
-public:
-    spinner()
-        : thread_([this] {
-              while (!stop_.load(std::memory_order_relaxed)) {
-              }
-          })
-    {
-    }
-    ~spinner()
-    {
-        stop_ = true;
-        thread_.join();
-    }
-    spinner(const spinner&) = delete;
-    spinner& operator=(const spinner&) = delete;
-
-private:
-    std::atomic<bool> stop_{false};
-    std::thread thread_;
-};
-
 }  // namespace
 
 TEST_CASE("sample_process reads this process", "[stats]")
 {
+    // A fresh test process may not have been switched out yet; a short sleep is one voluntary switch for certain.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
     auto s = sample_process();
     REQUIRE(s.ok());
     CHECK(s->resident_bytes > 1024 * 1024);
@@ -202,66 +179,4 @@ TEST_CASE("find_listening_pid finds an IPv6 listener", "[stats]")
     auto pid = find_listening_pid(ntohs(address.sin6_port));
     REQUIRE(pid.has_value());
     CHECK(*pid == ::getpid());
-}
-
-TEST_CASE("process_sampler measures busy threads", "[stats]")
-{
-    process_sampler sampler(::getpid(), 50ms);
-    socket_fd extra(AF_INET);
-    REQUIRE(extra.fd >= 0);
-    execbench::stats::process_summary summary;
-    double cpu_before = 0;
-    double cpu_after = 0;
-    {
-        // Two spinners on a two-core box: one alone gets too small a share when other builds compete for the CPU.
-        spinner busy_a;
-        spinner busy_b;
-        auto before = sample_process();
-        sampler.start();
-        std::this_thread::sleep_for(300ms);
-        summary = sampler.stop();
-        auto after = sample_process();
-        REQUIRE(before.ok());
-        REQUIRE(after.ok());
-        cpu_before = before->cpu_seconds;
-        cpu_after = after->cpu_seconds;
-    }
-    INFO("samples " << summary.samples << ", cpu avg " << summary.cpu_percent_avg << " %, cpu max "
-                    << summary.cpu_percent_max << " %, cpu " << summary.cpu_seconds << " s of "
-                    << cpu_after - cpu_before << " s around the window");
-    CHECK(summary.samples >= 2);
-    // Two spinners measure near 200 % on an idle box; the bound only has to tell busy from idle (0 %), since a
-    // loaded box (two parallel builds on two cores) has been seen to leave them under 20 % in the window.
-    CHECK(summary.cpu_percent_avg > 5);
-    CHECK(summary.cpu_percent_avg < 250);
-    CHECK(summary.cpu_percent_max >= summary.cpu_percent_avg);
-    // The window's CPU time sits inside what an independent reading around it saw.
-    CHECK(summary.cpu_seconds > 0);
-    CHECK(summary.cpu_seconds <= cpu_after - cpu_before + 1e-9);
-    CHECK(summary.resident_mb_avg > 1);
-    CHECK(summary.resident_mb_max >= summary.resident_mb_avg);
-    CHECK(summary.threads_max >= 4);
-    CHECK(summary.sockets_max >= 1);
-}
-
-TEST_CASE("process_sampler stops promptly", "[stats]")
-{
-    process_sampler sampler(0, 10s);
-    auto started = std::chrono::steady_clock::now();
-    sampler.start();
-    auto summary = sampler.stop();
-    CHECK(std::chrono::steady_clock::now() - started < 2s);
-    CHECK(summary.samples == 2);
-    // A second stop without a start has nothing to report.
-    CHECK(sampler.stop().samples == 0);
-}
-
-TEST_CASE("process_sampler of a missing process is empty", "[stats]")
-{
-    process_sampler sampler(1 << 30, 10ms);
-    sampler.start();
-    std::this_thread::sleep_for(30ms);
-    auto summary = sampler.stop();
-    CHECK(summary.samples == 0);
-    CHECK(summary.cpu_percent_avg == 0);
 }

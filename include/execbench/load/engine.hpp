@@ -45,6 +45,8 @@ struct trial_measurement {
     std::optional<group_measurement> background;
     bool stopped = false;                        ///< ended early through `stop`
     double loadgen_cpu_seconds = 0;              ///< bench-load's own user+system CPU during the trial
+    /// bench-load's own CPU in each whole second from the foreground's start (100 = one core busy)
+    std::vector<double> loadgen_cpu_percent;
     duration elapsed{};                          ///< whole trial including connecting and draining
 };
 

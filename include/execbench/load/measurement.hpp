@@ -44,10 +44,15 @@ struct counters {
     void add(const counters& o) noexcept;
 };
 
-/// One second of a trial: completions, errors and the latency of successful responses in that second.
+/// One second of a trial: completions, errors and the latency of successful responses in that second, the
+/// requests due in it that never went, and the generator's users and sockets at its last tick.
 struct timeline_second {
     std::uint64_t ok = 0;
     std::uint64_t errors = 0;
+    std::uint64_t unsent = 0;        ///< open shape: requests due in this second that never found a connection
+    std::uint32_t users = 0;         ///< ramp: users active at the second's last tick
+    std::uint32_t connections = 0;   ///< the generator's open sockets at the second's last tick
+    bool sampled = false;            ///< users and connections were read in this second (the issuing phase)
     stats::histogram latency{1, 3'600'000'000, 2};  ///< microseconds, 2 significant digits (charts only)
 };
 

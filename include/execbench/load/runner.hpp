@@ -3,9 +3,10 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/arm.hpp"
 #include "execbench/load/engine.hpp"
+#include "execbench/load/machine_context.hpp"
 #include "execbench/load/scenario.hpp"
-#include "execbench/load/slo.hpp"
-#include "execbench/stats/process.hpp"
+#include "execbench/load/server_probe.hpp"
+#include "execbench/stats/sampler.hpp"
 #include "execbench/stats/trials.hpp"
 
 #include <atomic>
@@ -13,7 +14,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <sys/types.h>
@@ -36,44 +36,6 @@ struct run_options {
     std::function<void(const progress_event&)> on_progress;
 };
 
-/// What is known about the server from its /health answer and from /proc.
-struct server_info {
-    std::string model = "unknown";   ///< from /health "model"; "unknown" when absent
-    std::string health_json;         ///< the /health body as received ("" when none)
-    bool local = false;
-    std::optional<pid_t> pid;
-    std::string sampling = "none";   ///< "proc", "metrics" or "none"
-};
-
-struct target;
-/// Reads the server's /health (at the root of the base URL) and finds its pid: --server-pid, else the pid /health
-/// reports, else the process listening on the port (local targets only).
-server_info probe_server(const target& t, const run_options& options);
-
-/// The machine and build a result came from.
-struct run_context {
-    std::string execbench_version;
-    std::string git_revision;
-    std::string build_type;
-    std::string compiler;
-    std::string cpu_model;
-    unsigned cpu_count = 0;
-    std::string kernel;
-    std::string hostname;
-    std::string boost_version;
-    std::string cpu_governor;                 ///< "" where the machine has no cpufreq (most VMs)
-    double cpu_mhz = 0;
-    std::uint64_t memory_mb = 0;
-    std::uint64_t rlimit_nofile = 0;
-    std::uint64_t somaxconn = 0;
-    std::string port_range;                   ///< ip_local_port_range, "low-high"
-    std::optional<double> loadavg_before;     ///< 1-minute load average when the run started
-    std::optional<double> loadavg_after;      ///< and when it ended
-    std::optional<double> steal_percent;      ///< hypervisor steal over the run (/proc/stat)
-};
-/// Reads the context of this process and machine.
-run_context collect_context();
-
 /// One trial: what the engine measured plus the server's process figures.
 struct trial_result {
     unsigned index = 0;                       ///< 1-based
@@ -83,14 +45,6 @@ struct trial_result {
     bool generator_bound = false;
     std::string generator_bound_reason;       ///< e.g. "load generator CPU 97% of 1 core"
 };
-
-/// The bounds of the generator check (docs/methodology.md states them).
-inline constexpr double generator_cpu_bound_percent = 90;   ///< of the cores the generator may use
-inline constexpr double generator_lag_bound_millis = 10;    ///< p99 lateness of the open-loop send timer
-
-/// Why a trial was generator-bound, or "" when it was not: its CPU at >= 90 % of min(threads, CPUs it may use),
-/// or the open-loop send timer's p99 lateness beyond 10 ms; unsent requests of such a trial are the generator's.
-std::string generator_bound_reason(const trial_result& t, unsigned threads, unsigned load_cpus);
 
 /// How the suite ordered its runs (bench-suite only).
 struct run_order {
@@ -138,11 +92,6 @@ struct run_result {
     [[nodiscard]] std::size_t generator_bound_trials() const noexcept;
 };
 
-/// Named per-trial metrics in CSV column order (docs/results-format.md documents each).
-std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t);
-/// Metrics whose spread decides the noisy flag.
-const std::vector<std::string>& noise_metrics();
-
 /// Progress while a run goes on.
 struct progress_event {
     enum class phase { warmup, trial, pause, trial_done, done } what = phase::trial;
@@ -164,21 +113,7 @@ struct progress_event {
 /// is sent when the target or limits are unusable; a run whose requests fail still returns a result.
 result<run_result> run(const scenario& s, const run_options& options);
 
-/// Fills `r.summary` from `r.trials`: median, min and max of every metric, noisy when the range of a
-/// noise metric exceeds 20 % of its median (only with two or more trials). Generator-bound trials are left out
-/// unless every trial is.
-void summarize_trials(run_result& r);
-
 /// The engine plan for a scenario's load group with `requests` prepared.
 trial_plan make_plan(const scenario& s, const target& t, const run_options& options);
-
-/// "fiber io-600 median of 5: total=600 ok=600 errors=0 wall=312ms rps=1923 p50=305ms p99=309ms rss_max=14MB"
-std::string format_summary_line(const run_result& r);
-/// The same for one trial ("fiber io-600 trial 2/5: ...").
-std::string format_trial_line(const run_result& r, const trial_result& t);
-/// One trial as one line of JSON for `--format json` (docs/results-format.md).
-std::string format_trial_json(const run_result& r, const trial_result& t);
-/// The summary as one line of JSON: median/min/max of every summary column, the error classes and the SLO verdicts.
-std::string format_summary_json(const run_result& r, const std::vector<slo_verdict>& slo = {});
 
 }  // namespace execbench::load

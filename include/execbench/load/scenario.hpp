@@ -1,8 +1,9 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/duration.hpp"
+#include "execbench/load/ramp.hpp"
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -13,14 +14,6 @@
 #include <vector>
 
 namespace execbench::load {
-
-/// Durations in the load generator: nanoseconds of the steady clock.
-using duration = std::chrono::nanoseconds;
-
-/// Parses "500ms", "3s", "2m", "1h", "250us" or a plain number of seconds ("1.5"); the error says what was expected.
-result<duration> parse_duration(std::string_view text);
-/// Formats a duration for people: "500ms", "3s", "2m30s".
-std::string format_duration(duration d);
 
 /// One kind of request in the mix; its bytes are prepared once per run.
 struct request_spec {
@@ -41,18 +34,6 @@ bool field_used_by(std::string_view field, shape s) noexcept;
 /// The shapes that use `field`, for messages: "closed, open or ramp".
 std::string shapes_using(std::string_view field);
 
-/// Built-in ramp profiles (the Loom/WebFlux study's spikes) or explicit stages.
-enum class ramp_profile { stepped, smooth, sharp, stages };
-std::string_view to_string(ramp_profile p) noexcept;
-std::optional<ramp_profile> parse_ramp_profile(std::string_view text) noexcept;
-
-/// One ramp stage in k6's sense: move linearly from the previous target to `target` users over `length`
-/// (a zero length is a jump).
-struct ramp_stage {
-    duration length{};
-    std::uint32_t target = 0;
-};
-
 /// The numbers of a load shape. Which fields matter depends on `kind`; docs/scenarios.md lists them.
 struct load_spec {
     shape kind = shape::closed;
@@ -67,12 +48,6 @@ struct load_spec {
     std::uint32_t spikes = 10;            ///< ramp sharp: number of square spikes
     std::vector<ramp_stage> stages;       ///< ramp: explicit stages, or the expansion of `profile`
 };
-
-/// Target users of a ramp at `t` since its start (piecewise linear over `stages`).
-double ramp_users_at(const std::vector<ramp_stage>& stages, duration t) noexcept;
-/// Expands a built-in profile into stages for `users` peak users over `length`.
-std::vector<ramp_stage> ramp_stages(ramp_profile profile, std::uint32_t users, duration length,
-                                    std::uint32_t spikes = 10);
 
 /// A load that runs before and beside the measured one (e.g. 150 /cpu while 20 /io are measured).
 struct background_spec {
@@ -114,46 +89,15 @@ struct scenario {
     scale_label scale;                ///< set by scale_scenario, never read from a file
 };
 
-/// Parses scenario JSON. `file` names the source in error messages; `body_dir` resolves body_file entries.
-/// Every mistake is rejected with "<file>: <field>: <what was expected>".
-result<scenario> parse_scenario(std::string_view json_text, const std::filesystem::path& file,
-                                const std::filesystem::path& body_dir);
-/// Reads and parses a scenario file; the scenario is named after the file.
-result<scenario> load_scenario_file(const std::filesystem::path& file);
 /// Derives a ramp's stages from its profile (or its length and peak from explicit stages) and sets its
 /// connections to the peak; call again after changing a ramp's numbers.
 void prepare_ramp(load_spec& l);
 /// Checks cross-field rules (e.g. an open shape needs a rate); used after parsing and after CLI overrides.
 result<void> validate(const scenario& s, std::string_view where);
 
-/// Where scenarios are looked up: `override_dir` if given, else ./scenarios, else the installed share directory.
-result<std::filesystem::path> find_scenario_dir(const std::optional<std::filesystem::path>& override_dir);
-/// Loads `name` (with or without .json) from `dir`.
-result<scenario> load_named_scenario(const std::filesystem::path& dir, std::string_view name);
-
-/// One line of `--list-scenarios`.
-struct scenario_entry {
-    std::string name;
-    std::vector<std::string> suites;
-    std::string description;
-    load_spec load;       ///< its foreground load, for the shape columns
-    std::string problem;  ///< non-empty when the file did not parse
-};
-/// All scenario files in `dir` in the studies' order: grouped by their first suite in the catalogue's order
-/// (docs/suites.md: reactive, downstream, default, smoke, failure-modes, shapes, then others by name), and in
-/// natural order inside a group (1k before 5k before 10k before 20k).
-std::vector<scenario_entry> list_scenarios(const std::filesystem::path& dir);
-/// The `--list-scenarios` table: name, suites, shape, duration, connections or users, rate, description (or the
-/// reason a file is invalid).
-std::string format_scenario_table(const std::vector<scenario_entry>& entries);
-/// Every suite named by a scenario in `dir`, in the catalogue's order, with its scenarios in run order.
-std::vector<std::pair<std::string, std::vector<std::string>>> list_suites(const std::filesystem::path& dir);
-
-/// "a2" < "a10": digits compare as numbers.
-bool natural_less(std::string_view a, std::string_view b) noexcept;
-/// The candidate closest to `name` by edit distance, when it is close enough to be a typo of it.
-std::optional<std::string> closest_match(std::string_view name, const std::vector<std::string>& candidates);
-
+/// The connections one load opens: a burst's `connections`, by default one per request; the others' `connections`
+/// (a ramp's is its peak users once prepare_ramp ran).
+std::uint64_t connections_of(const load_spec& l) noexcept;
 /// Peak number of sockets a scenario opens at once (foreground plus background).
 std::uint64_t connections_needed(const scenario& s) noexcept;
 

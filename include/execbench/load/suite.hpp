@@ -22,19 +22,6 @@
 
 namespace execbench::load {
 
-/// Open files a scenario needs at its peak: in the load generator (sockets plus spare), in the server under
-/// test (client connections plus the sockets of its calls downstream, counted from `delayCallDepth`) and in a
-/// separate downstream server (0 when there is none).
-struct descriptor_needs {
-    std::uint64_t load_generator = 0;
-    std::uint64_t server = 0;
-    std::uint64_t downstream = 0;
-};
-descriptor_needs descriptors_needed(const scenario& s);
-
-/// The deepest `delayCallDepth` in a scenario's request mix (foreground and background).
-unsigned max_call_depth(const scenario& s);
-
 /// Command-line arguments for bench-server from a scenario's `server.options` ("true" → a bare flag, "false" →
 /// left out, anything else → `--name value`).
 std::vector<std::string> server_option_args(const server_spec& spec);

@@ -37,6 +37,12 @@ public:
                 boost::asio::post(pool_, [f = std::move(f), handler = std::move(handler),
                                           work = std::move(work)]() mutable {
                     auto r = f();
+                    // The work may share ownership of what the handler's context owns (a loop's connection): drop it
+                    // here, while the handler still holds its own reference, so the last one is never released on
+                    // this thread, where the context may already be gone.
+                    {
+                        [[maybe_unused]] auto spent = std::move(f);
+                    }
                     auto ex = work.get_executor();
                     // The guard travels with the completion: once dispatched, this thread must not touch the
                     // handler's context again, which may be gone as soon as the handler has run.

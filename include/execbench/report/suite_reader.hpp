@@ -32,6 +32,7 @@ struct run_view {
     std::string context;                                       ///< its context JSON line ("" when not recorded)
     std::string scale_note;                       ///< "run at 0.97 scale: ..." from the context ("" unscaled)
     [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
+    [[nodiscard]] std::string text(std::string_view column) const;   ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
     /// The issue-15 scale factor from the summary row; 1 when absent (runs from before it existed).
     [[nodiscard]] double scale() const;

@@ -16,15 +16,6 @@ inline constexpr unsigned min_verdict_trials = 3;
 /// Server samples a trial needs before its server figures (CPU, RSS, threads, switches) mean anything.
 inline constexpr unsigned min_server_samples = 3;
 
-/// Trials CSV column: 1 when the load generator, not the server, was the bottleneck (absent in older results).
-inline constexpr std::string_view generator_bound_column = "generator_bound";
-
-/// Trials CSV column: server samples taken during the trial (absent in older results).
-inline constexpr std::string_view server_samples_column = "server_samples";
-
-/// Summary and trials CSV column: the load scale factor (absent in older results: 1).
-inline constexpr std::string_view scale_column = "scale";
-
 /// The trials that may take part in a verdict: every trial not marked generator-bound.
 std::vector<trial_row> usable_trials(const std::vector<trial_row>& trials);
 

@@ -37,7 +37,8 @@ const std::vector<metric_rule>& winner_metrics();
 /// What one scenario × metric cell concluded.
 enum class verdict {
     winner,           ///< one arm ranks above every other
-    tie,              ///< at least one pair's interval holds 1 at the top
+    shared,           ///< two or more arms tie with each other and each ranks above every remaining arm
+    tie,              ///< no arm or group of arms ranks above the rest
     too_few_trials,   ///< an arm had fewer than min_verdict_trials usable trials
     not_sampled,      ///< a trial had fewer than min_server_samples server samples
     not_ranked,       ///< the metric cannot decide here (client-set, or one per-second bucket)
@@ -70,12 +71,14 @@ struct scenario_figures {
 struct cell_verdict {
     verdict kind = verdict::tie;
     std::string winner;                ///< when kind == winner
+    std::vector<std::string> leaders;  ///< the winner, or the arms sharing the lead (display order)
     std::vector<pair_verdict> pairs;   ///< every pair, when the metric could be ranked
 };
 
 /// Compares every pair of `arms` (display order) on `rule`: the ratio of medians with its bootstrap interval; an
 /// arm with failed or unsent requests ranks below every arm without; otherwise a pair is decided only where the
-/// interval excludes 1. The cell's winner is the arm ranked above every other; anything else is a tie.
+/// interval excludes 1. The cell's winner is the arm ranked above every other; arms that tie with each other and
+/// each rank above every remaining arm share the lead; anything else is a tie.
 cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
                    const metric_rule& rule);
 
@@ -84,9 +87,10 @@ struct winners_table {
     std::vector<std::string> models;     ///< the arms, in display order
     std::vector<std::string> scenarios;  ///< scenarios where at least two arms ran, in display order
     std::map<std::string, std::map<std::string, cell_verdict>> cells;  ///< scenario → metric column → verdict
-    std::map<std::string, std::map<std::string, std::string>> winner;  ///< decided and tied cells: arm or "" (tie)
     std::map<std::string, unsigned> wins;                              ///< arm → cells won over all scenarios
+    std::map<std::string, unsigned> shared_leads;                      ///< arm → cells whose lead it shared
     unsigned decided = 0;
+    unsigned shared = 0;                 ///< cells with a shared lead (counted apart from decided cells)
     unsigned ties = 0;
     unsigned too_few_trials = 0;
     unsigned not_sampled = 0;
@@ -104,8 +108,19 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
 /// The figures of a suite for rank(): the trials of every arm that ran.
 std::vector<scenario_figures> figures_of(const suite_data& suite);
 
+/// How a cell reads in a table: the winner, the leaders joined by " = " ("fiber = loop"), or why there is none.
+std::string cell_text(const cell_verdict& c);
+
 /// One pair in the words of hyperfine: "loop: 2.93× (2.88–2.99) lower latency p99 than pool", or a tie.
 std::string describe(const pair_verdict& p, const metric_rule& rule);
+
+/// The pair that sums up a cell: for a winner, the arm it leads by least (the runner-up); for a tie, an undecided
+/// pair of the arm with the best median. Null when the cell has no pairs (no verdict).
+const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule);
+
+/// A cell's verdict in one short line with its interval: "loop: 1.04× (1.02–1.05) lower than fiber",
+/// "tie: fiber / loop 1.008× (0.982–1.029)", or why there is none ("too few trials").
+std::string verdict_line(const cell_verdict& c, const metric_rule& rule);
 
 /// "loop 45 %, fiber 30 %, pool 25 % of 60 decided cells; 40 ties", or why there is no share.
 std::string share_text(const winners_table& t);

@@ -2,10 +2,9 @@
 
 #include "execbench/core/result.hpp"
 
-#include <chrono>
 #include <cstdint>
-#include <memory>
 #include <optional>
+#include <string_view>
 #include <sys/types.h>
 
 namespace execbench::stats {
@@ -27,37 +26,19 @@ result<process_sample> sample_process(pid_t pid = 0);
 /// The pid of the local process listening on TCP `port` (IPv4 or IPv6), found through /proc/net/tcp* and fd links.
 std::optional<pid_t> find_listening_pid(std::uint16_t port);
 
-/// Aggregate of samples taken while a trial ran.
-struct process_summary {
-    std::uint32_t samples = 0;
-    double resident_mb_avg = 0;
-    double resident_mb_max = 0;
-    double cpu_percent_avg = 0;   ///< 100 = one core fully busy
-    double cpu_percent_max = 0;
-    std::uint32_t threads_max = 0;
-    std::uint64_t voluntary_switches = 0;    ///< delta over the window
-    std::uint64_t involuntary_switches = 0;  ///< delta over the window
-    std::uint32_t sockets_max = 0;
-    double cpu_seconds = 0;                  ///< delta over the window
-};
+/// The Prometheus names of the process figures: bench-server's /metrics writes them, bench-load's remote sampling
+/// reads them back (the names Prometheus client libraries use for the same figures).
+namespace process_metric {
+inline constexpr std::string_view resident_bytes = "process_resident_memory_bytes";
+inline constexpr std::string_view cpu_seconds = "process_cpu_seconds_total";
+inline constexpr std::string_view threads = "process_threads";
+inline constexpr std::string_view open_fds = "process_open_fds";
+inline constexpr std::string_view open_sockets = "process_open_sockets";
+inline constexpr std::string_view context_switches = "process_context_switches_total";
+}  // namespace process_metric
 
-/// Samples a process on a background thread at a fixed rate between start() and stop().
-class process_sampler {
-public:
-    /// Samples `pid` every `period` (default 100 ms, i.e. 10 Hz).
-    explicit process_sampler(pid_t pid, std::chrono::milliseconds period = std::chrono::milliseconds{100});
-    ~process_sampler();
-    process_sampler(const process_sampler&) = delete;
-    process_sampler& operator=(const process_sampler&) = delete;
-
-    /// Begins a window (takes the first sample at once).
-    void start();
-    /// Ends the window (takes a last sample) and returns the summary; empty when the process vanished at once.
-    process_summary stop();
-
-private:
-    struct impl;
-    std::unique_ptr<impl> impl_;
-};
+/// The process figures of a Prometheus text exposition (as above); empty when it holds none. Without
+/// process_open_sockets, the open fds stand in for the sockets (an upper bound).
+std::optional<process_sample> parse_process_metrics(std::string_view exposition);
 
 }  // namespace execbench::stats

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+// The names of the results' metrics and CSV columns, spelled here once: load/trial_metrics.cpp and
+// load/results.cpp write them, `--format json` and `--slo` use them, and report/ reads them back from the CSV files.
+// Committed results carry these spellings, so a name here never changes; docs/results-format.md documents each.
+
+/// Per-trial metrics: the columns of x-trials.csv, and of x.csv as the median across trials.
+namespace execbench::load::metric {
+
+inline constexpr std::string_view requests_total = "requests_total";
+inline constexpr std::string_view requests_ok = "requests_ok";
+inline constexpr std::string_view requests_error = "requests_error";
+inline constexpr std::string_view wall_millis = "wall_millis";
+inline constexpr std::string_view requests_per_second = "requests_per_second";
+inline constexpr std::string_view latency_millis_min = "latency_millis_min";
+inline constexpr std::string_view latency_millis_p50 = "latency_millis_p50";
+inline constexpr std::string_view latency_millis_p90 = "latency_millis_p90";
+inline constexpr std::string_view latency_millis_p99 = "latency_millis_p99";
+inline constexpr std::string_view latency_millis_p999 = "latency_millis_p999";
+inline constexpr std::string_view latency_millis_max = "latency_millis_max";
+inline constexpr std::string_view requests_unsent = "requests_unsent";
+inline constexpr std::string_view service_millis_p50 = "service_millis_p50";
+inline constexpr std::string_view service_millis_p99 = "service_millis_p99";
+inline constexpr std::string_view per_second_requests_p50 = "per_second_requests_p50";
+inline constexpr std::string_view per_second_requests_p90 = "per_second_requests_p90";
+inline constexpr std::string_view per_second_requests_max = "per_second_requests_max";
+inline constexpr std::string_view server_rss_mb_avg = "server_rss_mb_avg";
+inline constexpr std::string_view server_rss_mb_max = "server_rss_mb_max";
+inline constexpr std::string_view server_cpu_percent_avg = "server_cpu_percent_avg";
+inline constexpr std::string_view server_cpu_percent_max = "server_cpu_percent_max";
+inline constexpr std::string_view server_threads_max = "server_threads_max";
+inline constexpr std::string_view server_voluntary_switches = "server_voluntary_switches";
+inline constexpr std::string_view server_involuntary_switches = "server_involuntary_switches";
+inline constexpr std::string_view server_sockets_max = "server_sockets_max";
+inline constexpr std::string_view server_samples = "server_samples";
+inline constexpr std::string_view loadgen_cpu_seconds = "loadgen_cpu_seconds";
+inline constexpr std::string_view loadgen_cpu_percent = "loadgen_cpu_percent";
+inline constexpr std::string_view background_requests_ok = "background_requests_ok";
+inline constexpr std::string_view background_requests_error = "background_requests_error";
+inline constexpr std::string_view background_latency_millis_p50 = "background_latency_millis_p50";
+
+/// The prefix of the per-class error columns: errors_<class> for each load::error_class.
+inline constexpr std::string_view errors_prefix = "errors_";
+/// The column of one error class, e.g. "errors_connect_refused".
+inline std::string errors_column(std::string_view error_class_name)
+{
+    return std::string(errors_prefix).append(error_class_name);
+}
+/// Whether `column` is one of the per-class error columns.
+inline bool is_errors_column(std::string_view column) noexcept { return column.starts_with(errors_prefix); }
+
+/// The lowest trial value beside a median in x.csv, e.g. "wall_millis_trial_min".
+inline std::string trial_min(std::string_view metric) { return std::string(metric).append("_trial_min"); }
+/// The highest trial value beside a median in x.csv, e.g. "wall_millis_trial_max".
+inline std::string trial_max(std::string_view metric) { return std::string(metric).append("_trial_max"); }
+
+}  // namespace execbench::load::metric
+
+/// The other columns the results files share with their readers: identity, status and the load settings.
+namespace execbench::load::column {
+
+inline constexpr std::string_view run_id = "run_id";
+inline constexpr std::string_view scenario = "scenario";
+inline constexpr std::string_view model = "model";
+inline constexpr std::string_view arm = "arm";
+inline constexpr std::string_view trials = "trials";
+inline constexpr std::string_view trial = "trial";
+inline constexpr std::string_view second = "second";
+inline constexpr std::string_view stopped = "stopped";
+inline constexpr std::string_view generator_bound = "generator_bound";
+inline constexpr std::string_view generator_bound_trials = "generator_bound_trials";
+inline constexpr std::string_view noisy = "noisy";
+inline constexpr std::string_view noisy_metrics = "noisy_metrics";
+inline constexpr std::string_view partial = "partial";
+inline constexpr std::string_view scale = "scale";
+inline constexpr std::string_view shape = "shape";
+inline constexpr std::string_view connections = "connections";
+inline constexpr std::string_view requests = "requests";
+inline constexpr std::string_view rate = "rate";
+inline constexpr std::string_view duration = "duration";
+inline constexpr std::string_view think = "think";
+inline constexpr std::string_view warmup = "warmup";
+// Per-second timeline columns a shape may leave empty.
+inline constexpr std::string_view target_rate = "target_rate";
+inline constexpr std::string_view users = "users";
+inline constexpr std::string_view users_target = "users_target";
+inline constexpr std::string_view connections_open = "connections_open";
+
+}  // namespace execbench::load::column

@@ -1,0 +1,399 @@
+#include "execbench/load/scenario_json.hpp"
+
+#include "execbench/core/file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <set>
+
+namespace execbench::load {
+
+namespace {
+
+using json = nlohmann::json;
+
+/// Reads one JSON object with a fixed set of allowed fields and reports mistakes as "<file>: <path>: ...".
+class reader {
+public:
+    reader(std::string file) : file_(std::move(file)) {}
+
+    error err(const std::string& path, const std::string& what) const
+    {
+        return fail(file_ + ": " + path + ": " + what);
+    }
+
+    /// Fails on a field not in `allowed` (typos would otherwise be ignored silently).
+    std::optional<error> only(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed)
+    {
+        for (auto it = obj.begin(); it != obj.end(); ++it) {
+            if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+                std::string list;
+                for (auto a : allowed)
+                    list += (list.empty() ? "" : ", ") + std::string(a);
+                return err(join(path, it.key()), "unknown field; expected one of: " + list);
+            }
+        }
+        return std::nullopt;
+    }
+
+    static std::string join(const std::string& path, const std::string& key)
+    {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    result<duration> get_duration(const json& v, const std::string& path)
+    {
+        if (v.is_number()) {
+            double s = v.get<double>();
+            if (!(s >= 0) || s > 1e9)
+                return err(path, "expected a non-negative number of seconds");
+            return duration{static_cast<std::int64_t>(std::llround(s * 1e9))};
+        }
+        if (!v.is_string())
+            return err(path, "expected a duration such as \"500ms\", \"3s\", \"2m\" or a number of seconds");
+        auto d = parse_duration(v.get<std::string>());
+        if (!d)
+            return err(path, d.err().message);
+        return d;
+    }
+
+    result<std::uint64_t> get_uint(const json& v, const std::string& path, std::uint64_t lo, std::uint64_t hi)
+    {
+        auto range = "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+        if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
+            return err(path, range);
+        if (v.is_number_integer() && v.get<std::int64_t>() < 0)
+            return err(path, range);
+        double d = v.get<double>();
+        if (d < double(lo) || d > double(hi))
+            return err(path, range);
+        return static_cast<std::uint64_t>(v.is_number_unsigned() ? v.get<std::uint64_t>()
+                                                                  : static_cast<std::uint64_t>(d));
+    }
+
+    result<std::string> get_string(const json& v, const std::string& path, bool allow_empty = false)
+    {
+        if (!v.is_string() || (!allow_empty && v.get<std::string>().empty()))
+            return err(path, "expected a non-empty string");
+        return v.get<std::string>();
+    }
+
+private:
+    std::string file_;
+};
+
+#define EXECBENCH_TRY(var, expr)            \
+    auto var##_r = (expr);                  \
+    if (!var##_r)                           \
+        return var##_r.err();               \
+    auto var = std::move(var##_r.value())
+
+result<std::vector<request_spec>> parse_mix(reader& rd, const json& v, const std::string& path,
+                                            const std::filesystem::path& body_dir)
+{
+    if (!v.is_array() || v.empty())
+        return rd.err(path, "expected a non-empty array of requests ({\"method\", \"path\", ...})");
+    std::vector<request_spec> mix;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        auto p = path + "[" + std::to_string(i) + "]";
+        const auto& r = v[i];
+        if (!r.is_object())
+            return rd.err(p, "expected an object with \"path\" and optional \"method\", \"headers\", \"body_file\", "
+                             "\"weight\"");
+        if (auto e = rd.only(r, p, {"method", "path", "headers", "body_file", "weight"}))
+            return *e;
+        request_spec spec;
+        if (r.contains("method")) {
+            EXECBENCH_TRY(m, rd.get_string(r["method"], p + ".method"));
+            bool token = std::all_of(m.begin(), m.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+            if (!token)
+                return rd.err(p + ".method", "expected an upper-case HTTP method such as GET or POST");
+            spec.method = m;
+        }
+        if (!r.contains("path"))
+            return rd.err(p + ".path", "missing; expected the request path with query, starting with '/'");
+        EXECBENCH_TRY(path_text, rd.get_string(r["path"], p + ".path"));
+        if (path_text.front() != '/' || path_text.find_first_of(" \r\n\t") != std::string::npos)
+            return rd.err(p + ".path", "expected a path starting with '/' and without spaces");
+        spec.path = path_text;
+        if (r.contains("headers")) {
+            const auto& h = r["headers"];
+            if (!h.is_object())
+                return rd.err(p + ".headers", "expected an object of header names to string values");
+            for (auto it = h.begin(); it != h.end(); ++it) {
+                auto hp = p + ".headers." + it.key();
+                bool name_ok = !it.key().empty() && std::all_of(it.key().begin(), it.key().end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+                });
+                if (!name_ok)
+                    return rd.err(hp, "expected a header name of letters, digits and '-'");
+                if (!it.value().is_string() || it.value().get<std::string>().find_first_of("\r\n") != std::string::npos)
+                    return rd.err(hp, "expected a single-line string value");
+                spec.headers.emplace_back(it.key(), it.value().get<std::string>());
+            }
+        }
+        if (r.contains("body_file")) {
+            EXECBENCH_TRY(bf, rd.get_string(r["body_file"], p + ".body_file"));
+            spec.body_file = bf;
+            auto full = std::filesystem::path(bf).is_absolute() ? std::filesystem::path(bf) : body_dir / bf;
+            auto body = read_file(full);
+            if (!body)
+                return rd.err(p + ".body_file", "cannot read '" + full.string() + "'; expected a file relative to " +
+                                                    "the scenario directory");
+            spec.body = std::move(*body);
+            bool has_type = std::any_of(spec.headers.begin(), spec.headers.end(), [](const auto& kv) {
+                std::string k = kv.first;
+                std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return std::tolower(c); });
+                return k == "content-type";
+            });
+            if (!has_type && full.extension() == ".json")
+                spec.headers.emplace_back("Content-Type", "application/json");
+        }
+        if (r.contains("weight")) {
+            EXECBENCH_TRY(w, rd.get_uint(r["weight"], p + ".weight", 1, 1000));
+            spec.weight = static_cast<unsigned>(w);
+        }
+        mix.push_back(std::move(spec));
+    }
+    return mix;
+}
+
+result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
+{
+    if (!v.is_object())
+        return rd.err(path, "expected an object with \"shape\" and its numbers");
+    if (auto e = rd.only(v, path,
+                         {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users",
+                          "spikes", "stages"}))
+        return *e;
+    load_spec l;
+    if (!v.contains("shape"))
+        return rd.err(path + ".shape", "missing; expected one of burst, closed, open, ramp");
+    auto sh = v["shape"].is_string() ? parse_shape(v["shape"].get<std::string>()) : std::nullopt;
+    if (!sh)
+        return rd.err(path + ".shape", "expected one of burst, closed, open, ramp");
+    l.kind = *sh;
+    // A field another shape uses is a mistake worth naming.
+    for (std::string_view field : {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
+                                   "connections"}) {
+        if (v.contains(field) && !field_used_by(field, l.kind))
+            return rd.err(path + "." + std::string(field),
+                          "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
+    }
+    if (v.contains("connections")) {
+        EXECBENCH_TRY(c, rd.get_uint(v["connections"], path + ".connections", 1, 1'000'000));
+        l.connections = static_cast<std::uint32_t>(c);
+    }
+    if (v.contains("requests")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["requests"], path + ".requests", 1, 1'000'000'000));
+        l.requests = n;
+    }
+    if (v.contains("rate")) {
+        if (!v["rate"].is_number() || !(v["rate"].get<double>() > 0) || v["rate"].get<double>() > 1e8)
+            return rd.err(path + ".rate", "expected requests per second, a number in (0, 1e8]");
+        l.rate = v["rate"].get<double>();
+    }
+    if (v.contains("duration")) {
+        EXECBENCH_TRY(d, rd.get_duration(v["duration"], path + ".duration"));
+        l.length = d;
+    }
+    if (v.contains("think")) {
+        const auto& t = v["think"];
+        if (t.is_object()) {
+            if (auto e = rd.only(t, path + ".think", {"min", "max"}))
+                return *e;
+            if (!t.contains("min") || !t.contains("max"))
+                return rd.err(path + ".think", "expected {\"min\": duration, \"max\": duration}");
+            EXECBENCH_TRY(lo, rd.get_duration(t["min"], path + ".think.min"));
+            EXECBENCH_TRY(hi, rd.get_duration(t["max"], path + ".think.max"));
+            if (hi < lo)
+                return rd.err(path + ".think", "expected min <= max");
+            l.think_min = lo;
+            l.think_max = hi;
+        } else {
+            EXECBENCH_TRY(d, rd.get_duration(t, path + ".think"));
+            l.think_min = l.think_max = d;
+        }
+    } else if (l.kind == shape::ramp) {
+        // The Java study's paced users sleep 1-3 s between requests.
+        l.think_min = std::chrono::seconds{1};
+        l.think_max = std::chrono::seconds{3};
+    }
+    if (v.contains("users")) {
+        EXECBENCH_TRY(u, rd.get_uint(v["users"], path + ".users", 1, 1'000'000));
+        l.users = static_cast<std::uint32_t>(u);
+    }
+    if (v.contains("spikes")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["spikes"], path + ".spikes", 1, 1000));
+        l.spikes = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("profile")) {
+        auto p = v["profile"].is_string() ? parse_ramp_profile(v["profile"].get<std::string>()) : std::nullopt;
+        if (!p)
+            return rd.err(path + ".profile", "expected one of stepped, smooth, sharp, stages");
+        l.profile = *p;
+    }
+    if (v.contains("stages")) {
+        const auto& st = v["stages"];
+        if (!st.is_array() || st.empty())
+            return rd.err(path + ".stages", "expected a non-empty array of {\"duration\", \"target\"}");
+        if (v.contains("profile") && l.profile != ramp_profile::stages)
+            return rd.err(path + ".stages", "only used with profile \"stages\"");
+        l.profile = ramp_profile::stages;
+        for (std::size_t i = 0; i < st.size(); ++i) {
+            auto p = path + ".stages[" + std::to_string(i) + "]";
+            if (!st[i].is_object())
+                return rd.err(p, "expected {\"duration\": duration, \"target\": users}");
+            if (auto e = rd.only(st[i], p, {"duration", "target"}))
+                return *e;
+            if (!st[i].contains("duration") || !st[i].contains("target"))
+                return rd.err(p, "expected {\"duration\": duration, \"target\": users}");
+            EXECBENCH_TRY(d, rd.get_duration(st[i]["duration"], p + ".duration"));
+            EXECBENCH_TRY(t, rd.get_uint(st[i]["target"], p + ".target", 0, 1'000'000));
+            l.stages.push_back({d, static_cast<std::uint32_t>(t)});
+        }
+    }
+    return l;
+}
+
+}  // namespace
+
+result<scenario> parse_scenario(std::string_view json_text, const std::filesystem::path& file,
+                                const std::filesystem::path& body_dir)
+{
+    auto where = file.empty() ? std::string("scenario") : file.string();
+    reader rd(where);
+    json doc;
+    try {
+        doc = json::parse(json_text.begin(), json_text.end());
+    } catch (const json::parse_error& e) {
+        return fail(where + ": not valid JSON: " + e.what());
+    }
+    if (!doc.is_object())
+        return fail(where + ": expected a JSON object at the top level");
+    if (auto e = rd.only(doc, "",
+                         {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
+                          "timeout", "connect_timeout", "server", "$comment"}))
+        return *e;
+    scenario s;
+    s.file = file;
+    s.name = file.stem().string();
+    if (!doc.contains("description"))
+        return rd.err("description", "missing; expected a one-line description");
+    {
+        EXECBENCH_TRY(d, rd.get_string(doc["description"], "description"));
+        s.description = d;
+    }
+    if (doc.contains("suites")) {
+        const auto& su = doc["suites"];
+        if (!su.is_array())
+            return rd.err("suites", "expected an array of suite names");
+        for (std::size_t i = 0; i < su.size(); ++i) {
+            EXECBENCH_TRY(n, rd.get_string(su[i], "suites[" + std::to_string(i) + "]"));
+            s.suites.push_back(n);
+        }
+    }
+    if (!doc.contains("requests"))
+        return rd.err("requests", "missing; expected a non-empty array of requests");
+    {
+        EXECBENCH_TRY(mix, parse_mix(rd, doc["requests"], "requests", body_dir));
+        s.mix = std::move(mix);
+    }
+    if (!doc.contains("load"))
+        return rd.err("load", "missing; expected an object with \"shape\" and its numbers");
+    {
+        EXECBENCH_TRY(l, parse_load(rd, doc["load"], "load"));
+        s.load = std::move(l);
+    }
+    if (doc.contains("background")) {
+        const auto& b = doc["background"];
+        if (!b.is_object())
+            return rd.err("background", "expected an object with \"requests\", \"load\" and optional \"delay\"");
+        if (auto e = rd.only(b, "background", {"requests", "load", "delay"}))
+            return *e;
+        background_spec bg;
+        if (!b.contains("requests"))
+            return rd.err("background.requests", "missing; expected a non-empty array of requests");
+        EXECBENCH_TRY(mix, parse_mix(rd, b["requests"], "background.requests", body_dir));
+        bg.mix = std::move(mix);
+        if (!b.contains("load"))
+            return rd.err("background.load", "missing; expected an object with \"shape\" (burst or closed)");
+        EXECBENCH_TRY(l, parse_load(rd, b["load"], "background.load"));
+        bg.load = std::move(l);
+        if (b.contains("delay")) {
+            EXECBENCH_TRY(d, rd.get_duration(b["delay"], "background.delay"));
+            bg.delay = d;
+        }
+        s.background = std::move(bg);
+    }
+    auto dur_field = [&](const char* name, duration& out) -> std::optional<error> {
+        if (!doc.contains(name))
+            return std::nullopt;
+        auto d = rd.get_duration(doc[name], name);
+        if (!d)
+            return d.err();
+        out = *d;
+        return std::nullopt;
+    };
+    if (auto e = dur_field("warmup", s.warmup))
+        return *e;
+    if (auto e = dur_field("pause", s.pause))
+        return *e;
+    if (auto e = dur_field("timeout", s.timeout))
+        return *e;
+    if (auto e = dur_field("connect_timeout", s.connect_timeout))
+        return *e;
+    if (doc.contains("timeout") && s.timeout.count() == 0)
+        return rd.err("timeout", "expected a duration greater than 0");
+    if (doc.contains("connect_timeout") && s.connect_timeout.count() == 0)
+        return rd.err("connect_timeout", "expected a duration greater than 0");
+    if (doc.contains("trials")) {
+        EXECBENCH_TRY(t, rd.get_uint(doc["trials"], "trials", 1, 1000));
+        s.trials = static_cast<std::uint32_t>(t);
+    }
+    if (doc.contains("server")) {
+        const auto& sv = doc["server"];
+        if (!sv.is_object())
+            return rd.err("server", "expected an object such as {\"downstream\": \"separate\"}");
+        if (auto e = rd.only(sv, "server", {"downstream", "downstream_model", "options"}))
+            return *e;
+        if (sv.contains("downstream")) {
+            if (!sv["downstream"].is_string() ||
+                (sv["downstream"] != "self" && sv["downstream"] != "separate"))
+                return rd.err("server.downstream", "expected \"self\" or \"separate\"");
+            s.server.downstream = sv["downstream"].get<std::string>();
+        }
+        if (sv.contains("downstream_model")) {
+            const auto& m = sv["downstream_model"];
+            if (!m.is_string() || (m != "pool" && m != "fiber" && m != "loop"))
+                return rd.err("server.downstream_model", "expected one of pool, fiber, loop");
+            s.server.downstream_model = m.get<std::string>();
+        }
+        if (sv.contains("options")) {
+            const auto& o = sv["options"];
+            if (!o.is_object())
+                return rd.err("server.options", "expected an object of bench-server option names to values");
+            for (auto it = o.begin(); it != o.end(); ++it) {
+                if (it.value().is_string())
+                    s.server.options[it.key()] = it.value().get<std::string>();
+                else if (it.value().is_number() || it.value().is_boolean())
+                    s.server.options[it.key()] = it.value().dump();
+                else
+                    return rd.err("server.options." + it.key(), "expected a string, number or boolean");
+            }
+        }
+    }
+    prepare_ramp(s.load);
+    if (s.background)
+        prepare_ramp(s.background->load);
+    if (auto v = validate(s, where); !v)
+        return v.err();
+    return s;
+}
+
+#undef EXECBENCH_TRY
+
+}  // namespace execbench::load

@@ -1,0 +1,66 @@
+#include "execbench/load/server_probe.hpp"
+
+#include "execbench/load/target.hpp"
+
+#include "http_get.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace execbench::load {
+
+namespace {
+
+/// Reads a remote server's process figures from its Prometheus /metrics.
+stats::sample_source metrics_source(boost::asio::ip::tcp::endpoint ep, std::string host)
+{
+    return [ep, host = std::move(host)]() -> std::optional<stats::process_sample> {
+        auto r = detail::http_get(ep, host, "/metrics", std::chrono::milliseconds{1000});
+        if (!r || r->status != 200)
+            return std::nullopt;
+        return stats::parse_process_metrics(r->body);
+    };
+}
+
+}  // namespace
+
+server_info probe_server(const target& t, std::optional<pid_t> server_pid)
+{
+    server_info info;
+    info.local = t.local;
+    std::optional<pid_t> reported_pid;
+    if (auto h = detail::http_get(t.endpoints.front(), t.host_header, t.base_path + "/health",
+                                  std::chrono::milliseconds{2000});
+        h && h->status == 200) {
+        info.health_json = h->body;
+        auto j = nlohmann::json::parse(h->body, nullptr, false);
+        if (j.is_object() && j.contains("model") && j["model"].is_string())
+            info.model = j["model"].get<std::string>();
+        if (j.is_object() && j.contains("pid") && j["pid"].is_number_integer())
+            reported_pid = static_cast<pid_t>(j["pid"].get<long long>());
+    }
+    if (server_pid)
+        info.pid = server_pid;
+    else if (t.local)
+        info.pid = reported_pid ? reported_pid : stats::find_listening_pid(t.port);
+    if (info.pid)
+        info.sampling = "proc";
+    else if (!t.local)
+        info.sampling = "metrics";
+    return info;
+}
+
+std::unique_ptr<stats::periodic_sampler> server_sampler(const server_info& server, const target& t,
+                                                        std::chrono::milliseconds period)
+{
+    if (server.pid)
+        return std::make_unique<stats::periodic_sampler>(stats::proc_source(*server.pid), period);
+    if (!t.local)
+        // A scrape is an HTTP request to the measured server: no more often than 5 Hz.
+        return std::make_unique<stats::periodic_sampler>(metrics_source(t.endpoints.front(), t.host_header),
+                                                         std::max(period, std::chrono::milliseconds{200}));
+    return nullptr;
+}
+
+}  // namespace execbench::load

@@ -1,0 +1,171 @@
+#include "execbench/stats/sampler.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace execbench::stats {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+}  // namespace
+
+sample_source proc_source(pid_t pid)
+{
+    return [pid]() -> std::optional<process_sample> {
+        auto s = sample_process(pid);
+        if (!s)
+            return std::nullopt;
+        return *s;
+    };
+}
+
+struct periodic_sampler::impl {
+    sample_source source;
+    std::chrono::milliseconds period{};
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool stopping = false;
+    bool started = false;
+    std::vector<timed_sample> readings;  // guarded by mutex while the thread runs
+
+    void take()
+    {
+        auto s = source();
+        auto at = clock::now();
+        if (!s)
+            return;
+        std::lock_guard lock(mutex);
+        readings.push_back({at, *s});
+    }
+
+    void run()
+    {
+        auto next = clock::now() + period;
+        std::unique_lock lock(mutex);
+        for (;;) {
+            if (wake.wait_until(lock, next, [this] { return stopping; }))
+                return;
+            lock.unlock();
+            take();
+            auto now = clock::now();
+            lock.lock();
+            // A fixed rate, not a fixed pause; ticks missed while the machine was busy are skipped, not bunched.
+            next += period;
+            if (next <= now)
+                next = now + period;
+        }
+    }
+
+    void halt()
+    {
+        {
+            std::lock_guard lock(mutex);
+            stopping = true;
+        }
+        wake.notify_all();
+        if (thread.joinable())
+            thread.join();
+    }
+};
+
+periodic_sampler::periodic_sampler(sample_source source, std::chrono::milliseconds period)
+    : impl_(std::make_unique<impl>())
+{
+    impl_->source = std::move(source);
+    // A zero or negative period would spin; one millisecond is already far finer than /proc's tick resolution.
+    impl_->period = std::max(period, std::chrono::milliseconds{1});
+}
+
+periodic_sampler::~periodic_sampler()
+{
+    impl_->halt();
+}
+
+void periodic_sampler::start()
+{
+    auto& m = *impl_;
+    m.halt();
+    m.stopping = false;
+    m.started = true;
+    m.readings.clear();
+    m.take();
+    m.thread = std::thread([&m] { m.run(); });
+}
+
+std::vector<timed_sample> periodic_sampler::stop()
+{
+    auto& m = *impl_;
+    if (!m.started)
+        return {};
+    m.halt();
+    m.started = false;
+    // The last reading closes the window, so a trial shorter than the period still has a start and an end.
+    m.take();
+    return std::move(m.readings);
+}
+
+std::chrono::milliseconds periodic_sampler::period() const noexcept
+{
+    return impl_->period;
+}
+
+std::optional<std::size_t> rate_start(std::span<const timed_sample> readings, std::size_t end,
+                                      std::chrono::milliseconds period)
+{
+    if (end >= readings.size())
+        return std::nullopt;
+    auto latest = readings[end].at - period / 2;
+    for (auto i = end; i-- > 0;)
+        if (readings[i].at <= latest)
+            return i;
+    return std::nullopt;
+}
+
+double cpu_percent_between(const timed_sample& a, const timed_sample& b)
+{
+    auto wall = std::chrono::duration<double>(b.at - a.at).count();
+    if (wall <= 0)
+        return 0;
+    return std::max(0.0, (b.sample.cpu_seconds - a.sample.cpu_seconds) / wall * 100);
+}
+
+process_summary summarize_readings(std::span<const timed_sample> readings, std::chrono::milliseconds period)
+{
+    process_summary out;
+    if (readings.empty())
+        return out;
+    constexpr double mib = 1024.0 * 1024.0;
+    double resident_sum = 0;
+    std::uint64_t resident_max = 0;
+    for (std::size_t i = 0; i < readings.size(); ++i) {
+        const auto& s = readings[i].sample;
+        resident_sum += static_cast<double>(s.resident_bytes);
+        resident_max = std::max(resident_max, s.resident_bytes);
+        out.threads_max = std::max(out.threads_max, s.threads);
+        out.sockets_max = std::max(out.sockets_max, s.open_sockets);
+        if (auto from = rate_start(readings, i, period))
+            out.cpu_percent_max = std::max(out.cpu_percent_max, cpu_percent_between(readings[*from], readings[i]));
+    }
+    const auto& first = readings.front();
+    const auto& last = readings.back();
+    out.samples = static_cast<std::uint32_t>(readings.size());
+    out.resident_mb_avg = resident_sum / double(readings.size()) / mib;
+    out.resident_mb_max = static_cast<double>(resident_max) / mib;
+    out.cpu_seconds = std::max(0.0, last.sample.cpu_seconds - first.sample.cpu_seconds);
+    auto wall = std::chrono::duration<double>(last.at - first.at).count();
+    out.cpu_percent_avg = wall > 0 ? out.cpu_seconds / wall * 100 : 0;
+    // With only short intervals no maximum was taken; the average is then the best estimate.
+    out.cpu_percent_max = std::max(out.cpu_percent_max, out.cpu_percent_avg);
+    // Per-thread counters of exited threads vanish from the sum, so a delta may be negative; report 0 then.
+    auto delta = [](std::uint64_t from, std::uint64_t to) { return to > from ? to - from : 0; };
+    out.voluntary_switches = delta(first.sample.voluntary_switches, last.sample.voluntary_switches);
+    out.involuntary_switches = delta(first.sample.involuntary_switches, last.sample.involuntary_switches);
+    return out;
+}
+
+}  // namespace execbench::stats
