@@ -92,7 +92,6 @@ private:
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<T> items_;
-    std::deque<std::shared_ptr<connection>> items_;
     bool closed_ = false;
 };
 
