@@ -10,7 +10,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/spawn.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -62,39 +61,37 @@ struct fiber_connection {
 class fiber_server final : public server {
 public:
     explicit fiber_server(const server_context& context)
-        : context_(context), app_(context.app), io_(static_cast<int>(context.threads)), acceptor_(io_)
+        : context_(context), app_(context.app), io_(static_cast<int>(context.threads))
     {
     }
 
     ~fiber_server() override { shutdown(clock::now()); }
 
-    void listen() override
-    {
-        open_acceptor(acceptor_, context_.host, context_.port);
-        port_ = acceptor_.local_endpoint().port();
-    }
+    void listen() override { listener_.emplace(io_, context_.host, context_.port); }
 
     void start() override
     {
         downstream_.emplace(io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
                             context_.timeouts);
-        spawn_fiber([this](const yield_type& yield) { accept_loop(yield); });
+        // One fiber per connection, started on the shared io_context: it resumes on whichever carrier is free.
+        listener_->start({&io_}, [this](socket_type socket, std::size_t) {
+            spawn_fiber([this, socket = std::move(socket)](const yield_type& yield) mutable {
+                serve(std::move(socket), yield);
+            });
+        });
         spawn_fiber([this](const yield_type& yield) { sweep_loop(yield); });
         for (unsigned i = 0; i < context_.threads; ++i)
             carriers_.push_back(run_in_thread(io_));
     }
 
-    [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
+    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
 
     bool shutdown(clock::time_point deadline) override
     {
         if (carriers_.empty())
             return true;
         stopping_ = true;
-        asio::post(io_, [this] {
-            error_code ec;
-            acceptor_.close(ec);
-        });
+        listener_->stop();
         bool drained = wait_for_drain(app_.counters(), deadline);
         io_.stop();
         for (auto& carrier : carriers_)
@@ -112,26 +109,6 @@ private:
         asio::spawn(io_.get_executor(), std::allocator_arg,
                     boost::context::protected_fixedsize_stack(std::size_t{context_.fiber_stack_kb} * 1024),
                     std::forward<Function>(function), asio::detached);
-    }
-
-    void accept_loop(const yield_type& yield)
-    {
-        timer_type backoff(yield.get_executor());
-        while (!stopping_) {
-            error_code ec;
-            socket_type socket = acceptor_.async_accept(io_.get_executor(), yield[ec]);
-            if (ec == asio::error::operation_aborted || stopping_)
-                return;
-            if (ec) {
-                // Out of descriptors (or another transient error): back off instead of spinning on accept.
-                backoff.expires_after(accept_backoff(ec));
-                backoff.async_wait(yield[ec]);
-                continue;
-            }
-            spawn_fiber([this, socket = std::move(socket)](const yield_type& fiber_yield) mutable {
-                serve(std::move(socket), fiber_yield);
-            });
-        }
     }
 
     /// Checks connection deadlines until the server stops.
@@ -165,7 +142,6 @@ private:
             std::lock_guard lock(connections_mutex_);
             connections_.insert(conn);
         }
-        set_up_connection(conn->socket);
         error_code ec;
         beast::flat_buffer buffer;
         timer_type timer(yield.get_executor());
@@ -308,13 +284,12 @@ private:
     const server_context& context_;
     endpoints::app& app_;
     asio::io_context io_;
-    tcp::acceptor acceptor_;
+    std::optional<listener> listener_;
     std::optional<downstream_client> downstream_;
     std::vector<std::thread> carriers_;
     std::mutex connections_mutex_;  // the sweep and the fibers on any carrier share the set
     std::unordered_set<std::shared_ptr<fiber_connection>> connections_;
     std::atomic<bool> stopping_{false};
-    std::uint16_t port_ = 0;
 };
 
 }  // namespace

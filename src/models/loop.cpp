@@ -37,17 +37,13 @@ class connection;
 /// One event loop: its io_context, its thread, its connections and its own downstream client; nothing is shared
 /// between loops.
 struct event_loop {
-    event_loop(const server_context& context, tcp::resolver::results_type downstream_endpoints)
-        : io(1), downstream(io.get_executor(), context.downstream, std::move(downstream_endpoints), context.timeouts),
-          sweep_timer(io.get_executor())
-    {
-    }
+    event_loop() : io(1), sweep_timer(io.get_executor()) {}
 
     /// Connections by address, for the deadline sweep; declared before `io` so it outlives the handlers
     /// (and connections) that `io` destroys.
     std::unordered_set<connection*> connections;
     asio::io_context io;
-    downstream_client downstream;
+    std::optional<downstream_client> downstream;  // from start(): the server may be its own downstream
     timer_type sweep_timer;
     std::thread thread;
 
@@ -148,7 +144,7 @@ private:
     void do_wait_or_call()
     {
         if (cycle_.plan.calls_downstream()) {
-            loop_.downstream.async_get(cycle_.downstream_target(), [self = shared_from_this()](http::call_outcome o) {
+            loop_.downstream->async_get(cycle_.downstream_target(), [self = shared_from_this()](http::call_outcome o) {
                 self->on_stage1(o);
             });
         } else if (cycle_.plan.delay_millis > 0) {
@@ -311,43 +307,38 @@ public:
 
     void listen() override
     {
-        accept_io_.emplace(1);
-        acceptor_.emplace(*accept_io_);
-        open_acceptor(*acceptor_, context_.host, context_.port);
-        port_ = acceptor_->local_endpoint().port();
+        for (unsigned i = 0; i < context_.threads; ++i)
+            loops_.push_back(std::make_unique<event_loop>());
+        listener_.emplace(loops_.front()->io, context_.host, context_.port);
     }
 
     void start() override
     {
         auto downstream = resolve_downstream(context_.downstream);
         std::vector<asio::io_context*> targets;
-        for (unsigned i = 0; i < context_.threads; ++i) {
-            loops_.push_back(std::make_unique<event_loop>(context_, downstream));
-            targets.push_back(&loops_.back()->io);
+        for (auto& loop : loops_) {
+            loop->downstream.emplace(loop->io.get_executor(), context_.downstream, downstream, context_.timeouts);
+            targets.push_back(&loop->io);
         }
         // Accepting is just another callback on the first loop; connections are spread round-robin over the loops,
         // and each is then owned by its loop alone.
-        auto serve = [this](socket_type socket, std::size_t i) {
+        listener_->start(std::move(targets), [this](socket_type socket, std::size_t i) {
             auto& target = *loops_[i];
             asio::post(target.io, [this, &target, socket = std::move(socket)]() mutable {
                 std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
             });
-        };
-        listener_.emplace(loops_.front()->io, *acceptor_, std::move(targets), serve);
-        acceptor_.reset();
-        accept_io_.reset();
-        listener_->start();
+        });
         for (auto& loop : loops_)
             loop->start_sweeping(sweep_period(context_.timeouts));
         for (auto& loop : loops_)
             loop->thread = run_in_thread(loop->io);
     }
 
-    [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
+    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
 
     bool shutdown(clock::time_point deadline) override
     {
-        if (loops_.empty())
+        if (!listener_)
             return true;
         stopping_ = true;
         listener_->stop();
@@ -365,11 +356,8 @@ public:
 private:
     const server_context& context_;
     std::vector<std::unique_ptr<event_loop>> loops_;
-    std::optional<asio::io_context> accept_io_;
-    std::optional<tcp::acceptor> acceptor_;  // listening, until start() hands it to the listener
     std::optional<listener> listener_;
     std::atomic<bool> stopping_{false};
-    std::uint16_t port_ = 0;
 };
 
 }  // namespace

@@ -53,33 +53,28 @@ struct connection {
 class pool_server final : public server {
 public:
     explicit pool_server(const server_context& context)
-        : context_(context), app_(context.app), acceptor_(poller_io_), queue_(context.queue)
+        : context_(context), app_(context.app), queue_(context.queue)
     {
     }
 
     ~pool_server() override { shutdown(clock::now()); }
 
-    void listen() override
-    {
-        open_acceptor(acceptor_, context_.host, context_.port);
-        port_ = acceptor_.local_endpoint().port();
-    }
+    void listen() override { listener_.emplace(poller_io_, context_.host, context_.port); }
 
     void start() override
     {
         // The downstream calls' I/O runs on the poller; a worker blocks on the answer.
         downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
                             context_.timeouts);
-        listener_.emplace(poller_io_, acceptor_, std::vector{&poller_io_}, [this](socket_type socket, std::size_t) {
+        listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
             read_request(std::make_shared<connection>(std::move(socket), poller_io_, app_));
         });
-        listener_->start();
         poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
             workers_.emplace_back([this] { work(); });
     }
 
-    [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
+    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
 
     bool shutdown(clock::time_point deadline) override
     {
@@ -271,14 +266,12 @@ private:
     endpoints::app& app_;
     detail::abort_signal abort_;
     asio::io_context poller_io_{1};
-    tcp::acceptor acceptor_;  // listening, until start() hands it to the listener
     std::optional<listener> listener_;
     std::optional<downstream_client> downstream_;
     detail::work_queue<std::shared_ptr<connection>> queue_;
     std::thread poller_;
     std::vector<std::thread> workers_;
     std::atomic<bool> stopping_{false};
-    std::uint16_t port_ = 0;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <algorithm>
 #include <system_error>
@@ -58,16 +59,17 @@ void set_up_connection(socket_type& socket) noexcept
     socket.non_blocking(true, ec);
 }
 
-listener::listener(asio::io_context& io, tcp::acceptor& listening, std::vector<asio::io_context*> targets,
-                         serve_fn serve)
-    : acceptor_(io), backoff_(io), targets_(std::move(targets)), serve_(std::move(serve))
+listener::listener(asio::io_context& io, const std::string& host, std::uint16_t port)
+    : acceptor_(asio::make_strand(io)), backoff_(acceptor_.get_executor())
 {
-    auto protocol = listening.local_endpoint().protocol();
-    acceptor_.assign(protocol, listening.release());
+    open_acceptor(acceptor_, host, port);
+    port_ = acceptor_.local_endpoint().port();
 }
 
-void listener::start()
+void listener::start(std::vector<asio::io_context*> targets, serve_fn serve)
 {
+    targets_ = std::move(targets);
+    serve_ = std::move(serve);
     asio::post(acceptor_.get_executor(), [this] { do_accept(); });
 }
 

@@ -45,20 +45,22 @@ using timer_type = boost::asio::basic_waitable_timer<std::chrono::steady_clock,
 /// non-blocking (a model tries the socket first and waits for readiness only when it would block).
 void set_up_connection(socket_type& socket) noexcept;
 
-/// The accept loop of `pool` and `loop` (Beast's `listener`, with `do_accept` / `on_accept`): accepts until stopped,
-/// binds each new socket to the next of `targets` in turn and hands it, set up, to `serve` on the accepting thread.
-/// After a failed accept (out of descriptors, say) it waits `accept_backoff(ec)` instead of spinning.
+/// The accept loop of every model (Beast's `listener`, with `do_accept` / `on_accept`): accepts until stopped, binds
+/// each new socket to the next of `targets` in turn and hands it, set up, to `serve`. After a failed accept (out of
+/// descriptors, say) it waits `accept_backoff(ec)` instead of spinning. Its handlers run on a strand of `io`, so
+/// stop() is safe while an accept completes on another of `io`'s threads (fiber's carriers share one io_context).
 class listener {
 public:
     /// Receives a new connection and the index in `targets` of the io_context its socket is bound to.
     using serve_fn = std::function<void(socket_type socket, std::size_t target)>;
 
-    /// Takes over the socket `listening` listens on; accepting runs on `io`.
-    listener(boost::asio::io_context& io, boost::asio::ip::tcp::acceptor& listening,
-             std::vector<boost::asio::io_context*> targets, serve_fn serve);
+    /// Opens, binds and listens on host:port (see `open_acceptor`); accepting will run on `io`.
+    listener(boost::asio::io_context& io, const std::string& host, std::uint16_t port);
 
+    /// The port actually bound.
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     /// Starts accepting; the first accept is queued on `io`.
-    void start();
+    void start(std::vector<boost::asio::io_context*> targets, serve_fn serve);
     /// Stops accepting, from any thread: closes the listening socket on `io`.
     void stop();
 
@@ -71,6 +73,7 @@ private:
     std::vector<boost::asio::io_context*> targets_;
     serve_fn serve_;
     std::size_t next_ = 0;
+    std::uint16_t port_ = 0;
     std::atomic<bool> stopped_{false};
 };
 
