@@ -17,14 +17,10 @@
 
 #include <array>
 #include <atomic>
-#include <limits>
-#include <mutex>
 #include <optional>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
-#include <sys/socket.h>
 
 namespace execbench::models {
 
@@ -40,28 +36,16 @@ using clock = std::chrono::steady_clock;
 // and a heap-allocated function object on every wait (about 300 instructions a request, measured with callgrind).
 using yield_type = asio::basic_yield_context<asio::io_context::executor_type>;
 
-/// A fiber's socket and deadline, shared with the deadline sweep.
-///
-/// Deadlines are checked by a periodic sweep rather than a timer per operation; when one passes, the sweep shuts
-/// the descriptor down (see `sweep_loop`).
+/// A fiber's socket and its deadline, which the deadline sweep watches.
 struct fiber_connection {
-    explicit fiber_connection(socket_type s) : socket(std::move(s)) {}
-
-    void expires_after(clock::duration d) noexcept
-    {
-        deadline.store((clock::now() + d).time_since_epoch().count(), std::memory_order_relaxed);
-    }
-    void expires_never() noexcept { deadline.store(never, std::memory_order_relaxed); }
-
-    static constexpr clock::rep never = std::numeric_limits<clock::rep>::max();
     socket_type socket;
-    std::atomic<clock::rep> deadline{never};
+    models::deadline deadline;
 };
 
 class fiber_server final : public server {
 public:
     explicit fiber_server(const server_context& context)
-        : context_(context), app_(context.app), io_(static_cast<int>(context.threads))
+        : context_(context), app_(context.app), io_(static_cast<int>(context.threads)), sweep_timer_(io_.get_executor())
     {
     }
 
@@ -79,7 +63,7 @@ public:
                 serve(std::move(socket), yield);
             });
         });
-        spawn_fiber([this](const yield_type& yield) { sweep_loop(yield); });
+        deadlines_.start(sweep_timer_, sweep_period(context_.timeouts));
         for (unsigned i = 0; i < context_.threads; ++i)
             carriers_.push_back(run_in_thread(io_));
     }
@@ -111,37 +95,11 @@ private:
                     std::forward<Function>(function), asio::detached);
     }
 
-    /// Checks connection deadlines until the server stops.
-    void sweep_loop(const yield_type& yield)
-    {
-        timer_type tick(yield.get_executor());
-        const auto period = sweep_period(context_.timeouts);
-        while (!stopping_) {
-            error_code ec;
-            tick.expires_after(period);
-            tick.async_wait(yield[ec]);
-            const auto now = clock::now().time_since_epoch().count();
-            std::lock_guard lock(connections_mutex_);
-            for (const auto& c : connections_) {
-                if (c->deadline.load(std::memory_order_relaxed) > now)
-                    continue;
-                c->expires_never();
-                // The fiber may be running on another carrier, so the socket object is not touched here: shutting
-                // the descriptor down is safe from any thread, and wakes the fiber's pending wait; it then sees
-                // end-of-stream (or a failed write) and closes. A fiber leaves this set before it closes the socket.
-                ::shutdown(c->socket.native_handle(), SHUT_RDWR);
-            }
-        }
-    }
-
     void serve(socket_type socket, const yield_type& yield)
     {
         endpoints::connection_scope scope(app_.counters());
-        auto conn = std::make_shared<fiber_connection>(std::move(socket));
-        {
-            std::lock_guard lock(connections_mutex_);
-            connections_.insert(conn);
-        }
+        fiber_connection conn{std::move(socket), {}};
+        deadlines_.watch(conn.deadline, conn.socket.native_handle());
         error_code ec;
         beast::flat_buffer buffer;
         timer_type timer(yield.get_executor());
@@ -149,23 +107,20 @@ private:
         std::string out;
 
         for (;;) {
-            if (!read_request(*conn, cycle, buffer, yield, ec)) {
+            if (!read_request(conn, cycle, buffer, yield, ec)) {
                 if (cycle.reject(ec))
-                    cycle.finish(write_response(*conn, cycle, out, yield));
+                    cycle.finish(write_response(conn, cycle, out, yield));
                 break;
             }
             std::optional<bool> streamed;
             if (cycle.begin(stopping_) && wait_or_call(cycle, timer, yield))
-                streamed = do_work(*conn, cycle, out, timer, yield);
-            if (!cycle.finish(streamed ? *streamed : write_response(*conn, cycle, out, yield)))
+                streamed = do_work(conn, cycle, out, timer, yield);
+            if (!cycle.finish(streamed ? *streamed : write_response(conn, cycle, out, yield)))
                 break;
         }
-        {
-            std::lock_guard lock(connections_mutex_);
-            connections_.erase(conn);
-        }
-        conn->socket.shutdown(tcp::socket::shutdown_send, ec);
-        conn->socket.close(ec);
+        deadlines_.forget(conn.deadline);  // before the descriptor is closed and its number reused
+        conn.socket.shutdown(tcp::socket::shutdown_send, ec);
+        conn.socket.close(ec);
     }
 
     /// Reads one request into the cycle's storage, parking the fiber while the socket has nothing to read. Waiting
@@ -175,7 +130,7 @@ private:
     {
         http::request_parser parser(cycle.storage);
         bool idle = buffer.size() == 0;
-        conn.expires_after(idle ? context_.timeouts.idle : context_.timeouts.header);
+        conn.deadline.expires_after(idle ? context_.timeouts.idle : context_.timeouts.header);
         while (!http::parse_buffered(parser, buffer, ec)) {
             if (ec)
                 return false;
@@ -193,10 +148,10 @@ private:
             buffer.commit(n);
             if (idle) {
                 idle = false;
-                conn.expires_after(context_.timeouts.header);
+                conn.deadline.expires_after(context_.timeouts.header);
             }
         }
-        conn.expires_never();
+        conn.deadline.expires_never();
         return true;
     }
 
@@ -264,7 +219,7 @@ private:
     bool write(fiber_connection& conn, std::string_view head, std::string_view body,
                const yield_type& yield) const
     {
-        conn.expires_after(context_.timeouts.write);
+        conn.deadline.expires_after(context_.timeouts.write);
         std::array buffers{asio::buffer(head), asio::buffer(body)};
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
@@ -275,7 +230,7 @@ private:
             if (ec)
                 return false;
         }
-        conn.expires_never();
+        conn.deadline.expires_never();
         return true;
     }
 
@@ -283,12 +238,12 @@ private:
 
     const server_context& context_;
     endpoints::app& app_;
+    deadline_sweep deadlines_;  // before io_: fibers unwound when io_ is destroyed may still forget theirs
     asio::io_context io_;
+    timer_type sweep_timer_;
     std::optional<listener> listener_;
     std::optional<downstream_client> downstream_;
     std::vector<std::thread> carriers_;
-    std::mutex connections_mutex_;  // the sweep and the fibers on any carrier share the set
-    std::unordered_set<std::shared_ptr<fiber_connection>> connections_;
     std::atomic<bool> stopping_{false};
 };
 

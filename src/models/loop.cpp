@@ -18,7 +18,6 @@
 #include <atomic>
 #include <optional>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 namespace execbench::models {
@@ -32,29 +31,23 @@ using error_code = boost::system::error_code;
 
 using clock = std::chrono::steady_clock;
 
-class connection;
-
 /// One event loop: its io_context, its thread, its connections and its own downstream client; nothing is shared
 /// between loops.
 struct event_loop {
     event_loop() : io(1), sweep_timer(io.get_executor()) {}
 
-    /// Connections by address, for the deadline sweep; declared before `io` so it outlives the handlers
-    /// (and connections) that `io` destroys.
-    std::unordered_set<connection*> connections;
+    /// The connections' deadlines; declared before `io` so it outlives the connections that `io` destroys.
+    deadline_sweep deadlines;
     asio::io_context io;
     std::optional<downstream_client> downstream;  // from start(): the server may be its own downstream
     timer_type sweep_timer;
     std::thread thread;
-
-    /// Starts checking connection deadlines every `period`.
-    void start_sweeping(clock::duration period);
 };
 
 /// One client connection, served by callbacks on its loop.
 ///
-/// Deadlines are a time stored in the connection and checked by the loop's periodic sweep, not a timer per
-/// operation: on the hot path setting one is a store. Reads wait for readiness first and then read without
+/// Deadlines are checked by the loop's `deadline_sweep`, not a timer per operation: on the hot path setting one is
+/// a store. Reads wait for readiness first and then read without
 /// blocking, and writes are tried at once; the reactor is involved only when the socket has nothing to read or no
 /// room to write. That keeps the system calls per request at one read and one write, as nginx does.
 class connection : public std::enable_shared_from_this<connection> {
@@ -63,22 +56,12 @@ public:
         : socket_(std::move(socket)), timer_(loop.io.get_executor()), loop_(loop), context_(context),
           app_(context.app), stopping_(stopping), scope_(app_.counters()), cycle_(app_)
     {
-        loop_.connections.insert(this);
+        loop_.deadlines.watch(deadline_, socket_.native_handle());
     }
 
-    ~connection() { loop_.connections.erase(this); }
+    ~connection() { loop_.deadlines.forget(deadline_); }
 
     void start() { do_read(); }
-
-    /// Called by the sweep: cancels whatever the connection waits for when its deadline has passed.
-    void check_deadline(clock::time_point now)
-    {
-        if (now < deadline_)
-            return;
-        deadline_ = clock::time_point::max();
-        error_code ec;
-        socket_.cancel(ec);  // the pending wait completes with operation_aborted and the connection closes
-    }
 
 private:
     void do_read()
@@ -86,12 +69,12 @@ private:
         parser_.emplace(cycle_.storage);
         if (buffer_.size() != 0) {
             // A pipelined request is already buffered; go through the loop so a long pipeline cannot recurse.
-            deadline_ = clock::now() + context_.timeouts.header;
+            deadline_.expires_after(context_.timeouts.header);
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->parse_buffered(); });
             return;
         }
         // Waiting for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
-        deadline_ = clock::now() + context_.timeouts.idle;
+        deadline_.expires_after(context_.timeouts.idle);
         do_wait_readable();
     }
 
@@ -104,7 +87,7 @@ private:
     void on_readable(error_code ec)
     {
         if (ec)
-            return close();  // deadline passed or the server is stopping: nothing to answer
+            return close();  // the wait failed (the server is stopping): nothing to answer
         const bool first_bytes = buffer_.size() == 0 && !parser_->got_some();
         auto n = socket_.read_some(buffer_.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
@@ -113,7 +96,7 @@ private:
             return close();  // the client went away (eof before or during a request)
         buffer_.commit(n);
         if (first_bytes)
-            deadline_ = clock::now() + context_.timeouts.header;
+            deadline_.expires_after(context_.timeouts.header);
         parse_buffered();
     }
 
@@ -121,7 +104,7 @@ private:
     {
         error_code ec;
         if (http::parse_buffered(*parser_, buffer_, ec)) {
-            deadline_ = clock::time_point::max();
+            deadline_.expires_never();
             return on_read({});
         }
         if (ec)
@@ -229,7 +212,7 @@ private:
     void do_write(std::string_view body, Next next)
     {
         pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(out_)), asio::buffer(body)});
-        deadline_ = clock::now() + context_.timeouts.write;
+        deadline_.expires_after(context_.timeouts.write);
         continue_write(next);
     }
 
@@ -250,7 +233,7 @@ private:
             if (ec)
                 return on_write_failed();
         }
-        deadline_ = clock::time_point::max();
+        deadline_.expires_never();
         next(*this);
     }
 
@@ -262,7 +245,7 @@ private:
 
     void close()
     {
-        deadline_ = clock::time_point::max();
+        loop_.deadlines.forget(deadline_);  // before the descriptor is closed and its number reused
         error_code ec;
         socket_.shutdown(tcp::socket::shutdown_send, ec);
         socket_.close(ec);
@@ -278,26 +261,13 @@ private:
     endpoints::app& app_;
     const std::atomic<bool>& stopping_;
     endpoints::connection_scope scope_;
-    clock::time_point deadline_ = clock::time_point::max();
+    deadline deadline_;
     std::optional<http::request_parser> parser_;
     endpoints::request_cycle cycle_;
     std::string out_;
     beast::buffers_suffix<std::array<asio::const_buffer, 2>> pending_;
     std::uint32_t event_ = 0;
 };
-
-void event_loop::start_sweeping(clock::duration period)
-{
-    sweep_timer.expires_after(period);
-    sweep_timer.async_wait([this, period](error_code ec) {
-        if (ec)
-            return;
-        auto now = clock::now();
-        for (auto* c : connections)
-            c->check_deadline(now);
-        start_sweeping(period);
-    });
-}
 
 class loop_server final : public server {
 public:
@@ -329,7 +299,7 @@ public:
             });
         });
         for (auto& loop : loops_)
-            loop->start_sweeping(sweep_period(context_.timeouts));
+            loop->deadlines.start(loop->sweep_timer, sweep_period(context_.timeouts));
         for (auto& loop : loops_)
             loop->thread = run_in_thread(loop->io);
     }

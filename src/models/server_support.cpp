@@ -11,6 +11,8 @@
 #include <system_error>
 #include <thread>
 
+#include <sys/socket.h>
+
 namespace execbench::models {
 
 namespace asio = boost::asio;
@@ -107,6 +109,41 @@ void listener::on_accept(const boost::system::error_code& ec, socket_type socket
     set_up_connection(socket);
     serve_(std::move(socket), target);
     do_accept();
+}
+
+void deadline_sweep::watch(deadline& d, int fd)
+{
+    std::lock_guard lock(mutex_);
+    watched_.emplace(&d, fd);
+}
+
+void deadline_sweep::forget(deadline& d)
+{
+    std::lock_guard lock(mutex_);
+    watched_.erase(&d);
+}
+
+void deadline_sweep::start(timer_type& timer, std::chrono::milliseconds period)
+{
+    timer.expires_after(period);
+    timer.async_wait([this, &timer, period](const boost::system::error_code& ec) {
+        if (ec)
+            return;
+        sweep();
+        start(timer, period);
+    });
+}
+
+void deadline_sweep::sweep()
+{
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::lock_guard lock(mutex_);
+    for (auto& [d, fd] : watched_) {
+        if (d->at_.load(std::memory_order_relaxed) > now)
+            continue;
+        d->expires_never();
+        ::shutdown(fd, SHUT_RDWR);
+    }
 }
 
 std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept

@@ -15,8 +15,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace execbench::models {
@@ -75,6 +78,43 @@ private:
     std::size_t next_ = 0;
     std::uint16_t port_ = 0;
     std::atomic<bool> stopped_{false};
+};
+
+/// A connection's deadline, as a `deadline_sweep` reads it: setting one on the hot path is a single store.
+class deadline {
+public:
+    /// The deadline is `d` from now.
+    void expires_after(std::chrono::steady_clock::duration d) noexcept
+    {
+        at_.store((std::chrono::steady_clock::now() + d).time_since_epoch().count(), std::memory_order_relaxed);
+    }
+    /// No deadline.
+    void expires_never() noexcept { at_.store(never, std::memory_order_relaxed); }
+
+private:
+    friend class deadline_sweep;
+    static constexpr std::chrono::steady_clock::rep never = std::numeric_limits<std::chrono::steady_clock::rep>::max();
+    std::atomic<std::chrono::steady_clock::rep> at_{never};
+};
+
+/// The deadlines of open connections, checked by a periodic sweep rather than a timer per operation. When one has
+/// passed, the sweep shuts the connection's descriptor down (`shutdown(2)`: safe from any thread, and the socket
+/// object is not touched); its pending wait then sees end-of-stream or a failed write, and the connection closes
+/// without an answer. Thread-safe; a connection must be forgotten before its socket is closed.
+class deadline_sweep {
+public:
+    /// Watches `d`, the deadline of the connection on descriptor `fd`.
+    void watch(deadline& d, int fd);
+    /// Stops watching `d`; harmless when not watched.
+    void forget(deadline& d);
+    /// Sweeps every `period` on `timer`'s executor until the timer is cancelled or its io_context stops.
+    void start(timer_type& timer, std::chrono::milliseconds period);
+
+private:
+    void sweep();
+
+    std::mutex mutex_;
+    std::unordered_map<deadline*, int> watched_;
 };
 
 /// How often connection deadlines are checked: a quarter of the shortest client timeout, at most 250 ms, so a
