@@ -103,22 +103,12 @@ private:
     void parse_buffered()
     {
         error_code ec;
-        if (http::parse_buffered(*parser_, buffer_, ec)) {
-            deadline_.expires_never();
-            return on_read({});
+        if (!http::parse_buffered(*parser_, buffer_, ec)) {
+            if (!ec)
+                return do_wait_readable();
+            return cycle_.reject(ec) ? do_write_response() : close();
         }
-        if (ec)
-            return on_read(ec);
-        do_wait_readable();
-    }
-
-    void on_read(error_code ec)
-    {
-        if (ec) {
-            if (!cycle_.reject(ec))
-                return close();
-            return do_write_response();
-        }
+        deadline_.expires_never();
         if (!cycle_.begin(stopping_.load(std::memory_order_relaxed)))
             return do_write_response();
         do_wait_or_call();
@@ -158,31 +148,22 @@ private:
         case endpoints::work::compute_offloaded:
             context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
                                        asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) {
-                                           self->on_computed(d);
+                                           self->cycle_.respond(d);
+                                           self->do_write_response();
                                        }));
             return;
-        case endpoints::work::stream: event_ = 0; return do_stream_event();
+        case endpoints::work::stream:
+            event_ = 0;
+            streaming_ = true;
+            return do_stream_event();
         }
-    }
-
-    void on_computed(const endpoints::digest& d)
-    {
-        cycle_.respond(d);
-        do_write_response();
     }
 
     void do_write_response()
     {
         out_.clear();
         cycle_.append_head(out_);
-        do_write(cycle_.response.body, [](connection& self) { self.on_written(); });
-    }
-
-    void on_written()
-    {
-        if (!cycle_.finish(true))
-            return close();
-        do_read();
+        do_write(cycle_.response.body);
     }
 
     void do_stream_event()
@@ -190,13 +171,21 @@ private:
         // Demand-driven: the next event is produced only when the previous write has completed.
         out_.clear();
         cycle_.append_event(event_++, out_);
-        do_write({}, [](connection& self) { self.on_event_written(); });
+        do_write({});
     }
 
-    void on_event_written()
+    void on_written()
     {
-        if (event_ == cycle_.plan.stream.count)
-            return on_written();
+        if (streaming_ && event_ < cycle_.plan.stream.count)
+            return do_next_event();
+        streaming_ = false;
+        if (!cycle_.finish(true))
+            return close();
+        do_read();
+    }
+
+    void do_next_event()
+    {
         if (cycle_.plan.stream.interval_millis == 0) {
             // Through the loop, so a stream the socket keeps absorbing neither recurses nor starves the others.
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->do_stream_event(); });
@@ -207,26 +196,24 @@ private:
     }
 
     /// Writes `out_` and then `body` in one gathered write, trying at once and waiting for room only when the
-    /// socket is full; then calls `next`.
-    template <class Next>
-    void do_write(std::string_view body, Next next)
+    /// socket is full; then goes on in `on_written`.
+    void do_write(std::string_view body)
     {
         pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(out_)), asio::buffer(body)});
         deadline_.expires_after(context_.timeouts.write);
-        continue_write(next);
+        continue_write();
     }
 
-    template <class Next>
-    void continue_write(Next next)
+    void continue_write()
     {
         while (beast::buffer_bytes(pending_) != 0) {
             error_code ec;
             pending_.consume(socket_.write_some(pending_, ec));
             if (ec == asio::error::would_block) {
-                socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this(), next](error_code wait_ec) {
+                socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](error_code wait_ec) {
                     if (wait_ec)
                         return self->on_write_failed();
-                    self->continue_write(next);
+                    self->continue_write();
                 });
                 return;
             }
@@ -234,7 +221,7 @@ private:
                 return on_write_failed();
         }
         deadline_.expires_never();
-        next(*this);
+        on_written();
     }
 
     void on_write_failed()
@@ -267,6 +254,7 @@ private:
     std::string out_;
     beast::buffers_suffix<std::array<asio::const_buffer, 2>> pending_;
     std::uint32_t event_ = 0;
+    bool streaming_ = false;  // the write in progress is an event of /stream, not a whole response
 };
 
 class loop_server final : public server {
