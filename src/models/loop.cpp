@@ -47,9 +47,8 @@ struct event_loop {
 /// One client connection, served by callbacks on its loop.
 ///
 /// Deadlines are checked by the loop's `deadline_sweep`, not a timer per operation: on the hot path setting one is
-/// a store. Reads wait for readiness first and then read without
-/// blocking, and writes are tried at once; the reactor is involved only when the socket has nothing to read or no
-/// room to write. That keeps the system calls per request at one read and one write, as nginx does.
+/// a store. Reads wait for readiness first and then read without blocking, and writes are tried at once; the
+/// reactor is involved only when the socket has nothing to read or no room to write. That keeps the system calls per request at one read and one write, as nginx does.
 class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
@@ -276,6 +275,7 @@ public:
         std::vector<asio::io_context*> targets;
         for (auto& loop : loops_) {
             loop->downstream.emplace(loop->io.get_executor(), context_.downstream, downstream, context_.timeouts);
+            loop->deadlines.start(loop->sweep_timer, sweep_period(context_.timeouts));
             targets.push_back(&loop->io);
         }
         // Accepting is just another callback on the first loop; connections are spread round-robin over the loops,
@@ -286,8 +286,6 @@ public:
                 std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
             });
         });
-        for (auto& loop : loops_)
-            loop->deadlines.start(loop->sweep_timer, sweep_period(context_.timeouts));
         for (auto& loop : loops_)
             loop->thread = run_in_thread(loop->io);
     }
