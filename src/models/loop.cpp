@@ -8,12 +8,10 @@
 #include "downstream.hpp"
 #include "server_support.hpp"
 
-#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
@@ -21,7 +19,6 @@
 #include <atomic>
 #include <optional>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 namespace execbench::models {
@@ -33,70 +30,38 @@ namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
-using loop_executor = asio::io_context::executor_type;
-// Concrete executor types: the hot path pays for no type erasure.
-using socket_type = asio::basic_stream_socket<tcp, loop_executor>;
-using timer_type = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
-                                              loop_executor>;
 using clock = std::chrono::steady_clock;
-
-class connection;
 
 /// One event loop: its io_context, its thread, its connections and its own downstream client; nothing is shared
 /// between loops.
 struct event_loop {
-    event_loop(const server_context& context, tcp::resolver::results_type downstream_endpoints)
-        : io(1), downstream(io.get_executor(), context.downstream, std::move(downstream_endpoints), context.timeouts),
-          sweep_timer(io.get_executor())
-    {
-    }
+    event_loop() : io(1), sweep_timer(io.get_executor()) {}
 
-    /// Connections by address, for the deadline sweep; declared before `io` so it outlives the handlers
-    /// (and connections) that `io` destroys.
-    std::unordered_set<connection*> connections;
+    /// The connections' deadlines; declared before `io` so it outlives the connections that `io` destroys.
+    deadline_sweep deadlines;
     asio::io_context io;
-    downstream_client downstream;
+    std::optional<downstream_client> downstream;  // from start(): the server may be its own downstream
     timer_type sweep_timer;
     std::thread thread;
-
-    /// Starts checking connection deadlines every `period`.
-    void start_sweeping(clock::duration period);
 };
 
 /// One client connection, served by callbacks on its loop.
 ///
-/// Deadlines are a time stored in the connection and checked by the loop's periodic sweep, not a timer per
-/// operation: on the hot path setting one is a store. Reads wait for readiness first and then read without
-/// blocking, and writes are tried at once; the reactor is involved only when the socket has nothing to read or no
-/// room to write. That keeps the system calls per request at one read and one write, as nginx does.
+/// Deadlines are checked by the loop's `deadline_sweep`, not a timer per operation: on the hot path setting one is
+/// a store. Reads wait for readiness first and then read without blocking, and writes are tried at once; the
+/// reactor is involved only when the socket has nothing to read or no room to write. That keeps the system calls per request at one read and one write, as nginx does.
 class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
         : socket_(std::move(socket)), timer_(loop.io.get_executor()), loop_(loop), context_(context),
           app_(context.app), stopping_(stopping), scope_(app_.counters()), cycle_(app_)
     {
-        loop_.connections.insert(this);
+        loop_.deadlines.watch(deadline_, socket_.native_handle());
     }
 
-    ~connection() { loop_.connections.erase(this); }
+    ~connection() { loop_.deadlines.forget(deadline_); }
 
-    void start()
-    {
-        error_code ec;
-        socket_.set_option(tcp::no_delay(true), ec);
-        socket_.non_blocking(true, ec);
-        do_read();
-    }
-
-    /// Called by the sweep: cancels whatever the connection waits for when its deadline has passed.
-    void check_deadline(clock::time_point now)
-    {
-        if (now < deadline_)
-            return;
-        deadline_ = clock::time_point::max();
-        error_code ec;
-        socket_.cancel(ec);  // the pending wait completes with operation_aborted and the connection closes
-    }
+    void start() { do_read(); }
 
 private:
     void do_read()
@@ -104,24 +69,25 @@ private:
         parser_.emplace(cycle_.storage);
         if (buffer_.size() != 0) {
             // A pipelined request is already buffered; go through the loop so a long pipeline cannot recurse.
-            deadline_ = clock::now() + context_.timeouts.header;
+            deadline_.expires_after(context_.timeouts.header);
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->parse_buffered(); });
             return;
         }
         // Waiting for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
-        deadline_ = clock::now() + context_.timeouts.idle;
+        deadline_.expires_after(context_.timeouts.idle);
         do_wait_readable();
     }
 
     void do_wait_readable()
     {
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) { self->on_readable(ec); });
+        socket_.async_wait(tcp::socket::wait_read,
+                           [self = shared_from_this()](error_code ec) { self->on_readable(ec); });
     }
 
     void on_readable(error_code ec)
     {
         if (ec)
-            return close();  // deadline passed or the server is stopping: nothing to answer
+            return close();  // the wait failed (the server is stopping): nothing to answer
         const bool first_bytes = buffer_.size() == 0 && !parser_->got_some();
         auto n = socket_.read_some(buffer_.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
@@ -130,29 +96,19 @@ private:
             return close();  // the client went away (eof before or during a request)
         buffer_.commit(n);
         if (first_bytes)
-            deadline_ = clock::now() + context_.timeouts.header;
+            deadline_.expires_after(context_.timeouts.header);
         parse_buffered();
     }
 
     void parse_buffered()
     {
         error_code ec;
-        if (http::parse_buffered(*parser_, buffer_, ec)) {
-            deadline_ = clock::time_point::max();
-            return on_read({});
+        if (!http::parse_buffered(*parser_, buffer_, ec)) {
+            if (!ec)
+                return do_wait_readable();
+            return cycle_.reject(ec) ? do_write_response() : close();
         }
-        if (ec)
-            return on_read(ec);
-        do_wait_readable();
-    }
-
-    void on_read(error_code ec)
-    {
-        if (ec) {
-            if (!cycle_.reject(ec))
-                return close();
-            return do_write_response();
-        }
+        deadline_.expires_never();
         if (!cycle_.begin(stopping_.load(std::memory_order_relaxed)))
             return do_write_response();
         do_wait_or_call();
@@ -161,7 +117,7 @@ private:
     void do_wait_or_call()
     {
         if (cycle_.plan.calls_downstream()) {
-            loop_.downstream.async_get(cycle_.downstream_target(), [self = shared_from_this()](http::call_outcome o) {
+            loop_.downstream->async_get(cycle_.downstream_target(), [self = shared_from_this()](http::call_outcome o) {
                 self->on_stage1(o);
             });
         } else if (cycle_.plan.delay_millis > 0) {
@@ -190,11 +146,16 @@ private:
             cycle_.respond(app_.compute(cycle_.plan));
             return do_write_response();
         case endpoints::work::compute_offloaded:
-            context_.offload.async_run(
-                [self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
-                asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) { self->on_computed(d); }));
+            context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
+                                       asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) {
+                                           self->cycle_.respond(d);
+                                           self->do_write_response();
+                                       }));
             return;
-        case endpoints::work::stream: event_ = 0; return do_stream_event();
+        case endpoints::work::stream:
+            event_ = 0;
+            streaming_ = true;
+            return do_stream_event();
         case endpoints::work::database:
             // A callback when the libpq socket has the answer; the loop serves others meanwhile.
             context_.database->async_run(loop_.io.get_executor(), cycle_.plan,
@@ -206,24 +167,11 @@ private:
         }
     }
 
-    void on_computed(const endpoints::digest& d)
-    {
-        cycle_.respond(d);
-        do_write_response();
-    }
-
     void do_write_response()
     {
         out_.clear();
         cycle_.append_head(out_);
-        do_write(cycle_.response.body, [](connection& self) { self.on_written(); });
-    }
-
-    void on_written()
-    {
-        if (!cycle_.finish(true))
-            return close();
-        do_read();
+        do_write(cycle_.response.body);
     }
 
     void do_stream_event()
@@ -231,13 +179,21 @@ private:
         // Demand-driven: the next event is produced only when the previous write has completed.
         out_.clear();
         cycle_.append_event(event_++, out_);
-        do_write({}, [](connection& self) { self.on_event_written(); });
+        do_write({});
     }
 
-    void on_event_written()
+    void on_written()
     {
-        if (event_ == cycle_.plan.stream.count)
-            return on_written();
+        if (streaming_ && event_ < cycle_.plan.stream.count)
+            return do_next_event();
+        streaming_ = false;
+        if (!cycle_.finish(true))
+            return close();
+        do_read();
+    }
+
+    void do_next_event()
+    {
         if (cycle_.plan.stream.interval_millis == 0) {
             // Through the loop, so a stream the socket keeps absorbing neither recurses nor starves the others.
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->do_stream_event(); });
@@ -248,34 +204,32 @@ private:
     }
 
     /// Writes `out_` and then `body` in one gathered write, trying at once and waiting for room only when the
-    /// socket is full; then calls `next`.
-    template <class Next>
-    void do_write(std::string_view body, Next next)
+    /// socket is full; then goes on in `on_written`.
+    void do_write(std::string_view body)
     {
         pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(out_)), asio::buffer(body)});
-        deadline_ = clock::now() + context_.timeouts.write;
-        continue_write(next);
+        deadline_.expires_after(context_.timeouts.write);
+        continue_write();
     }
 
-    template <class Next>
-    void continue_write(Next next)
+    void continue_write()
     {
         while (beast::buffer_bytes(pending_) != 0) {
             error_code ec;
             pending_.consume(socket_.write_some(pending_, ec));
             if (ec == asio::error::would_block) {
-                socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this(), next](error_code wait_ec) {
+                socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](error_code wait_ec) {
                     if (wait_ec)
                         return self->on_write_failed();
-                    self->continue_write(next);
+                    self->continue_write();
                 });
                 return;
             }
             if (ec)
                 return on_write_failed();
         }
-        deadline_ = clock::time_point::max();
-        next(*this);
+        deadline_.expires_never();
+        on_written();
     }
 
     void on_write_failed()
@@ -286,7 +240,7 @@ private:
 
     void close()
     {
-        deadline_ = clock::time_point::max();
+        loop_.deadlines.forget(deadline_);  // before the descriptor is closed and its number reused
         error_code ec;
         socket_.shutdown(tcp::socket::shutdown_send, ec);
         socket_.close(ec);
@@ -302,120 +256,73 @@ private:
     endpoints::app& app_;
     const std::atomic<bool>& stopping_;
     endpoints::connection_scope scope_;
-    clock::time_point deadline_ = clock::time_point::max();
+    deadline deadline_;
     std::optional<http::request_parser> parser_;
     endpoints::request_cycle cycle_;
     std::string out_;
     beast::buffers_suffix<std::array<asio::const_buffer, 2>> pending_;
     std::uint32_t event_ = 0;
+    bool streaming_ = false;  // the write in progress is an event of /stream, not a whole response
 };
-
-void event_loop::start_sweeping(clock::duration period)
-{
-    sweep_timer.expires_after(period);
-    sweep_timer.async_wait([this, period](error_code ec) {
-        if (ec)
-            return;
-        auto now = clock::now();
-        for (auto* c : connections)
-            c->check_deadline(now);
-        start_sweeping(period);
-    });
-}
 
 class loop_server final : public server {
 public:
     explicit loop_server(const server_context& context) : context_(context) {}
 
-    ~loop_server() override { shutdown(std::chrono::steady_clock::now()); }
+    ~loop_server() override { shutdown(clock::now()); }
 
     void listen() override
     {
-        accept_io_.emplace(1);
-        acceptor_.emplace(*accept_io_);
-        open_acceptor(*acceptor_, context_.host, context_.port);
-        port_ = acceptor_->local_endpoint().port();
+        for (unsigned i = 0; i < context_.threads; ++i)
+            loops_.push_back(std::make_unique<event_loop>());
+        listener_.emplace(loops_.front()->io, context_.host, context_.port);
     }
 
     void start() override
     {
         auto downstream = resolve_downstream(context_.downstream);
-        for (unsigned i = 0; i < context_.threads; ++i)
-            loops_.push_back(std::make_unique<event_loop>(context_, downstream));
-        // The acceptor moves to the first loop so accepting is just another callback there.
-        auto protocol = acceptor_->local_endpoint().protocol();
-        auto native = acceptor_->release();
-        acceptor_.emplace(loops_.front()->io, protocol, native);
-        accept_io_.reset();
-        accept_timer_.emplace(loops_.front()->io);
-        do_accept();
-        for (auto& loop : loops_)
-            loop->start_sweeping(sweep_period(context_.timeouts));
+        std::vector<asio::io_context*> targets;
+        for (auto& loop : loops_) {
+            loop->downstream.emplace(loop->io.get_executor(), context_.downstream, downstream, context_.timeouts);
+            loop->deadlines.start(loop->sweep_timer, sweep_period(context_.timeouts));
+            targets.push_back(&loop->io);
+        }
+        // Accepting is just another callback on the first loop; connections are spread round-robin over the loops,
+        // and each is then owned by its loop alone.
+        listener_->start(std::move(targets), [this](socket_type socket, std::size_t i) {
+            auto& target = *loops_[i];
+            asio::post(target.io, [this, &target, socket = std::move(socket)]() mutable {
+                std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
+            });
+        });
         for (auto& loop : loops_)
             loop->thread = run_in_thread(loop->io);
     }
 
-    [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
+    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
 
-    bool shutdown(std::chrono::steady_clock::time_point deadline) override
+    bool shutdown(clock::time_point deadline) override
     {
-        if (loops_.empty())
+        if (!listener_)
             return true;
         stopping_ = true;
-        asio::post(loops_.front()->io, [this] {
-            error_code ec;
-            acceptor_->close(ec);
-            accept_timer_->cancel();
-        });
+        listener_->stop();
         bool drained = wait_for_drain(context_.app.counters(), deadline);
         for (auto& loop : loops_)
             loop->io.stop();
         for (auto& loop : loops_)
             if (loop->thread.joinable())
                 loop->thread.join();
-        acceptor_.reset();
-        accept_timer_.reset();
+        listener_.reset();
         loops_.clear();
         return drained;
     }
 
 private:
-    void do_accept()
-    {
-        // Connections are spread round-robin over the loops; each is then owned by its loop alone.
-        auto& target = *loops_[next_loop_++ % loops_.size()];
-        acceptor_->async_accept(target.io.get_executor(), [this, &target](error_code ec, socket_type socket) {
-            on_accept(ec, std::move(socket), target);
-        });
-    }
-
-    void on_accept(error_code ec, socket_type socket, event_loop& target)
-    {
-        if (stopping_ || ec == asio::error::operation_aborted)
-            return;
-        if (ec) {
-            // Out of descriptors (or another transient error): back off instead of spinning on accept.
-            accept_timer_->expires_after(accept_backoff(ec));
-            accept_timer_->async_wait([this](error_code wait_ec) {
-                if (!wait_ec && !stopping_)
-                    do_accept();
-            });
-            return;
-        }
-        asio::post(target.io, [this, &target, socket = std::move(socket)]() mutable {
-            std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
-        });
-        do_accept();
-    }
-
     const server_context& context_;
     std::vector<std::unique_ptr<event_loop>> loops_;
-    std::optional<asio::io_context> accept_io_;
-    std::optional<tcp::acceptor> acceptor_;
-    std::optional<asio::steady_timer> accept_timer_;
+    std::optional<listener> listener_;
     std::atomic<bool> stopping_{false};
-    std::size_t next_loop_ = 0;
-    std::uint16_t port_ = 0;
 };
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include "downstream.hpp"
 #include "server_support.hpp"
 
+#include "blocking.hpp"
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -17,17 +19,11 @@
 
 #include <array>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <optional>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 namespace execbench::models {
 
@@ -39,41 +35,13 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
-/// Ends every blocking wait of the workers at once: an eventfd that poll() watches beside the socket. Raised when the
-/// shutdown deadline passes, so workers blocked in a delay or a write return at once.
-class abort_signal {
-public:
-    abort_signal() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
-    {
-        if (fd_ < 0)
-            throw std::system_error(errno, std::generic_category(), "eventfd");
-    }
-    ~abort_signal() { ::close(fd_); }
-    abort_signal(const abort_signal&) = delete;
-    abort_signal& operator=(const abort_signal&) = delete;
-
-    /// Ends every wait, now and later (the eventfd stays readable).
-    void raise() noexcept { ::eventfd_write(fd_, 1); }
-
-    /// Blocks until `socket` is ready for `events` (when not -1) or `timeout` passes; false when raised first.
-    bool wait(int socket, short events, std::chrono::milliseconds timeout) const noexcept
-    {
-        pollfd fds[2] = {{fd_, POLLIN, 0}, {socket, events, 0}};
-        int r = ::poll(fds, socket < 0 ? 1 : 2, static_cast<int>(std::max<long long>(timeout.count(), 0)));
-        return !(r > 0 && fds[0].revents != 0);
-    }
-
-private:
-    int fd_;
-};
-
 /// A client connection; owned by the poller while its request arrives and by one worker while it is served.
 struct connection {
-    connection(tcp::socket s, asio::io_context& poller, endpoints::app& app)
+    connection(socket_type s, asio::io_context& poller, endpoints::app& app)
         : socket(std::move(s)), timer(poller), scope(app.counters()), cycle(app)
     {
     }
-    tcp::socket socket;
+    socket_type socket;
     asio::steady_timer timer;
     clock::time_point deadline;
     endpoints::connection_scope scope;
@@ -83,93 +51,38 @@ struct connection {
     std::string out;
 };
 
-/// The bounded queue between the poller and the workers.
-class work_queue {
-public:
-    explicit work_queue(std::size_t capacity) : capacity_(capacity) {}
-
-    /// Queues a connection with a request waiting; false when the queue is full.
-    bool try_push(std::shared_ptr<connection> c)
-    {
-        {
-            std::lock_guard lock(mutex_);
-            if (items_.size() >= capacity_)
-                return false;
-            items_.push_back(std::move(c));
-        }
-        ready_.notify_one();
-        return true;
-    }
-
-    /// Blocks until a connection is available or the queue is closed (then returns null).
-    std::shared_ptr<connection> pop()
-    {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [this] { return closed_ || !items_.empty(); });
-        if (items_.empty())
-            return nullptr;
-        auto c = std::move(items_.front());
-        items_.pop_front();
-        return c;
-    }
-
-    /// Wakes every worker; pop() returns null from now on once the queue is empty.
-    void close()
-    {
-        {
-            std::lock_guard lock(mutex_);
-            closed_ = true;
-        }
-        ready_.notify_all();
-    }
-
-private:
-    std::size_t capacity_;
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::shared_ptr<connection>> items_;
-    bool closed_ = false;
-};
-
 class pool_server final : public server {
 public:
     explicit pool_server(const server_context& context)
-        : context_(context), app_(context.app), acceptor_(poller_io_), queue_(context.queue)
+        : context_(context), app_(context.app), queue_(context.queue)
     {
     }
 
     ~pool_server() override { shutdown(clock::now()); }
 
-    void listen() override
-    {
-        open_acceptor(acceptor_, context_.host, context_.port);
-        port_ = acceptor_.local_endpoint().port();
-    }
+    void listen() override { listener_.emplace(poller_io_, context_.host, context_.port); }
 
     void start() override
     {
         // The downstream calls' I/O runs on the poller; a worker blocks on the answer.
         downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
                             context_.timeouts);
-        accept_timer_.emplace(poller_io_);
-        do_accept();
+        listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
+            read_request(std::make_shared<connection>(std::move(socket), poller_io_, app_));
+        });
         poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
             workers_.emplace_back([this] { work(); });
     }
 
-    [[nodiscard]] std::uint16_t port() const noexcept override { return port_; }
+    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
 
     bool shutdown(clock::time_point deadline) override
     {
         if (workers_.empty())
             return true;
         stopping_ = true;
-        asio::post(poller_io_, [this] {
-            error_code ec;
-            acceptor_.close(ec);
-            accept_timer_->cancel();
-        });
+        listener_->stop();
         bool drained = wait_for_drain(app_.counters(), deadline);
         if (!drained) {
             // The deadline bounds shutdown: blocked delays, downstream and database calls and writes end now.
@@ -188,30 +101,6 @@ public:
     }
 
 private:
-    void do_accept()
-    {
-        acceptor_.async_accept([this](error_code ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
-    }
-
-    void on_accept(error_code ec, tcp::socket socket)
-    {
-        if (stopping_ || ec == asio::error::operation_aborted)
-            return;
-        if (ec) {
-            // Out of descriptors (or another transient error): back off instead of spinning on accept.
-            accept_timer_->expires_after(accept_backoff(ec));
-            accept_timer_->async_wait([this](error_code wait_ec) {
-                if (!wait_ec && !stopping_)
-                    do_accept();
-            });
-            return;
-        }
-        socket.set_option(tcp::no_delay(true), ec);
-        socket.non_blocking(true, ec);
-        read_request(std::make_shared<connection>(std::move(socket), poller_io_, app_));
-        do_accept();
-    }
-
     /// Reads the next request on the poller without blocking, as Tomcat's NIO connector does: a worker is taken only
     /// once the whole request (head and body) is buffered, so a slow or idle client costs no worker. Waiting for the
     /// first byte is idleness; once it arrives the header clock runs for the rest of the request.
@@ -382,16 +271,14 @@ private:
 
     const server_context& context_;
     endpoints::app& app_;
-    abort_signal abort_;
+    detail::abort_signal abort_;
     asio::io_context poller_io_{1};
-    tcp::acceptor acceptor_;
-    std::optional<asio::steady_timer> accept_timer_;
+    std::optional<listener> listener_;
     std::optional<downstream_client> downstream_;
-    work_queue queue_;
+    detail::work_queue<std::shared_ptr<connection>> queue_;
     std::thread poller_;
     std::vector<std::thread> workers_;
     std::atomic<bool> stopping_{false};
-    std::uint16_t port_ = 0;
 };
 
 }  // namespace
