@@ -308,8 +308,16 @@ void db_watch::fire()
     std::lock_guard lock(mutex_);
     fired_ = true;
     // Ends the pending wait from this thread: the exchange then reads end-of-stream and closes the connection.
-    if (fd_ >= 0)
+    if (fd_ >= 0) {
         ::shutdown(fd_, SHUT_RDWR);
+        shut_ = true;
+    }
+}
+
+bool db_watch::shut()
+{
+    std::lock_guard lock(mutex_);
+    return shut_;
 }
 
 bool db_watch::fired()
@@ -516,6 +524,10 @@ void movie_database::settle(op_state& s)
     s.watch->disarm();
     s.timer.cancel();
     s.release_descriptor();
+    // The deadline can shut the socket down on another carrier just as the answer completes on this one: libpq then
+    // reports an idle, healthy connection whose socket is gone, and the next request on it would fail with 503.
+    if (s.link != nullptr && s.watch->shut())
+        s.link->close();
     settle(s.job, s.link, s.watch->fired());
 }
 

@@ -83,11 +83,14 @@ public:
     void fire();
     /// True once the deadline passed.
     bool fired();
+    /// True when fire() shut a socket down: its connection cannot be used again, whatever libpq's state says.
+    bool shut();
 
 private:
     std::mutex mutex_;
     int fd_ = -1;
     bool fired_ = false;
+    bool shut_ = false;
 };
 
 }  // namespace detail
