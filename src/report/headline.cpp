@@ -129,7 +129,8 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
               "([scaled runs](docs/methodology.md#scaled-runs)).\n";
 
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
-          "of the ratio of medians excludes 1. Shared leads (two arms tied with each other, both ahead of the rest), "
+          "of the ratio of medians lies more than "
+       << tie_margin * 100 << " % from 1. Shared leads (two arms tied with each other, both ahead of the rest), "
           "ties and cells without a verdict are counted apart; the pages say which:\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());

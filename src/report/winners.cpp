@@ -68,7 +68,7 @@ std::string better_of(const pair_verdict& p, bool first_failed, bool second_fail
 {
     if (first_failed != second_failed)
         return first_failed ? p.second : p.first;
-    if (!p.ratio.excludes_one())
+    if (!p.ratio.clears(tie_margin))
         return {};
     bool first_higher = p.ratio.low > 1;
     return first_higher == (direction == better::higher) ? p.first : p.second;
@@ -400,7 +400,9 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
     md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
           "bootstrap interval (method and limits in [methodology](../methodology.md#statistics)). An arm wins a "
           "cell only when it ranks above every other arm: an arm with any failed or unsent request ranks below "
-          "every arm without; otherwise a pair is decided only where the interval excludes 1. Arms that tie with each "
+          "every arm without; otherwise a pair is decided only where the whole interval lies more than "
+       << tie_margin * 100
+       << " % from 1 (the A/A noise floor: a smaller difference is a tie, however consistent). Arms that tie with each "
           "other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); anything else "
           "is a **tie**. No verdict: *too few trials* (an arm with fewer than "
        << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "

@@ -75,9 +75,13 @@ struct cell_verdict {
     std::vector<pair_verdict> pairs;   ///< every pair, when the metric could be ranked
 };
 
+/// Smallest factor between two arms that can decide a pair: the A/A control (docs/methodology.md) found identical
+/// arms within 1–2 % on throughput and median latency, so a smaller difference is a tie however narrow its interval.
+inline constexpr double tie_margin = 0.02;
+
 /// Compares every pair of `arms` (display order) on `rule`: the ratio of medians with its bootstrap interval; an
 /// arm with failed or unsent requests ranks below every arm without; otherwise a pair is decided only where the
-/// interval excludes 1. The cell's winner is the arm ranked above every other; arms that tie with each other and
+/// whole interval lies beyond 1 ± tie_margin (2 %). The cell's winner is the arm ranked above every other; arms that tie with each other and
 /// each rank above every remaining arm share the lead; anything else is a tie.
 cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
                    const metric_rule& rule);

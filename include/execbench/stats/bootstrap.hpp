@@ -32,6 +32,9 @@ struct ratio_interval {
     double high = 1;    ///< 97.5th percentile
     /// True when the whole interval lies on one side of 1: the difference is more than resampling noise.
     [[nodiscard]] bool excludes_one() const noexcept { return low > 1 || high < 1; }
+    /// True when the whole interval lies beyond 1 ± `margin` (as a factor, either way): the difference is also
+    /// larger than what the machine's noise floor allows identical runs.
+    [[nodiscard]] bool clears(double margin) const noexcept { return low > 1 + margin || high * (1 + margin) < 1; }
 };
 
 /// Ratio of the medians of `a` and `b` with its bootstrap interval (see ratio_interval); both must hold at least
