@@ -29,7 +29,10 @@ inline void on_sigint(int)
 }
 
 /// Routes the first Ctrl-C to `stop_requested`.
-inline void stop_on_sigint() { std::signal(SIGINT, on_sigint); }
+inline void stop_on_sigint()
+{
+    std::signal(SIGINT, on_sigint);
+}
 
 /// "<program>: <what>" and the --help hint on stderr; returns exit_usage.
 inline int usage_error(std::string_view program, std::string_view what)

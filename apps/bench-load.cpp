@@ -66,7 +66,8 @@ int main(int argc, char** argv)
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
     app.add_flag("--list-suites", list_suites, "List suites and their scenarios");
-    app.add_option("--scenarios-dir", scenarios_dir, "Scenario directory (default: ./scenarios, then the installed one)");
+    app.add_option("--scenarios-dir", scenarios_dir,
+                   "Scenario directory (default: ./scenarios, then the installed one)");
     app.add_option("--url", options.url,
                    "Server URL; without --scenario and --path its path and query are the request "
                    "(http://127.0.0.1:8080/io?delayInMillis=5), otherwise it is the server's base")
@@ -76,8 +77,9 @@ int main(int argc, char** argv)
     app.add_option("--method", o.method, "Request method");
     app.add_option("--body-file", o.body_file, "Request body file");
     app.add_option("--header", o.headers, "Request header \"Name: value\" (repeatable)");
-    app.add_option("--shape", o.shape, "Load shape: burst, closed, open, ramp (ad-hoc default closed; --rate alone "
-                                       "implies open, --requests alone burst)");
+    app.add_option("--shape", o.shape,
+                   "Load shape: burst, closed, open, ramp (ad-hoc default closed; --rate alone "
+                   "implies open, --requests alone burst)");
     app.add_option("--connections", o.connections, "Connections (ramp: peak users)")
         ->check(apps::integer_in(1, 1'000'000, "a number of connections"));
     app.add_option("--requests", o.requests, "Burst: requests in total")
@@ -93,10 +95,12 @@ int main(int argc, char** argv)
                    "Generator processes sharing the load (connections, users, rate split evenly, one start time), "
                    "merged exactly into one run")
         ->check(apps::integer_in(1, 1024, "a number of processes"));
-    app.add_option("--shard", shard_text, "This generator's share of a distributed run: i/N (0-based), e.g. 1/3; "
-                                          "merge the shards' --hlog logs with bench-report merge");
-    app.add_option("--start-at", start_at, "Start the load at this wall-clock time, milliseconds since the epoch "
-                                           "(a common start for shards); a late shard says so and starts at once")
+    app.add_option("--shard", shard_text,
+                   "This generator's share of a distributed run: i/N (0-based), e.g. 1/3; "
+                   "merge the shards' --hlog logs with bench-report merge");
+    app.add_option("--start-at", start_at,
+                   "Start the load at this wall-clock time, milliseconds since the epoch "
+                   "(a common start for shards); a late shard says so and starts at once")
         ->check(apps::integer_in(0, 32'503'680'000'000, "milliseconds since the epoch"));
     app.add_option("--shard-trials", shard_trials, "Internal (--processes): write the trials exactly to this file")
         ->group("");
@@ -109,15 +113,19 @@ int main(int argc, char** argv)
                    "Multiply every user, connection and rate figure by F (0 < F <= 1), after the other options; "
                    "recorded and labelled in the results");
     app.add_option("--out", out, "Summary CSV to append to (trials, histograms, timeline, context beside it)");
-    app.add_option("--hlog", hlog, "Also write the trials as an HdrHistogram interval log: one histogram per second "
-                                   "and series, tagged <arm>/<series> (bench-report merge reads it)");
-    app.add_option("--format", format, "Standard output: text (one line per trial and a summary) or json (one "
-                                       "object per trial and one for the summary)")
+    app.add_option("--hlog", hlog,
+                   "Also write the trials as an HdrHistogram interval log: one histogram per second "
+                   "and series, tagged <arm>/<series> (bench-report merge reads it)");
+    app.add_option("--format", format,
+                   "Standard output: text (one line per trial and a summary) or json (one "
+                   "object per trial and one for the summary)")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
-    app.add_option("--slo", slo_text, "Gates on the result, e.g. 'p99<300ms,errors=0,rps>=1800'; exit 3 when one "
-                                      "is broken");
-    app.add_flag("--allow-errors", allow_errors, "Run even when the pre-flight request fails (deliberate failure runs)");
+    app.add_option("--slo", slo_text,
+                   "Gates on the result, e.g. 'p99<300ms,errors=0,rps>=1800'; exit 3 when one "
+                   "is broken");
+    app.add_flag("--allow-errors", allow_errors,
+                 "Run even when the pre-flight request fails (deliberate failure runs)");
     app.add_flag("--quiet", quiet, "No banner, no progress output");
     app.add_option("--server-pid", server_pid, "Pid of the server to sample (default: from /health or the port)")
         ->check(apps::integer_in(1, 4'194'304, "a process id"));
@@ -213,13 +221,13 @@ int main(int argc, char** argv)
     if (!quiet)
         std::fprintf(stderr, "bench-load: %s\n", load::format_banner(s, options, *target, server).c_str());
     // One request before the warm-up: a dead port or a wrong path would otherwise fail every request of the run.
-    auto first = load::preflight(s, *target, std::min<std::chrono::milliseconds>(
-                                                 std::chrono::duration_cast<std::chrono::milliseconds>(s.timeout),
-                                                 std::chrono::seconds{10}));
+    auto first = load::preflight(
+        s, *target,
+        std::min<std::chrono::milliseconds>(std::chrono::duration_cast<std::chrono::milliseconds>(s.timeout),
+                                            std::chrono::seconds{10}));
     if (!first) {
         if (!allow_errors)
-            return cannot_start("pre-flight request failed: " + first.err().message +
-                                " (--allow-errors runs anyway)");
+            return cannot_start("pre-flight request failed: " + first.err().message + " (--allow-errors runs anyway)");
         std::fprintf(stderr, "bench-load: pre-flight request failed: %s; running anyway (--allow-errors)\n",
                      first.err().message.c_str());
     }
@@ -235,8 +243,8 @@ int main(int argc, char** argv)
             progress(ev);
         if (ev.what == load::progress_event::phase::trial_done && ev.finished) {
             progress.clear();
-            auto line = json ? load::format_trial_json(*ev.run, *ev.finished)
-                             : load::format_trial_line(*ev.run, *ev.finished);
+            auto line =
+                json ? load::format_trial_json(*ev.run, *ev.finished) : load::format_trial_line(*ev.run, *ev.finished);
             std::printf("%s\n", line.c_str());
             std::fflush(stdout);
         }

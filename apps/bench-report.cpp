@@ -65,7 +65,7 @@ int main(int argc, char** argv)
     std::string docs = "docs/results";
     std::string readme = "README.md";
     std::vector<std::string> suites;
-    std::string headline;   // the library's default list, spelled once in report_paths
+    std::string headline;  // the library's default list, spelled once in report_paths
     for (const auto& h : report::report_paths{}.headline_suites)
         headline += (headline.empty() ? "" : ",") + h;
     bool check = false;
@@ -101,11 +101,14 @@ int main(int argc, char** argv)
     compare->add_option("NEW", co.new_dir, "Candidate: a suite folder or a results root")->required();
     compare->add_option("--old-run", co.old_run, "In OLD, only runs whose run id or git revision starts with this");
     compare->add_option("--new-run", co.new_run, "In NEW, only runs whose run id or git revision starts with this");
-    compare->add_option("--threshold", co.threshold_percent,
-                        "A change counts (regressed or improved) only when its whole 95 % interval is more than "
-                        "this many percent away from no change")
+    compare
+        ->add_option("--threshold", co.threshold_percent,
+                     "A change counts (regressed or improved) only when its whole 95 % interval is more than "
+                     "this many percent away from no change")
         ->capture_default_str();
-    compare->add_option("--format", format, "Output: a markdown table (md) or one JSON document (json)")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+    compare->add_option("--format", format, "Output: a markdown table (md) or one JSON document (json)")
+        ->check(CLI::IsMember({"md", "json"}))
+        ->capture_default_str();
     compare->add_flag("--allow-scale-mismatch", co.allow_scale_mismatch, "Compare runs made at different load scales");
     auto* merge = app.add_subcommand("merge", "Exact percentiles from HdrHistogram interval logs (bench-load --hlog): "
                                               "every interval inside the window, across every log, added up per tag");
@@ -184,10 +187,10 @@ int main(int argc, char** argv)
         return r.empty() ? std::string{"."} : r;
     };
     paths.docs_link = link(absolute(docs), readme_dir);
-    paths.results_link = link(dirs.size() == 1 && dirs.front() == std::filesystem::path(results)
-                                  ? absolute(results).parent_path()
-                                  : absolute(results),
-                              absolute(docs));
+    paths.results_link =
+        link(dirs.size() == 1 && dirs.front() == std::filesystem::path(results) ? absolute(results).parent_path()
+                                                                                : absolute(results),
+             absolute(docs));
     paths.methodology_link = link(readme_dir / "docs" / "methodology.md", absolute(docs));
     paths.headline_suites.clear();
     {

@@ -71,16 +71,26 @@ table_row row_of(const execbench::load::suite_entry& e, const execbench::load::r
     namespace metric = execbench::load::metric;
     for (const auto& m : r->summary) {
         auto v = m.spread.median;
-        if (m.name == metric::requests_ok) t.ok = v;
-        else if (m.name == metric::requests_error) t.errors = v;
-        else if (m.name == metric::requests_unsent) t.unsent = v;
-        else if (m.name == metric::wall_millis) t.wall = v;
-        else if (m.name == metric::requests_per_second) t.rps = v;
-        else if (m.name == metric::latency_millis_p50) t.p50 = v;
-        else if (m.name == metric::latency_millis_p99) t.p99 = v;
-        else if (m.name == metric::server_rss_mb_max) t.rss = v;
-        else if (m.name == metric::server_cpu_percent_avg) t.cpu = v;
-        else if (m.name == metric::server_threads_max) t.threads = v;
+        if (m.name == metric::requests_ok)
+            t.ok = v;
+        else if (m.name == metric::requests_error)
+            t.errors = v;
+        else if (m.name == metric::requests_unsent)
+            t.unsent = v;
+        else if (m.name == metric::wall_millis)
+            t.wall = v;
+        else if (m.name == metric::requests_per_second)
+            t.rps = v;
+        else if (m.name == metric::latency_millis_p50)
+            t.p50 = v;
+        else if (m.name == metric::latency_millis_p99)
+            t.p99 = v;
+        else if (m.name == metric::server_rss_mb_max)
+            t.rss = v;
+        else if (m.name == metric::server_cpu_percent_avg)
+            t.cpu = v;
+        else if (m.name == metric::server_threads_max)
+            t.threads = v;
     }
     return t;
 }
@@ -171,7 +181,8 @@ int main(int argc, char** argv)
     double start_timeout = 20, stop_timeout = 15;
 
     app.add_option("--suite", suite, "Suite name: runs every scenario listing it (and names the results folder)");
-    app.add_option("--scenarios", scenario_list, "Comma-separated scenario names: alone, or narrowing --suite to those of its scenarios");
+    app.add_option("--scenarios", scenario_list,
+                   "Comma-separated scenario names: alone, or narrowing --suite to those of its scenarios");
     app.add_option("--models", models, "Comma-separated models, one arm each named after its model")
         ->capture_default_str();
     app.add_option("--arm", arm_texts,
@@ -183,9 +194,11 @@ int main(int argc, char** argv)
     app.add_option("--load-cpus", load_cpus, "CPUs of the load generator (this process)");
     app.add_option("--downstream-cpus", downstream_cpus, "CPUs of a separate downstream server");
     app.add_flag("--no-pin", no_pin, "Pin nothing (the default splits the CPUs between server and generator)");
-    app.add_option("--scenarios-dir", scenarios_dir, "Scenario directory (default: ./scenarios, then the installed one)");
+    app.add_option("--scenarios-dir", scenarios_dir,
+                   "Scenario directory (default: ./scenarios, then the installed one)");
     app.add_option("--server-bin", server_bin, "bench-server binary (default: the one beside this binary)");
-    app.add_option("--results-dir", results_dir, "Results root; a suite writes to <root>/<suite>/")->capture_default_str();
+    app.add_option("--results-dir", results_dir, "Results root; a suite writes to <root>/<suite>/")
+        ->capture_default_str();
     app.add_option("--out,--out-dir", out_dir, "Exact results folder (overrides --results-dir/<suite>)");
     app.add_flag("--hlog", options.hlog,
                  "Also write each scenario and arm's trials as an HdrHistogram interval log, "
@@ -212,7 +225,8 @@ int main(int argc, char** argv)
         ->check(number_in(0.1, 3600, "a number of seconds"))
         ->capture_default_str();
     std::optional<std::string> slo_text;
-    app.add_option("--slo", slo_text, "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");
+    app.add_option("--slo", slo_text,
+                   "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");
     app.add_flag("--quiet", quiet, "No per-run progress bar");
 
     if (auto code = parse_command_line(app, program, argc, argv))
@@ -278,8 +292,9 @@ int main(int argc, char** argv)
         return usage_error(program, "--no-pin and a --*-cpus list contradict each other");
     if (!no_pin) {
         // Default policy (docs/suites.md): with 2+ CPUs the server under test gets its own.
-        auto plan = (server_cpus || load_cpus || downstream_cpus) ? execbench::cpu_plan{}
-                                                                   : execbench::default_cpu_plan(execbench::allowed_cpus());
+        auto plan = (server_cpus || load_cpus || downstream_cpus)
+                        ? execbench::cpu_plan{}
+                        : execbench::default_cpu_plan(execbench::allowed_cpus());
         options.server_cpus = plan.server;
         options.load_cpus = plan.load;
         options.downstream_cpus = plan.downstream;
@@ -342,11 +357,11 @@ int main(int argc, char** argv)
         arm_names += (arm_names.empty() ? "" : ",") + a.name;
     std::fprintf(stderr, "bench-suite: %zu scenario(s) x %zu arm(s) (%s) into %s\n", options.scenarios.size(),
                  options.arms.size(), arm_names.c_str(), options.out_dir.string().c_str());
-    std::fprintf(stderr, "bench-suite: order %s, seed %llu; cpus server '%s' load '%s' downstream '%s' ('' = not pinned)\n",
-                 std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
-                 execbench::format_cpu_list(options.server_cpus).c_str(),
-                 execbench::format_cpu_list(options.load_cpus).c_str(),
-                 execbench::format_cpu_list(options.downstream_cpus).c_str());
+    std::fprintf(
+        stderr, "bench-suite: order %s, seed %llu; cpus server '%s' load '%s' downstream '%s' ('' = not pinned)\n",
+        std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
+        execbench::format_cpu_list(options.server_cpus).c_str(), execbench::format_cpu_list(options.load_cpus).c_str(),
+        execbench::format_cpu_list(options.downstream_cpus).c_str());
     auto entries = load::run_suite(options);
     if (!entries)
         return usage_error(program, entries.err().message);
@@ -361,11 +376,12 @@ int main(int argc, char** argv)
         case load::run_status::not_run: ++not_run; break;
         }
     }
-    std::printf("bench-suite %s: %zu run(s): %zu ok, %zu behind (unsent requests), %zu with request errors, %zu failed, "
-                "%zu not run; order %s, seed %llu%s\n",
-                options.suite.c_str(), entries->size(), ok, behind, errors, failed, not_run,
-                std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
-                stop_requested.load() ? " (stopped early)" : "");
+    std::printf(
+        "bench-suite %s: %zu run(s): %zu ok, %zu behind (unsent requests), %zu with request errors, %zu failed, "
+        "%zu not run; order %s, seed %llu%s\n",
+        options.suite.c_str(), entries->size(), ok, behind, errors, failed, not_run,
+        std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
+        stop_requested.load() ? " (stopped early)" : "");
     for (const auto& b : broken)
         std::fprintf(stderr, "bench-suite: SLO broken: %s\n", b.c_str());
     if (failed > 0 || stop_requested.load())

@@ -6,9 +6,18 @@
 // revision is generated at build time into git_revision.cpp.
 namespace execbench {
 
-std::string_view version() noexcept { return EXECBENCH_VERSION; }
-std::string_view build_type() noexcept { return EXECBENCH_BUILD_TYPE; }
-std::string_view compiler() noexcept { return EXECBENCH_COMPILER; }
+std::string_view version() noexcept
+{
+    return EXECBENCH_VERSION;
+}
+std::string_view build_type() noexcept
+{
+    return EXECBENCH_BUILD_TYPE;
+}
+std::string_view compiler() noexcept
+{
+    return EXECBENCH_COMPILER;
+}
 std::string version_string()
 {
     return std::string(version()) + " (" + std::string(git_revision()) + ")";

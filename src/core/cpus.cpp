@@ -108,7 +108,10 @@ std::string allowed_cpus_of(int pid)
     return {};
 }
 
-unsigned usable_cpu_count() { return static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size())); }
+unsigned usable_cpu_count()
+{
+    return static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
+}
 
 result<void> pin_process(const cpu_list& cpus)
 {

@@ -75,7 +75,10 @@ std::optional<double> load_average()
     return std::nullopt;
 }
 
-std::string cpu_governor() { return first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); }
+std::string cpu_governor()
+{
+    return first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+}
 
 double cpu_mhz()
 {

@@ -89,8 +89,9 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
         if (r.path == req.path)
             entry = &r;
     if (entry == nullptr)
-        return fail_with(http::failure::not_found, "no such path; try /io, /cpu, /cpu-offloaded, /stream, "
-                                                   "/epoch-millis, /movies, /health or /metrics",
+        return fail_with(http::failure::not_found,
+                         "no such path; try /io, /cpu, /cpu-offloaded, /stream, "
+                         "/epoch-millis, /movies, /health or /metrics",
                          out);
     p.route = entry->route;
     p.what = entry->what;
@@ -184,10 +185,10 @@ void app::respond(const struct plan& p, http::response& out)
         out.body.push_back('}');
         break;
     case endpoint::epoch_millis:
-        append_number(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count(),
-                      out.body);
+        append_number(
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count(),
+            out.body);
         break;
     case endpoint::movies:
         if (p.post) {
@@ -274,7 +275,10 @@ void app::respond_downstream_failure(http::failure f, std::string_view detail, h
     http::make_error(f, message, out);
 }
 
-digest app::compute(const struct plan& p) const { return sha256_chain(p.iterations); }
+digest app::compute(const struct plan& p) const
+{
+    return sha256_chain(p.iterations);
+}
 
 void app::stream_event(const struct plan& p, std::uint32_t index, bool keep_alive, std::string& out)
 {

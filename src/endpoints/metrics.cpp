@@ -103,8 +103,7 @@ void metrics::render(const stats::process_sample& process, std::string& out) con
     append_sample("execbench_requests_in_flight", in_flight(), out);
     append_metric("execbench_connections_open", "Client connections open now.", "gauge", out);
     append_sample("execbench_connections_open", connections(), out);
-    append_metric("execbench_stream_events_produced_total", "Server-Sent Events produced by /stream.", "counter",
-                  out);
+    append_metric("execbench_stream_events_produced_total", "Server-Sent Events produced by /stream.", "counter", out);
     append_sample("execbench_stream_events_produced_total", events_produced(), out);
     namespace name = stats::process_metric;
     append_metric(name::resident_bytes, "Resident memory size in bytes.", "gauge", out);

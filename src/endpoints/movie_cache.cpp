@@ -19,8 +19,7 @@ std::uint64_t director_cache::generation() const
     return generation_;
 }
 
-void director_cache::offer(const std::string& key, std::shared_ptr<const std::string> answer,
-                           std::uint64_t generation)
+void director_cache::offer(const std::string& key, std::shared_ptr<const std::string> answer, std::uint64_t generation)
 {
     if (capacity_ == 0)
         return;

@@ -1,7 +1,7 @@
 #include "execbench/endpoints/movie_store.hpp"
 
-#include "execbench/endpoints/movies.hpp"
 #include "execbench/endpoints/movie_cache.hpp"
+#include "execbench/endpoints/movies.hpp"
 
 #include <sqlite3.h>
 
@@ -137,8 +137,7 @@ struct movie_store::impl {
             for (const auto& name : names) {
                 reset_on_exit reset(insert_director.get());
                 sqlite3_bind_int64(insert_director.get(), 1, id);
-                sqlite3_bind_text(insert_director.get(), 2, name.data(), static_cast<int>(name.size()),
-                                  SQLITE_STATIC);
+                sqlite3_bind_text(insert_director.get(), 2, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
                 if (sqlite3_step(insert_director.get()) != SQLITE_DONE)
                     return abort("insert director");
             }
@@ -203,9 +202,9 @@ movie_store::movie_store(const movie_store_options& options) : impl_(std::make_u
     m.rollback = m.prepare_or_throw("ROLLBACK");
     m.insert_movie = m.prepare_or_throw("INSERT INTO movies(doc) VALUES (?1)");
     m.insert_director = m.prepare_or_throw("INSERT INTO movie_directors(movie_id, last_name_lower) VALUES (?1, ?2)");
-    m.select_by_director = m.prepare_or_throw(
-        "SELECT m.id, m.doc FROM movie_directors d JOIN movies m ON m.id = d.movie_id"
-        " WHERE d.last_name_lower = ?1 ORDER BY m.id");
+    m.select_by_director =
+        m.prepare_or_throw("SELECT m.id, m.doc FROM movie_directors d JOIN movies m ON m.id = d.movie_id"
+                           " WHERE d.last_name_lower = ?1 ORDER BY m.id");
     m.count_movies = m.prepare_or_throw("SELECT count(*) FROM movies");
 
     auto stored = m.count_locked();

@@ -241,10 +241,9 @@ result<json> check_movie(const json& in, const std::string& path)
 {
     if (!in.is_object())
         return fail(path + ": must be a movie object");
-    if (auto e = reject_unknown(in, path,
-                                {"title", "releaseYear", "genre", "rating", "characters", "directors", "writers",
-                                 "awards"},
-                                {"id"}))
+    if (auto e = reject_unknown(
+            in, path, {"title", "releaseYear", "genre", "rating", "characters", "directors", "writers", "awards"},
+            {"id"}))
         return *e;
     json out = json::object();
 
@@ -274,8 +273,8 @@ result<json> check_movie(const json& in, const std::string& path)
     }
     out["rating"] = rating;
 
-    auto characters = check_list(in, "characters", path, false, max_characters_per_movie, "characters",
-                                 check_character);
+    auto characters =
+        check_list(in, "characters", path, false, max_characters_per_movie, "characters", check_character);
     if (!characters)
         return characters.err();
     out["characters"] = std::move(*characters);

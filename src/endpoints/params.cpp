@@ -211,8 +211,7 @@ result<std::int64_t> int_param(const query_params& params, std::string_view name
     // from_chars accepts exactly an optional '-' and digits: no '+', no spaces, and reports overflow.
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || value < min || value > max)
-        return fail(std::string(name) + " must be an integer in " + std::to_string(min) + ".." +
-                    std::to_string(max));
+        return fail(std::string(name) + " must be an integer in " + std::to_string(min) + ".." + std::to_string(max));
     return value;
 }
 

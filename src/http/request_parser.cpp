@@ -38,8 +38,7 @@ bool has_token(std::string_view list, std::string_view token) noexcept
             item.remove_prefix(1);
         while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
             item.remove_suffix(1);
-        if (item.size() == token.size() &&
-            std::equal(item.begin(), item.end(), token.begin(), [](char a, char b) {
+        if (item.size() == token.size() && std::equal(item.begin(), item.end(), token.begin(), [](char a, char b) {
                 return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
             }))
             return true;
@@ -148,8 +147,7 @@ void request_parser::on_header_impl(boost::beast::error_code& ec)
     storage_.keep_alive = version_ == 11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
 }
 
-void request_parser::on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
-                                       boost::beast::error_code&)
+void request_parser::on_body_init_impl(const boost::optional<std::uint64_t>& content_length, boost::beast::error_code&)
 {
     if (content_length)
         storage_.body.reserve(static_cast<std::size_t>(*content_length));

@@ -12,15 +12,15 @@ namespace {
 bool valid_name(std::string_view name)
 {
     return !name.empty() && name.size() <= 40 && std::all_of(name.begin(), name.end(), [](char c) {
-               return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-           });
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
 }
 
 bool is_number(std::string_view v)
 {
     auto digit_or_point = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; };
-    return !v.empty() && std::all_of(v.begin(), v.end(), digit_or_point) &&
-           std::count(v.begin(), v.end(), '.') <= 1 && v.front() != '.';
+    return !v.empty() && std::all_of(v.begin(), v.end(), digit_or_point) && std::count(v.begin(), v.end(), '.') <= 1 &&
+           v.front() != '.';
 }
 
 result<std::string> check_model(std::string_view model)
@@ -39,10 +39,18 @@ const std::vector<std::string>& arm_option_names()
 {
     // The flags of bench-server that change how a model serves; --cpus is set for every arm alike by
     // --server-cpus so that pinning cannot differ between arms.
-    static const std::vector<std::string> names{"threads",        "cpu-threads",      "queue",
-                                                "fiber-stack-kb", "header-timeout",   "idle-timeout",
-                                                "downstream-timeout", "shutdown-timeout", "movies-read-only",
-                                                "movies-cache",   "db-pool",          "db-timeout"};
+    static const std::vector<std::string> names{"threads",
+                                                "cpu-threads",
+                                                "queue",
+                                                "fiber-stack-kb",
+                                                "header-timeout",
+                                                "idle-timeout",
+                                                "downstream-timeout",
+                                                "shutdown-timeout",
+                                                "movies-read-only",
+                                                "movies-cache",
+                                                "db-pool",
+                                                "db-timeout"};
     return names;
 }
 

@@ -46,8 +46,7 @@ public:
     {
         foreground_ = std::make_unique<group>(ioc_, plan.foreground, plan, index, nullptr);
         if (plan.background)
-            background_ = std::make_unique<group>(ioc_, *plan.background, plan, index,
-                                                  &shared.background_first_sends);
+            background_ = std::make_unique<group>(ioc_, *plan.background, plan, index, &shared.background_first_sends);
     }
 
     asio::io_context& ioc() noexcept { return ioc_; }

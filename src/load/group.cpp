@@ -55,9 +55,7 @@ void group::start(time_point t0)
             idle_.push_back(c.get());
         dispatch(clock::now());
         break;
-    case shape::ramp:
-        control(clock::now());
-        break;
+    case shape::ramp: control(clock::now()); break;
     }
 }
 
@@ -69,9 +67,7 @@ void group::on_done(connection& c, time_point now)
         return;
     }
     switch (plan_.load.kind) {
-    case shape::burst:
-        next_burst(c);
-        break;
+    case shape::burst: next_burst(c); break;
     case shape::closed:
         if (now >= end_)
             return;

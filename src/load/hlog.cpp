@@ -40,10 +40,10 @@ result<void> append_group(std::vector<timed_line>& out, const group_measurement&
     // Seconds with only errors or nothing at all still get their (empty) interval, so the log has no holes.
     auto seconds = std::max({g.latency_seconds.size(), g.service_seconds.size(), g.timeline.size()});
     for (std::size_t s = 0; s < seconds; ++s) {
-        for (auto [series, values] : {std::pair{latency_series, &g.latency_seconds},
-                                      std::pair{service_series, &g.service_seconds}}) {
-            auto line = stats::format_log_interval(
-                {tag_for(arm, series), offset + static_cast<double>(s), 1.0, values->at(s)});
+        for (auto [series, values] :
+             {std::pair{latency_series, &g.latency_seconds}, std::pair{service_series, &g.service_seconds}}) {
+            auto line =
+                stats::format_log_interval({tag_for(arm, series), offset + static_cast<double>(s), 1.0, values->at(s)});
             if (!line)
                 return line.err();
             out.emplace_back(offset + static_cast<double>(s), std::move(line.value()));
@@ -63,11 +63,11 @@ result<std::string> format_hlog(const run_result& r)
             first = started;
     }
     auto base_ms = epoch_ms(first);
-    std::vector<std::string> comments{
-        "[execbench " + r.context.execbench_version + " " + r.context.git_revision + " run_id=" + r.run_id +
-            " scenario=" + r.scenario_used.name + " arm=" + r.arm_name() + " model=" + r.server.model +
-            " trials=" + std::to_string(r.trials.size()) + "]",
-        "[values in microseconds; Interval_Max in milliseconds; tags <arm>/<series>]"};
+    std::vector<std::string> comments{"[execbench " + r.context.execbench_version + " " + r.context.git_revision +
+                                          " run_id=" + r.run_id + " scenario=" + r.scenario_used.name +
+                                          " arm=" + r.arm_name() + " model=" + r.server.model +
+                                          " trials=" + std::to_string(r.trials.size()) + "]",
+                                      "[values in microseconds; Interval_Max in milliseconds; tags <arm>/<series>]"};
     std::vector<timed_line> lines;
     for (const auto& t : r.trials) {
         const auto& m = t.measured;

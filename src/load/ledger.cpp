@@ -10,9 +10,9 @@ namespace execbench::load {
 
 namespace {
 
+using detail::append_lines;
 using detail::csv_field;
 using detail::fixed;
-using detail::append_lines;
 
 const char* const ledger_header = "suite,scenario,model,arm,status,run_id,started_at,seconds,message";
 
@@ -56,8 +56,7 @@ result<void> append_ledger(const std::filesystem::path& file, const suite_entry&
 {
     std::string line = csv_field(e.suite) + "," + csv_field(e.scenario) + "," + csv_field(e.model) + "," +
                        csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) +
-                       "," + csv_field(e.started_at) +
-                       "," + fixed(e.seconds, 1) + "," + csv_field(e.message);
+                       "," + csv_field(e.started_at) + "," + fixed(e.seconds, 1) + "," + csv_field(e.message);
     return append_lines(file, ledger_header, {line});
 }
 

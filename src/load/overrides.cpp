@@ -88,7 +88,10 @@ std::string flag_wording(const std::string& message)
 
 }  // namespace
 
-bool is_ad_hoc(const scenario& s) noexcept { return s.file.empty(); }
+bool is_ad_hoc(const scenario& s) noexcept
+{
+    return s.file.empty();
+}
 
 std::vector<std::string> unused_flags(const scenario& s, const overrides& o)
 {
@@ -102,10 +105,14 @@ std::vector<std::string> unused_flags(const scenario& s, const overrides& o)
 overrides used_by(const scenario& s, overrides o)
 {
     for (const auto& flag : unused_flags(s, o)) {
-        if (flag == "--requests") o.requests.reset();
-        else if (flag == "--rate") o.rate.reset();
-        else if (flag == "--duration") o.duration.reset();
-        else if (flag == "--think") o.think.reset();
+        if (flag == "--requests")
+            o.requests.reset();
+        else if (flag == "--rate")
+            o.rate.reset();
+        else if (flag == "--duration")
+            o.duration.reset();
+        else if (flag == "--think")
+            o.think.reset();
     }
     return o;
 }
@@ -171,7 +178,8 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
             return fail("--requests: expected at least 1");
         s.load.requests = *o.requests;
         if (!o.connections)
-            s.load.connections = static_cast<std::uint32_t>(std::min<std::uint64_t>(*o.requests, s.load.connections ? s.load.connections : *o.requests));
+            s.load.connections = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(*o.requests, s.load.connections ? s.load.connections : *o.requests));
     }
     if (o.rate) {
         if (!(*o.rate > 0))

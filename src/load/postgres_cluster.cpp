@@ -142,9 +142,8 @@ result<void> postgres_cluster::pg_ctl_start(std::chrono::seconds deadline)
 {
     auto started = run_as_cluster_user("'" + (bin_ / "pg_ctl").string() + "' -D '" + (dir_ / "data").string() +
                                            "' -l '" + (dir_ / "server.log").string() + "' -w -t " +
-                                           std::to_string(deadline.count()) +
-                                           " -o '-c listen_addresses=127.0.0.1 -p " + std::to_string(port_) +
-                                           " -k " + dir_.string() + "' start",
+                                           std::to_string(deadline.count()) + " -o '-c listen_addresses=127.0.0.1 -p " +
+                                           std::to_string(port_) + " -k " + dir_.string() + "' start",
                                        deadline + std::chrono::seconds(5), dir_ / "commands.log");
     if (!started)
         return fail("pg_ctl start: " + started.err().message + ": " + log_tail());

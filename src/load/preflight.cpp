@@ -48,7 +48,10 @@ std::string health_key(const std::string& option)
     return out;
 }
 
-std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string text_of(const nlohmann::json& v)
+{
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 }  // namespace
 

@@ -21,8 +21,8 @@ namespace execbench::load {
 namespace {
 
 /// Options the parent of `--processes` answers itself; each takes a value.
-constexpr std::string_view parent_valued[] = {"--processes", "--out", "--hlog", "--format",
-                                              "--slo",       "--shard", "--start-at", "--shard-trials", "--cpus"};
+constexpr std::string_view parent_valued[] = {"--processes", "--out",      "--hlog",         "--format", "--slo",
+                                              "--shard",     "--start-at", "--shard-trials", "--cpus"};
 /// Flags the parent answers itself.
 constexpr std::string_view parent_flags[] = {"--quiet"};
 
@@ -105,16 +105,16 @@ std::vector<int> wait_for_shards(const std::vector<pid_t>& pids, const std::atom
 std::vector<std::string> shard_arguments(const std::vector<std::string>& args)
 {
     auto named = [](std::string_view arg, std::string_view option) {
-        return arg == option || (arg.size() > option.size() && arg.substr(0, option.size()) == option &&
-                                 arg[option.size()] == '=');
+        return arg == option ||
+               (arg.size() > option.size() && arg.substr(0, option.size()) == option && arg[option.size()] == '=');
     };
     std::vector<std::string> out;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& a = args[i];
         if (std::any_of(std::begin(parent_flags), std::end(parent_flags), [&](auto o) { return a == o; }))
             continue;
-        auto valued = std::find_if(std::begin(parent_valued), std::end(parent_valued),
-                                   [&](auto o) { return named(a, o); });
+        auto valued =
+            std::find_if(std::begin(parent_valued), std::end(parent_valued), [&](auto o) { return named(a, o); });
         if (valued != std::end(parent_valued)) {
             if (a == *valued)
                 ++i;  // its value follows as the next argument

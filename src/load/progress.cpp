@@ -73,8 +73,8 @@ std::string shape_text(const load_spec& l)
                      : std::string{};
     switch (l.kind) {
     case shape::burst:
-        return "burst of " + std::to_string(l.requests) + " requests on " +
-               std::to_string(connections_of(l)) + " connections";
+        return "burst of " + std::to_string(l.requests) + " requests on " + std::to_string(connections_of(l)) +
+               " connections";
     case shape::closed: return "closed loop on " + c + " connections for " + format_duration(l.length) + think;
     case shape::open:
         return "open loop at " + number(l.rate) + " req/s on " + c + " connections for " + format_duration(l.length);

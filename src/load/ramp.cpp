@@ -72,8 +72,7 @@ std::vector<ramp_stage> ramp_stages(ramp_profile profile, std::uint32_t users, d
         }
         break;
     }
-    case ramp_profile::stages:
-        break;
+    case ramp_profile::stages: break;
     }
     return out;
 }

@@ -22,21 +22,37 @@ namespace {
 /// Spread columns are written for these metrics (min and max across trials beside the median).
 const std::vector<std::string_view>& spread_metrics()
 {
-    static const std::vector<std::string_view> names{
-        metric::wall_millis,        metric::requests_per_second, metric::latency_millis_p50,
-        metric::latency_millis_p99, metric::server_rss_mb_max,   metric::server_cpu_percent_avg,
-        metric::requests_error};
+    static const std::vector<std::string_view> names{metric::wall_millis,        metric::requests_per_second,
+                                                     metric::latency_millis_p50, metric::latency_millis_p99,
+                                                     metric::server_rss_mb_max,  metric::server_cpu_percent_avg,
+                                                     metric::requests_error};
     return names;
 }
 
 const std::vector<std::string_view>& context_columns()
 {
-    static const std::vector<std::string_view> names{
-        column::run_id,  "started_at",     "url",             "loadgen_threads",       column::scale,
-        column::shape,   column::connections, column::requests, column::rate,          column::duration,
-        column::think,   column::warmup,    "timeout",         "server_sampling",       "server_health",
-        "execbench_version", "git_revision", "build_type",     "compiler",              "cpu_model",
-        "cpu_count",     "kernel"};
+    static const std::vector<std::string_view> names{column::run_id,
+                                                     "started_at",
+                                                     "url",
+                                                     "loadgen_threads",
+                                                     column::scale,
+                                                     column::shape,
+                                                     column::connections,
+                                                     column::requests,
+                                                     column::rate,
+                                                     column::duration,
+                                                     column::think,
+                                                     column::warmup,
+                                                     "timeout",
+                                                     "server_sampling",
+                                                     "server_health",
+                                                     "execbench_version",
+                                                     "git_revision",
+                                                     "build_type",
+                                                     "compiler",
+                                                     "cpu_model",
+                                                     "cpu_count",
+                                                     "kernel"};
     return names;
 }
 
@@ -75,11 +91,11 @@ std::vector<std::string> context_values(const run_result& r)
 {
     const auto& s = r.scenario_used;
     const auto& l = s.load;
-    std::string think = l.think_max.count() > 0
-                            ? (l.think_min == l.think_max ? format_duration(l.think_min)
-                                                          : format_duration(l.think_min) + ".." +
-                                                                format_duration(l.think_max))
-                            : "0s";
+    std::string think =
+        l.think_max.count() > 0
+            ? (l.think_min == l.think_max ? format_duration(l.think_min)
+                                          : format_duration(l.think_min) + ".." + format_duration(l.think_max))
+            : "0s";
     std::string health = r.server.health_json;
     health.erase(std::remove(health.begin(), health.end(), '\n'), health.end());
     return {r.run_id,
@@ -136,8 +152,7 @@ output_paths output_paths_for(const std::filesystem::path& summary_csv)
     if (stem.extension() == ".csv")
         stem.replace_extension();
     auto with = [&](const std::string& suffix) { return std::filesystem::path(stem.string() + suffix); };
-    return {summary_csv, with("-trials.csv"), with("-histograms.txt"), with("-timeline.csv"),
-            with("-context.jsonl")};
+    return {summary_csv, with("-trials.csv"), with("-histograms.txt"), with("-timeline.csv"), with("-context.jsonl")};
 }
 
 std::vector<std::string> summary_columns()
@@ -157,8 +172,8 @@ std::vector<std::string> summary_columns()
 
 std::vector<std::string> trial_columns()
 {
-    auto cols = names_of({column::run_id, column::scenario, column::model, column::arm, column::trial,
-                          column::stopped, column::generator_bound});
+    auto cols = names_of({column::run_id, column::scenario, column::model, column::arm, column::trial, column::stopped,
+                          column::generator_bound});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
     auto identity = names_of({"git_revision", "started_at", column::scale});
@@ -177,7 +192,9 @@ std::string context_json(const run_result& r)
                       {"build_type", r.context.build_type},
                       {"compiler", r.context.compiler},
                       {"boost_version", r.context.boost_version}};
-    auto optional_number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    auto optional_number = [](const std::optional<double>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
     j["machine"] = {{"cpu_model", r.context.cpu_model},
                     {"cpu_count", r.context.cpu_count},
                     {"kernel", r.context.kernel},
@@ -194,7 +211,8 @@ std::string context_json(const run_result& r)
     nlohmann::json arm_options = nlohmann::json::object();
     for (const auto& [k, v] : r.arm.options)
         arm_options[k] = v;
-    j["arm"] = {{"name", r.arm_name()}, {"model", r.arm.model.empty() ? r.server.model : r.arm.model},
+    j["arm"] = {{"name", r.arm_name()},
+                {"model", r.arm.model.empty() ? r.server.model : r.arm.model},
                 {"options", arm_options}};
     if (r.order)
         j["order"] = {{"kind", r.order->kind}, {"seed", r.order->seed}, {"round", r.order->round}};
@@ -231,10 +249,11 @@ std::string context_json(const run_result& r)
                      {"pause", format_duration(s.pause)},
                      {"timeout", format_duration(s.timeout)},
                      {"connect_timeout", format_duration(s.connect_timeout)},
-                     {"server", {{"downstream", s.server.downstream},
-                                 {"downstream_model", s.server.downstream_model},
-                                 {"database", s.server.database},
-                                 {"options", s.server.options}}}};
+                     {"server",
+                      {{"downstream", s.server.downstream},
+                       {"downstream_model", s.server.downstream_model},
+                       {"database", s.server.database},
+                       {"options", s.server.options}}}};
     if (s.background)
         j["scenario"]["background"] = {{"load", load_json(s.background->load)},
                                        {"delay", format_duration(s.background->delay)}};
@@ -296,8 +315,13 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
         if (auto ok = open_append(paths.trials, join_row(trial_columns()), out); !ok)
             return ok;
         for (const auto& t : r.trials) {
-            std::vector<std::string> row{r.run_id,       s.name, r.server.model, r.arm_name(), std::to_string(t.index),
-                                         t.measured.stopped ? "1" : "0", t.generator_bound ? "1" : "0"};
+            std::vector<std::string> row{r.run_id,
+                                         s.name,
+                                         r.server.model,
+                                         r.arm_name(),
+                                         std::to_string(t.index),
+                                         t.measured.stopped ? "1" : "0",
+                                         t.generator_bound ? "1" : "0"};
             for (const auto& [name, v] : trial_metrics(t))
                 row.push_back(number(v));
             row.push_back(r.context.git_revision);
@@ -316,14 +340,14 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
         if (!out)
             return fail(paths.histograms.string() + ": cannot be opened for writing");
         if (fresh)
-            out << "# execbench histograms v2: run_id<TAB>scenario<TAB>model<TAB>arm<TAB>trial<TAB>series<TAB>histogram "
+            out << "# execbench histograms v2: "
+                   "run_id<TAB>scenario<TAB>model<TAB>arm<TAB>trial<TAB>series<TAB>histogram "
                    "(microseconds; stats::histogram::serialize)\n";
         out << "# context " << context_json(r) << "\n";
         for (const auto& t : r.trials) {
             auto line = [&](const char* series, const stats::histogram& h) {
                 out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << r.arm_name() << '\t' << t.index
-                    << '\t' << series
-                    << '\t' << h.serialize() << '\n';
+                    << '\t' << series << '\t' << h.serialize() << '\n';
             };
             line("latency", t.measured.foreground.latency);
             line("service", t.measured.foreground.service);
@@ -336,13 +360,11 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Timeline.
     {
         std::ofstream out;
-        std::string header = join_row(names_of({column::run_id, column::scenario, column::model, column::arm,
-                                                column::trial, column::second, metric::requests_ok,
-                                                metric::requests_error, metric::latency_millis_p50,
-                                                metric::latency_millis_p90, metric::latency_millis_p99,
-                                                metric::latency_millis_max, metric::requests_unsent,
-                                                column::target_rate, column::users, column::users_target,
-                                                column::connections_open, metric::loadgen_cpu_percent}));
+        std::string header = join_row(names_of(
+            {column::run_id, column::scenario, column::model, column::arm, column::trial, column::second,
+             metric::requests_ok, metric::requests_error, metric::latency_millis_p50, metric::latency_millis_p90,
+             metric::latency_millis_p99, metric::latency_millis_max, metric::requests_unsent, column::target_rate,
+             column::users, column::users_target, column::connections_open, metric::loadgen_cpu_percent}));
         if (auto ok = open_append(paths.timeline, header, out); !ok)
             return ok;
         // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
@@ -362,16 +384,14 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
                 if (ramp && scheduled)
                     users_target = number(std::round(ramp_users_at(
                         load.stages, std::chrono::duration_cast<duration>(std::chrono::duration<double>(end_s)))));
-                out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index), std::to_string(sec),
-                                 std::to_string(b.ok), std::to_string(b.errors),
+                out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index),
+                                 std::to_string(sec), std::to_string(b.ok), std::to_string(b.errors),
                                  number(double(latency.value_at_percentile(50)) / 1000.0),
                                  number(double(latency.value_at_percentile(90)) / 1000.0),
                                  number(double(latency.value_at_percentile(99)) / 1000.0),
-                                 number(double(latency.max()) / 1000.0),
-                                 open ? std::to_string(b.unsent) : "",
+                                 number(double(latency.max()) / 1000.0), open ? std::to_string(b.unsent) : "",
                                  open && scheduled ? number(load.rate) : "",
-                                 ramp && b.sampled ? std::to_string(b.users) : "",
-                                 users_target,
+                                 ramp && b.sampled ? std::to_string(b.users) : "", users_target,
                                  b.sampled ? std::to_string(b.connections) : "",
                                  sec < cpu.size() ? detail::fixed(cpu[sec], 1) : ""});
             }

@@ -188,7 +188,8 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     for (const auto& m : r.summary)
         medians.emplace_back(m.name, m.spread.median);
     bool any_ok = value_of(medians, metric::requests_ok) > 0;
-    auto median = nlohmann::ordered_json::object(), min = nlohmann::ordered_json::object(), max = nlohmann::ordered_json::object();
+    auto median = nlohmann::ordered_json::object(), min = nlohmann::ordered_json::object(),
+         max = nlohmann::ordered_json::object();
     auto noisy = nlohmann::ordered_json::array();
     for (const auto& m : r.summary) {
         median[m.name] = json_value(m.name, m.spread.median, any_ok);
@@ -207,10 +208,11 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     if (!slo.empty()) {
         auto gates = nlohmann::ordered_json::array();
         for (const auto& v : slo)
-            gates.push_back({{"gate", v.gate},
-                             {"metric", v.metric},
-                             {"measured", v.measurable ? nlohmann::ordered_json(v.measured) : nlohmann::ordered_json(nullptr)},
-                             {"passed", v.passed}});
+            gates.push_back(
+                {{"gate", v.gate},
+                 {"metric", v.metric},
+                 {"measured", v.measurable ? nlohmann::ordered_json(v.measured) : nlohmann::ordered_json(nullptr)},
+                 {"passed", v.passed}});
         j["slo"] = std::move(gates);
     }
     return j.dump();

@@ -58,14 +58,19 @@ bool run_result::had_errors() const noexcept
 
 bool run_result::had_unsent() const noexcept
 {
-    return std::any_of(trials.begin(), trials.end(), [](const auto& t) { return t.measured.foreground.count.unsent > 0; });
+    return std::any_of(trials.begin(), trials.end(),
+                       [](const auto& t) { return t.measured.foreground.count.unsent > 0; });
 }
 
-const std::string& run_result::arm_name() const noexcept { return arm.name.empty() ? server.model : arm.name; }
+const std::string& run_result::arm_name() const noexcept
+{
+    return arm.name.empty() ? server.model : arm.name;
+}
 
 std::size_t run_result::generator_bound_trials() const noexcept
 {
-    return static_cast<std::size_t>(std::count_if(trials.begin(), trials.end(), [](const auto& t) { return t.generator_bound; }));
+    return static_cast<std::size_t>(
+        std::count_if(trials.begin(), trials.end(), [](const auto& t) { return t.generator_bound; }));
 }
 
 trial_plan make_plan(const scenario& s, const target& t, const run_options& options)
@@ -93,7 +98,10 @@ trial_plan make_plan(const scenario& s, const target& t, const run_options& opti
 
 namespace {
 
-bool stopping(const run_options& o) { return o.stop && o.stop->load(); }
+bool stopping(const run_options& o)
+{
+    return o.stop && o.stop->load();
+}
 
 /// Sleeps up to `d`, waking early when the run is stopped.
 void pause_for(duration d, const run_options& o)
@@ -189,7 +197,7 @@ result<run_result> run(const scenario& s, const run_options& options)
             ev.ok = ok;
             ev.errors = live.errors.load();
             ev.live_rps = double(ok - last_ok) / std::chrono::duration<double>(now - last_at).count();
-            auto per_trial = ph == progress_event::phase::warmup ? s.warmup
+            auto per_trial = ph == progress_event::phase::warmup    ? s.warmup
                              : expected_trial_length(s).count() > 0 ? expected_trial_length(s)
                                                                     : observed_trial;
             auto in_this = now - trial_start;

@@ -153,8 +153,8 @@ open_file_limits current_open_file_limits()
 namespace {
 
 struct process_need {
-    const char* name;    ///< as recorded in decided_by
-    const char* label;   ///< as written in messages
+    const char* name;   ///< as recorded in decided_by
+    const char* label;  ///< as written in messages
     std::uint64_t need;
     std::uint64_t limit;
 };
@@ -233,12 +233,12 @@ result<scenario> fit_open_files(const scenario& s, bool fit)
                 if (p.need <= p.limit)
                     continue;
                 auto depth = max_call_depth(s);
-                why = "not run: " + std::string(p.label) + " would need about " + std::to_string(p.need) +
-                      " open files (" + std::to_string(connections_needed(s)) + " client connections" +
-                      (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request"
-                                 : "") +
-                      ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(p.limit) +
-                      " and cannot be raised here";
+                why =
+                    "not run: " + std::string(p.label) + " would need about " + std::to_string(p.need) +
+                    " open files (" + std::to_string(connections_needed(s)) + " client connections" +
+                    (depth > 0 ? " plus the sockets of " + std::to_string(depth) + " call level(s) per request" : "") +
+                    ") but the open-file limit (RLIMIT_NOFILE) is " + std::to_string(p.limit) +
+                    " and cannot be raised here";
                 break;
             }
         }

@@ -207,9 +207,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> list_suites(const 
             it->second.push_back(e.name);
         }
     }
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-        return suite_rank({a.first}) < suite_rank({b.first});
-    });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return suite_rank({a.first}) < suite_rank({b.first}); });
     return out;
 }
 

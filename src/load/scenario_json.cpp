@@ -71,7 +71,7 @@ public:
         if (d < double(lo) || d > double(hi))
             return err(path, range);
         return static_cast<std::uint64_t>(v.is_number_unsigned() ? v.get<std::uint64_t>()
-                                                                  : static_cast<std::uint64_t>(d));
+                                                                 : static_cast<std::uint64_t>(d));
     }
 
     result<std::string> get_string(const json& v, const std::string& path, bool allow_empty = false)
@@ -85,10 +85,10 @@ private:
     std::string file_;
 };
 
-#define EXECBENCH_TRY(var, expr)            \
-    auto var##_r = (expr);                  \
-    if (!var##_r)                           \
-        return var##_r.err();               \
+#define EXECBENCH_TRY(var, expr)                                                                                       \
+    auto var##_r = (expr);                                                                                             \
+    if (!var##_r)                                                                                                      \
+        return var##_r.err();                                                                                          \
     auto var = std::move(var##_r.value())
 
 result<std::vector<request_spec>> parse_mix(reader& rd, const json& v, const std::string& path,
@@ -165,9 +165,9 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
 {
     if (!v.is_object())
         return rd.err(path, "expected an object with \"shape\" and its numbers");
-    if (auto e = rd.only(v, path,
-                         {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users",
-                          "spikes", "stages"}))
+    if (auto e = rd.only(
+            v, path,
+            {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users", "spikes", "stages"}))
         return *e;
     load_spec l;
     if (!v.contains("shape"))
@@ -177,8 +177,8 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
         return rd.err(path + ".shape", "expected one of burst, closed, open, ramp");
     l.kind = *sh;
     // A field another shape uses is a mistake worth naming.
-    for (std::string_view field : {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
-                                   "connections"}) {
+    for (std::string_view field :
+         {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages", "connections"}) {
         if (v.contains(field) && !field_used_by(field, l.kind))
             return rd.err(path + "." + std::string(field),
                           "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
@@ -366,8 +366,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
             s.server.database = sv["database"].get<std::string>();
         }
         if (sv.contains("downstream")) {
-            if (!sv["downstream"].is_string() ||
-                (sv["downstream"] != "self" && sv["downstream"] != "separate"))
+            if (!sv["downstream"].is_string() || (sv["downstream"] != "self" && sv["downstream"] != "separate"))
                 return rd.err("server.downstream", "expected \"self\" or \"separate\"");
             s.server.downstream = sv["downstream"].get<std::string>();
         }

@@ -73,7 +73,10 @@ server_process::~server_process()
     }
 }
 
-std::string server_process::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+std::string server_process::url() const
+{
+    return "http://127.0.0.1:" + std::to_string(port_);
+}
 
 std::string server_process::stderr_tail(std::size_t max_bytes) const
 {

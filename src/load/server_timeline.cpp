@@ -45,10 +45,10 @@ void window_lines(const run_result& r, const trial_window& w, const std::vector<
                 threads = std::max(threads, rd.sample.threads);
                 sockets = std::max(sockets, rd.sample.open_sockets);
             }
-        lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," +
-                        csv_field(r.server.model) + "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) +
-                        "," + std::to_string(k) + "," + fixed(cpu, 1) + "," + fixed(double(rss) / mib, 1) + "," +
-                        std::to_string(threads) + "," + std::to_string(sockets));
+        lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," + csv_field(r.server.model) +
+                        "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) + "," + std::to_string(k) + "," +
+                        fixed(cpu, 1) + "," + fixed(double(rss) / mib, 1) + "," + std::to_string(threads) + "," +
+                        std::to_string(sockets));
     }
 }
 

@@ -56,8 +56,8 @@ void write_group(std::string& out, std::string_view name, const group_measuremen
     out += " " + std::to_string(g.count.unsent) + " " + std::to_string(g.count.bytes_sent) + " " +
            std::to_string(g.count.body_bytes_received) + "\n";
     out += "wall " + std::to_string(g.wall.count()) + "\n";
-    out += "started " + std::to_string(std::chrono::duration_cast<duration>(g.started_wall.time_since_epoch()).count()) +
-           "\n";
+    out += "started " +
+           std::to_string(std::chrono::duration_cast<duration>(g.started_wall.time_since_epoch()).count()) + "\n";
     out += "histogram latency " + g.latency.serialize() + "\n";
     out += "histogram service " + g.service.serialize() + "\n";
     out += "histogram schedule_lag " + g.schedule_lag.serialize() + "\n";
@@ -147,8 +147,9 @@ public:
                 auto h = rest_histogram(f);
                 if (!h)
                     return h.err();
-                auto& slot = which == "latency" ? group->latency : which == "service" ? group->service
-                                                                                        : group->schedule_lag;
+                auto& slot = which == "latency"   ? group->latency
+                             : which == "service" ? group->service
+                                                  : group->schedule_lag;
                 slot = std::move(*h);
             } else if (key == "second") {
                 std::string which;
@@ -214,7 +215,10 @@ result<shard_spec> parse_shard(std::string_view text)
     return s;
 }
 
-std::string format_shard(shard_spec s) { return std::to_string(s.index) + "/" + std::to_string(s.count); }
+std::string format_shard(shard_spec s)
+{
+    return std::to_string(s.index) + "/" + std::to_string(s.count);
+}
 
 std::uint64_t shard_share(std::uint64_t n, shard_spec s) noexcept
 {
@@ -237,8 +241,7 @@ result<scenario> shard_scenario(scenario s, shard_spec shard)
 
 std::int64_t epoch_millis_now()
 {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 
@@ -285,7 +288,10 @@ std::string format_shard_trials(const run_result& r)
     return out;
 }
 
-result<std::vector<trial_result>> parse_shard_trials(std::string_view text) { return shard_reader(text).read(); }
+result<std::vector<trial_result>> parse_shard_trials(std::string_view text)
+{
+    return shard_reader(text).read();
+}
 
 void merge_shard_trials(std::vector<trial_result>& into, const std::vector<trial_result>& from, shard_spec from_shard)
 {
@@ -296,7 +302,8 @@ void merge_shard_trials(std::vector<trial_result>& into, const std::vector<trial
             into.push_back(t);
             auto& added = into.back();
             if (added.generator_bound)
-                added.generator_bound_reason = "shard " + format_shard(from_shard) + ": " + added.generator_bound_reason;
+                added.generator_bound_reason =
+                    "shard " + format_shard(from_shard) + ": " + added.generator_bound_reason;
             continue;
         }
         auto& m = it->measured;

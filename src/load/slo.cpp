@@ -25,7 +25,10 @@ constexpr alias aliases[] = {
     {"ok", metric::requests_ok},           {"wall", metric::wall_millis},
 };
 
-bool is_millis(std::string_view column) { return column.find("millis") != std::string_view::npos; }
+bool is_millis(std::string_view column)
+{
+    return column.find("millis") != std::string_view::npos;
+}
 
 /// Counts where one bad trial is enough to break the gate: errors and unsent requests.
 bool is_failure_count(std::string_view column)
@@ -60,12 +63,21 @@ result<slo_gate> parse_gate(const std::string& text)
     auto name = trim(std::string_view(text).substr(0, at));
     auto rest = std::string_view(text).substr(at);
     std::size_t op_len = 1;
-    if (rest.substr(0, 2) == "<=") { g.compare = slo_gate::op::less_equal; op_len = 2; }
-    else if (rest.substr(0, 2) == ">=") { g.compare = slo_gate::op::greater_equal; op_len = 2; }
-    else if (rest.substr(0, 2) == "==") { g.compare = slo_gate::op::equal; op_len = 2; }
-    else if (rest[0] == '<') g.compare = slo_gate::op::less;
-    else if (rest[0] == '>') g.compare = slo_gate::op::greater;
-    else g.compare = slo_gate::op::equal;
+    if (rest.substr(0, 2) == "<=") {
+        g.compare = slo_gate::op::less_equal;
+        op_len = 2;
+    } else if (rest.substr(0, 2) == ">=") {
+        g.compare = slo_gate::op::greater_equal;
+        op_len = 2;
+    } else if (rest.substr(0, 2) == "==") {
+        g.compare = slo_gate::op::equal;
+        op_len = 2;
+    } else if (rest[0] == '<')
+        g.compare = slo_gate::op::less;
+    else if (rest[0] == '>')
+        g.compare = slo_gate::op::greater;
+    else
+        g.compare = slo_gate::op::equal;
     for (const auto& a : aliases)
         if (a.name == name)
             g.metric = std::string(a.column);

@@ -18,7 +18,6 @@
 #include <optional>
 #include <random>
 
-
 namespace execbench::load {
 
 namespace {
@@ -51,7 +50,10 @@ std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, st
     return out;
 }
 
-std::string_view to_string(trial_order o) noexcept { return o == trial_order::blocked ? "blocked" : "interleaved"; }
+std::string_view to_string(trial_order o) noexcept
+{
+    return o == trial_order::blocked ? "blocked" : "interleaved";
+}
 
 std::optional<trial_order> parse_trial_order(std::string_view text) noexcept
 {
@@ -106,8 +108,8 @@ void add_note(std::string& to, const std::string& note)
 
 /// What one server lifetime produced: why it did not run, or its result with the server's samples.
 struct run_outcome {
-    run_status status = run_status::failed;      ///< when there is no result: failed or not_run
-    std::string message;                         ///< the failure, or notes beside a result (stop problems)
+    run_status status = run_status::failed;  ///< when there is no result: failed or not_run
+    std::string message;                     ///< the failure, or notes beside a result (stop problems)
     std::optional<run_result> result;
     detail::sampled_server sampled;
 };
@@ -127,8 +129,8 @@ std::optional<std::string> beyond_open_files(scenario& s, bool fit)
 
 /// The CPU lists every run of a suite uses.
 struct pinning {
-    affinity_record text;               ///< as recorded in the context ("" when not pinned)
-    std::string server_cpus;            ///< passed as --cpus ("" when the server keeps the inherited mask)
+    affinity_record text;     ///< as recorded in the context ("" when not pinned)
+    std::string server_cpus;  ///< passed as --cpus ("" when the server keeps the inherited mask)
     std::string downstream_cpus;
     unsigned load_cpu_count = 0;
 };
@@ -220,8 +222,8 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
 struct arm_record {
     suite_entry entry;
     std::optional<run_result> merged;
-    std::vector<run_result> rounds;                    ///< each server's own result, for its context line
-    std::vector<detail::sampled_server> servers;       ///< each server's readings, for the server timeline
+    std::vector<run_result> rounds;               ///< each server's own result, for its context line
+    std::vector<detail::sampled_server> servers;  ///< each server's readings, for the server timeline
     std::string notes;
     std::optional<run_status> not_run_or_failed;
     clock::duration spent{};

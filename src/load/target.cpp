@@ -44,8 +44,8 @@ result<target> resolve_target(std::string_view text, bool allow_remote)
     boost::asio::io_context ioc;
     boost::asio::ip::tcp::resolver resolver(ioc);
     boost::system::error_code ec;
-    auto results = resolver.resolve(u->host, std::to_string(u->port), boost::asio::ip::resolver_base::numeric_service,
-                                    ec);
+    auto results =
+        resolver.resolve(u->host, std::to_string(u->port), boost::asio::ip::resolver_base::numeric_service, ec);
     if (ec)
         return fail("cannot resolve '" + u->host + "': " + ec.message());
     bool all_loopback = true;

@@ -10,7 +10,10 @@ namespace execbench::load {
 
 namespace {
 
-double ms(std::int64_t micros) { return double(micros) / 1000.0; }
+double ms(std::int64_t micros)
+{
+    return double(micros) / 1000.0;
+}
 
 std::uint64_t percentile_of(std::vector<std::uint64_t> v, double p)
 {
@@ -157,8 +160,7 @@ void summarize_trials(run_result& out)
         metric_spread m;
         m.name = first[k].first;
         m.spread = stats::summarize(columns[k]);
-        m.noisy = counted > 1 &&
-                  std::find(noisy_names.begin(), noisy_names.end(), m.name) != noisy_names.end() &&
+        m.noisy = counted > 1 && std::find(noisy_names.begin(), noisy_names.end(), m.name) != noisy_names.end() &&
                   stats::is_noisy(m.spread);
         out.summary.push_back(std::move(m));
     }

@@ -45,8 +45,8 @@ public:
     {
         auto c = std::make_unique<call>();
         http::write_get_request(server_, target, c->request);
-        return boost::asio::async_compose<CompletionToken, void(http::call_outcome)>(get_op{*this, std::move(c)},
-                                                                                    token, executor_);
+        return boost::asio::async_compose<CompletionToken, void(http::call_outcome)>(get_op{*this, std::move(c)}, token,
+                                                                                     executor_);
     }
 
     /// Fails the calls in progress (their sockets are shut down) and every later call with `operation_aborted`: how

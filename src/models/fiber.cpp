@@ -22,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-
 namespace execbench::models {
 
 namespace {
@@ -192,8 +191,8 @@ private:
         return std::nullopt;
     }
 
-    bool stream_events(fiber_connection& conn, endpoints::request_cycle& cycle, std::string& out,
-                       timer_type& timer, const yield_type& yield)
+    bool stream_events(fiber_connection& conn, endpoints::request_cycle& cycle, std::string& out, timer_type& timer,
+                       const yield_type& yield)
     {
         const auto& stream = cycle.plan.stream;
         for (std::uint32_t i = 0; i < stream.count; ++i) {
@@ -221,8 +220,7 @@ private:
 
     /// Writes `head` and `body` in one gathered write, trying at once and parking the fiber only while the socket
     /// has no room.
-    bool write(fiber_connection& conn, std::string_view head, std::string_view body,
-               const yield_type& yield) const
+    bool write(fiber_connection& conn, std::string_view head, std::string_view body, const yield_type& yield) const
     {
         conn.deadline.expires_after(context_.timeouts.write);
         std::array buffers{asio::buffer(head), asio::buffer(body)};

@@ -49,12 +49,19 @@ struct event_loop {
 ///
 /// Deadlines are checked by the loop's `deadline_sweep`, not a timer per operation: on the hot path setting one is
 /// a store. Reads wait for readiness first and then read without blocking, and writes are tried at once; the
-/// reactor is involved only when the socket has nothing to read or no room to write. That keeps the system calls per request at one read and one write, as nginx does.
+/// reactor is involved only when the socket has nothing to read or no room to write. That keeps the system calls per
+/// request at one read and one write, as nginx does.
 class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
-        : socket_(std::move(socket)), timer_(loop.io.get_executor()), loop_(loop), context_(context),
-          app_(context.app), stopping_(stopping), scope_(app_.counters()), cycle_(app_)
+        : socket_(std::move(socket)),
+          timer_(loop.io.get_executor()),
+          loop_(loop),
+          context_(context),
+          app_(context.app),
+          stopping_(stopping),
+          scope_(app_.counters()),
+          cycle_(app_)
     {
         loop_.deadlines.watch(deadline_, socket_.native_handle());
     }
@@ -117,9 +124,8 @@ private:
     void do_wait_or_call()
     {
         if (cycle_.plan.calls_downstream()) {
-            loop_.downstream->async_get(cycle_.downstream_target(), [self = shared_from_this()](http::call_outcome o) {
-                self->on_stage1(o);
-            });
+            loop_.downstream->async_get(cycle_.downstream_target(),
+                                        [self = shared_from_this()](http::call_outcome o) { self->on_stage1(o); });
         } else if (cycle_.plan.delay_millis > 0) {
             timer_.expires_after(std::chrono::milliseconds(cycle_.plan.delay_millis));
             timer_.async_wait([self = shared_from_this()](error_code) { self->on_stage1({}); });
@@ -138,9 +144,7 @@ private:
     void do_work()
     {
         switch (cycle_.plan.what) {
-        case endpoints::work::respond:
-            cycle_.respond();
-            return do_write_response();
+        case endpoints::work::respond: cycle_.respond(); return do_write_response();
         case endpoints::work::compute:
             // Deliberately on the loop thread: this is the naive reactive handler whose cost the study measures.
             cycle_.respond(app_.compute(cycle_.plan));

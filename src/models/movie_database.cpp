@@ -27,9 +27,8 @@ constexpr const char* schema_sql =
     "CREATE INDEX IF NOT EXISTS movie_directors_by_name ON movie_directors(last_name_lower, movie_id);";
 constexpr const char* unlock_sql = "SELECT pg_advisory_unlock(7311)";
 
-constexpr const char* select_sql =
-    "SELECT m.id, m.doc FROM movie_directors d JOIN movies m ON m.id = d.movie_id"
-    " WHERE d.last_name_lower = $1 ORDER BY m.id";
+constexpr const char* select_sql = "SELECT m.id, m.doc FROM movie_directors d JOIN movies m ON m.id = d.movie_id"
+                                   " WHERE d.last_name_lower = $1 ORDER BY m.id";
 
 // A batch in one statement, so it is one implicit transaction and one round trip: ids are drawn first, the movies
 // and their directors inserted from the same rows, and the ids come back in the batch's order. A `json` value keeps
@@ -275,10 +274,22 @@ private:
     phase phase_ = phase::idle;
 };
 
-db_wait start(db_link& link, db_job& job) { return link.start(job); }
-db_wait resume(db_link& link, db_job& job) { return link.resume(job); }
-int socket_of(const db_link& link) noexcept { return link.socket(); }
-bool connecting(const db_link& link) noexcept { return link.is_connecting(); }
+db_wait start(db_link& link, db_job& job)
+{
+    return link.start(job);
+}
+db_wait resume(db_link& link, db_job& job)
+{
+    return link.resume(job);
+}
+int socket_of(const db_link& link) noexcept
+{
+    return link.socket();
+}
+bool connecting(const db_link& link) noexcept
+{
+    return link.is_connecting();
+}
 
 std::size_t stored_movies(db_link& link)
 {
@@ -328,10 +339,7 @@ bool db_watch::fired()
 
 }  // namespace detail
 
-movie_database::op_state::op_state(movie_database& database, executor_type executor)
-    : db(database), timer(executor)
-{
-}
+movie_database::op_state::op_state(movie_database& database, executor_type executor) : db(database), timer(executor) {}
 
 movie_database::op_state::~op_state()
 {
@@ -402,7 +410,10 @@ movie_database::movie_database(const database_options& options)
     guard.armed = false;
 }
 
-movie_database::~movie_database() { ::close(cancel_fd_); }
+movie_database::~movie_database()
+{
+    ::close(cancel_fd_);
+}
 
 void movie_database::cancel()
 {
@@ -494,11 +505,11 @@ endpoints::database_answer movie_database::run(const endpoints::plan& p)
     auto wait = stop ? detail::db_wait::done : detail::start(*link, job);
     bool timed_out = false;
     while (wait != detail::db_wait::done) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                                 std::chrono::steady_clock::now());
-        pollfd fds[2] = {{cancel_fd_, POLLIN, 0},
-                         {detail::socket_of(*link),
-                          static_cast<short>(wait == detail::db_wait::read ? POLLIN : POLLOUT), 0}};
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd fds[2] = {
+            {cancel_fd_, POLLIN, 0},
+            {detail::socket_of(*link), static_cast<short>(wait == detail::db_wait::read ? POLLIN : POLLOUT), 0}};
         const int ready = left.count() <= 0 ? 0 : ::poll(fds, 2, static_cast<int>(left.count()));
         if (ready > 0 && fds[0].revents != 0) {
             stop = true;
@@ -543,8 +554,7 @@ void movie_database::settle(detail::db_job& job, detail::db_link*& link, bool ti
     // An answer that arrived just as the deadline passed is kept; a wait the deadline ended (the socket shut down
     // under it) is the timeout it is, not the lost connection it looks like.
     const bool answered = !job.answer.failed && job.answer.body != nullptr;
-    if (timed_out && !answered &&
-        (!job.answer.failed || *job.answer.failed == http::failure::database_unavailable)) {
+    if (timed_out && !answered && (!job.answer.failed || *job.answer.failed == http::failure::database_unavailable)) {
         job.answer = failed(http::failure::database_timeout,
                             "no answer within " + std::to_string(options_.timeout.count()) + " ms (--db-timeout)");
         return;

@@ -53,10 +53,7 @@ struct connection {
 
 class pool_server final : public server {
 public:
-    explicit pool_server(const server_context& context)
-        : context_(context), app_(context.app), queue_(context.queue)
-    {
-    }
+    explicit pool_server(const server_context& context) : context_(context), app_(context.app), queue_(context.queue) {}
 
     ~pool_server() override { shutdown(clock::now()); }
 

@@ -40,9 +40,9 @@ std::chrono::milliseconds accept_backoff(const boost::system::error_code& ec) no
 /// A socket bound to an io_context's executor.
 using socket_type = boost::asio::basic_stream_socket<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
 /// A steady timer bound to an io_context's executor.
-using timer_type = boost::asio::basic_waitable_timer<std::chrono::steady_clock,
-                                                     boost::asio::wait_traits<std::chrono::steady_clock>,
-                                                     boost::asio::io_context::executor_type>;
+using timer_type =
+    boost::asio::basic_waitable_timer<std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>,
+                                      boost::asio::io_context::executor_type>;
 
 /// Prepares an accepted socket the way every model serves it: Nagle off (an answer is written whole, at once) and
 /// non-blocking (a model tries the socket first and waits for readiness only when it would block).

@@ -25,7 +25,10 @@ std::string fnv1a_hex(std::string_view data)
     return buf;
 }
 
-std::string chart_name(const std::string& scenario) { return scenario + ".png"; }
+std::string chart_name(const std::string& scenario)
+{
+    return scenario + ".png";
+}
 
 namespace {
 
@@ -84,7 +87,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
     if (burst)
         j["why"] = shape_burst ? "a burst" : "a run shorter than 3 s";
     j["title"] = s.name + " / " + scenario + scale_suffix(s, scenario);
-    j["all_arms"] = s.models;   // the style of an arm stays the same on every chart of the suite
+    j["all_arms"] = s.models;  // the style of an arm stays the same on every chart of the suite
     j["arms"] = nlohmann::json::array();
     for (const auto& m : s.models) {
         const auto* v = find_run(s, scenario, m);

@@ -87,7 +87,8 @@ using suite_runs = std::map<std::string, std::map<std::string, run_rows>>;
 
 bool selected(const std::string& selector, const std::string& run_id, const std::string& revision)
 {
-    return selector.empty() || run_id.rfind(selector, 0) == 0 || (!revision.empty() && revision.rfind(selector, 0) == 0);
+    return selector.empty() || run_id.rfind(selector, 0) == 0 ||
+           (!revision.empty() && revision.rfind(selector, 0) == 0);
 }
 
 result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string& selector)
@@ -115,7 +116,7 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
         r.run_id = text(row, run_id);
         r.shape = text(row, shape);
         r.scale = scale >= 0 && !text(row, scale).empty() ? number_of(text(row, scale)) : 1.0;
-        out[text(row, scenario)][arm_name] = std::move(r);   // later rows are later runs
+        out[text(row, scenario)][arm_name] = std::move(r);  // later rows are later runs
     }
     for (auto& [sc, arms] : out)
         for (auto& [a, r] : arms)
@@ -188,7 +189,8 @@ arm_comparison compare_arm(const run_rows& old_run, const run_rows& new_run, dou
     a.new_trials = static_cast<unsigned>(new_trials.size());
     bool few = a.old_trials < min_verdict_trials || a.new_trials < min_verdict_trials;
     auto unsampled = [](const std::vector<trial_row>& ts) {
-        return std::any_of(ts.begin(), ts.end(), [](const trial_row& t) { return server_samples(t) < min_server_samples; });
+        return std::any_of(ts.begin(), ts.end(),
+                           [](const trial_row& t) { return server_samples(t) < min_server_samples; });
     };
     bool burst = new_run.shape == "burst" || (new_run.shape.empty() && old_run.shape == "burst");
     for (const auto& h : headline_metrics(burst)) {
@@ -303,10 +305,11 @@ std::string compare_markdown(const comparison& c)
                << (measured ? figure(m.ratio.ratio) + "× (" + figure(m.ratio.low) + "–" + figure(m.ratio.high) + ")"
                             : std::string{"–"})
                << " | " << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "")
-               << to_string(m.verdict)
-               << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "") << " |\n";
+               << to_string(m.verdict) << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "")
+               << " |\n";
         }
-    md << "\n" << c.count(change::regressed) << " regressed, " << c.count(change::improved) << " improved, "
+    md << "\n"
+       << c.count(change::regressed) << " regressed, " << c.count(change::improved) << " improved, "
        << c.count(change::unchanged) << " unchanged";
     if (auto n = c.count(change::too_few_trials) + c.count(change::not_sampled))
         md << ", " << n << " without a verdict (too few trials or not sampled)";
@@ -324,7 +327,7 @@ std::string compare_json(const comparison& c)
     j["threshold_percent"] = c.threshold_percent;
     j["rows"] = nlohmann::json::array();
     for (const auto& r : c.rows) {
-        nlohmann::json row{{"suite", r.suite},         {"scenario", r.scenario},     {"arm", r.arm},
+        nlohmann::json row{{"suite", r.suite},           {"scenario", r.scenario},     {"arm", r.arm},
                            {"old_run_id", r.old_run_id}, {"new_run_id", r.new_run_id}, {"old_trials", r.old_trials},
                            {"new_trials", r.new_trials}};
         row["metrics"] = nlohmann::json::array();

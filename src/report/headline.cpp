@@ -77,8 +77,10 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; revision " << c.revision
        << ". Each cell: p99 latency · requests per second (bursts: p99 · wall time), then requests that failed or "
           "the share an open-loop rate could not send; `~` marks a noisy run (a key figure's trial range exceeds "
-          "20 % of its median). The last column compares the p99 of the arms: the winner's (or the arms sharing the lead, "
-          "`fiber = loop`) factor over the runner-up with its 95 % bootstrap interval, or a tie where the interval holds 1 (every pair and metric "
+          "20 % of its median). The last column compares the p99 of the arms: the winner's (or the arms sharing the "
+          "lead, "
+          "`fiber = loop`) factor over the runner-up with its 95 % bootstrap interval, or a tie where the interval "
+          "holds 1 (every pair and metric "
           "on the pages).";
     if (!shortened.empty()) {
         rb << " Trials were shorter than their scenario files in:";
@@ -86,7 +88,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             rb << (i ? ", " : " ") << shortened[i];
         rb << " (both lengths on the pages).";
     }
-    if (paths.docs_link == ".")   // the HTML index itself: the suites' pages are listed above
+    if (paths.docs_link == ".")  // the HTML index itself: the suites' pages are listed above
         rb << " Details, spreads and charts on each suite's page";
     else
         rb << " Details, spreads and charts in [" << paths.docs_link << "/](" << paths.docs_link
@@ -130,7 +132,8 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
 
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
           "of the ratio of medians lies more than "
-       << tie_margin * 100 << " % from 1. Shared leads (two arms tied with each other, both ahead of the rest), "
+       << tie_margin * 100
+       << " % from 1. Shared leads (two arms tied with each other, both ahead of the rest), "
           "ties and cells without a verdict are counted apart; the pages say which:\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());

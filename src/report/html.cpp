@@ -90,7 +90,7 @@ std::vector<std::string> table_cells(std::string_view line)
 {
     std::vector<std::string> cells;
     std::string cur;
-    for (std::size_t i = 1; i < line.size(); ++i) {   // skip the leading '|'
+    for (std::size_t i = 1; i < line.size(); ++i) {  // skip the leading '|'
         if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
             cur += '|';
             ++i;
@@ -183,7 +183,7 @@ std::string block_html(std::string_view md)
             bool blank = true;
             for (const auto& c : header)
                 blank = blank && c.empty();
-            if (!blank) {   // a key/value table has no header worth a row
+            if (!blank) {  // a key/value table has no header worth a row
                 html << "<thead><tr>";
                 for (const auto& c : header)
                     html << "<th>" << inline_html(c) << "</th>";
@@ -254,7 +254,8 @@ std::string page(const std::string& title, const std::string& body, const report
 {
     // Chart placeholders name the SVG by its path as bench-report sees it, for expand_charts.
     std::string b = body;
-    const std::string dir = (paths.docs_dir.generic_string().empty() ? std::string{"."} : paths.docs_dir.generic_string());
+    const std::string dir =
+        (paths.docs_dir.generic_string().empty() ? std::string{"."} : paths.docs_dir.generic_string());
     for (std::size_t at; (at = b.find("__SVG_DIR__")) != std::string::npos;) {
         auto end = b.find("__SVG_END__", at);
         auto svg = b.substr(at + 11, end - at - 11);
@@ -282,14 +283,12 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
     std::ostringstream md;
     md << "# execbench results\n\n";
     for (const auto& s : suites)
-        md << "- [" << s.name << "](" << s.name << ".md): " << s.scenarios.size() << " scenario(s), arms "
-           << [&] {
-                  std::string a;
-                  for (const auto& m : s.models)
-                      a += (a.empty() ? "" : ", ") + m;
-                  return a;
-              }()
-           << "\n";
+        md << "- [" << s.name << "](" << s.name << ".md): " << s.scenarios.size() << " scenario(s), arms " << [&] {
+            std::string a;
+            for (const auto& m : s.models)
+                a += (a.empty() ? "" : ", ") + m;
+            return a;
+        }() << "\n";
     md << "\n## Headline\n";
     auto local = paths;
     local.docs_link = ".";

@@ -240,7 +240,8 @@ void context_section(std::ostringstream& md, const suite_data& s, const report_p
           "intended send time), successful requests only (\"–\" when none succeeded); service time from the "
           "actual send; RSS in MiB; CPU in percent of one core; counts are whole numbers (a median of two trials "
           "rounded half to even). A run is **noisy** when a key figure's trial range exceeds 20 % of its median. "
-          "Raw data: [`" << s.stem << ".csv`](" << paths.results_link << "/" << s.name << "/" << s.stem
+          "Raw data: [`"
+       << s.stem << ".csv`](" << paths.results_link << "/" << s.name << "/" << s.stem
        << ".csv) and the files beside it; how to read them: [methodology](" << paths.methodology_link << ").\n\n";
 }
 
@@ -263,12 +264,9 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
         std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
                                    any ? cell_escape(load_text(*any) + scale_suffix(s, sc)) : "–",
                                    any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
-                                   get(load::column::warmup),
-                                   any ? get(load::column::trials) : "–"};
+                                   get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
-            r.push_back(!any                      ? "–"
-                        : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**"
-                                                    : "same");
+            r.push_back(!any ? "–" : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**" : "same");
         r.push_back(cell_escape(server.empty() ? "–" : server));
         r.push_back(cell_escape(desc.empty() ? "–" : desc));
         rows.push_back(std::move(r));
@@ -327,7 +325,7 @@ std::string readable_message(const std::string& message)
 /// the notes first appear.
 std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
 {
-    std::vector<std::pair<std::string, std::string>> lines;   // arms, note
+    std::vector<std::pair<std::string, std::string>> lines;  // arms, note
     for (const auto& [arm, note] : arm_notes) {
         auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == note; });
         if (it == lines.end())
@@ -377,7 +375,7 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
         if (const auto* v = find_run(s, sc, m); v && !v->message.empty())
             messages.emplace_back(m, readable_message(v->message));
     std::string notes = grouped_notes(messages);
-    std::string above;   // arms whose p99 or p99.9 shows above their max
+    std::string above;  // arms whose p99 or p99.9 shows above their max
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, sc, m);
             v && v->ran() && v->number(metric::requests_ok) > 0 &&
@@ -385,7 +383,8 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
                 v->number(metric::latency_millis_max))
             above += (above.empty() ? "" : ", ") + m;
     if (!above.empty())
-        notes += "- " + above + ": a percentile above max: each figure is the median of its own trials, and a "
+        notes += "- " + above +
+                 ": a percentile above max: each figure is the median of its own trials, and a "
                  "percentile is the top of its histogram bucket (within 0.1 %).\n";
     if (!notes.empty())
         md << "\n" << notes;
@@ -440,7 +439,7 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
         row("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
     row("wall (ms)", [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
     row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
-    if (!burst)   // a burst ends within a second or two: per-second figures have one bucket
+    if (!burst)  // a burst ends within a second or two: per-second figures have one bucket
         row("req/s per second p50 / max", [](const run_view& v) {
             return count(v.number(metric::per_second_requests_p50)) + " / " +
                    count(v.number(metric::per_second_requests_max));
@@ -490,7 +489,7 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
         if (v.text(load::column::noisy) != "1")
             return std::string{"no"};
         auto which = v.text(load::column::noisy_metrics);
-        std::string listed;   // the CSV separates with ';': spaced here so a long list wraps in a table cell
+        std::string listed;  // the CSV separates with ';': spaced here so a long list wraps in a table cell
         for (char c : which)
             listed += c == ';' ? std::string{", "} : std::string(1, c);
         return "**yes** (" + listed + ")";
@@ -514,4 +513,3 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
 }
 
 }  // namespace execbench::report
-

@@ -48,7 +48,7 @@ result<merge_result> merge_logs(const merge_options& options)
     }
 
     std::vector<std::string> tags_seen;
-    std::vector<std::size_t> last_log;   // per series: 1 + the index of the last log that added to it
+    std::vector<std::size_t> last_log;  // per series: 1 + the index of the last log that added to it
     for (std::size_t li = 0; li < texts.size(); ++li) {
         auto add = [&](const stats::log_times& times, const stats::log_line& line) -> result<void> {
             if (std::find(tags_seen.begin(), tags_seen.end(), line.tag) == tags_seen.end())
@@ -67,13 +67,13 @@ result<merge_result> merge_logs(const merge_options& options)
             auto values = stats::decode_log_payload(line.payload);
             if (!values)
                 return values.err();
-            auto it = std::find_if(out.series.begin(), out.series.end(),
-                                   [&](const auto& s) { return s.tag == line.tag; });
+            auto it =
+                std::find_if(out.series.begin(), out.series.end(), [&](const auto& s) { return s.tag == line.tag; });
             if (it == out.series.end()) {
-                out.series.push_back({std::string(line.tag),
-                                      stats::histogram(values->lowest(), values->highest(),
-                                                       values->significant_digits()),
-                                      0, 0, start, end});
+                out.series.push_back(
+                    {std::string(line.tag),
+                     stats::histogram(values->lowest(), values->highest(), values->significant_digits()), 0, 0, start,
+                     end});
                 it = std::prev(out.series.end());
                 last_log.push_back(0);
             }

@@ -29,7 +29,10 @@ std::vector<nlohmann::json> contexts_with_arms(const suite_data& s)
     return out;
 }
 
-std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string text_of(const nlohmann::json& v)
+{
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 }  // namespace
 
@@ -95,18 +98,19 @@ std::string arm_notes(const suite_data& s, const std::string& scenario)
             out += "- `" + k + "`: " + line + "\n";
     }
     std::string md = settings.size() < 2 ? std::string{}
-                     : out.empty()       ? "Server settings (from /health) are the same for every arm, model aside.\n\n"
-                                         : "Server settings that differ between arms (from each server's /health):\n\n" +
-                                         out + "\n";
+                     : out.empty()
+                         ? "Server settings (from /health) are the same for every arm, model aside.\n\n"
+                         : "Server settings that differ between arms (from each server's /health):\n\n" + out + "\n";
     auto by_arm = s.runs.find(scenario);
     if (by_arm != s.runs.end())
         for (const auto& [arm, v] : by_arm->second) {
             auto bound = v.number("generator_bound_trials");
             if (bound > 0)
-                md += "**" + arm + "**: " + std::to_string(static_cast<long>(bound)) + " of " +
-                      std::to_string(static_cast<long>(v.number("trials"))) +
-                      " trial(s) generator-bound (the load generator, not the server, was the bottleneck); " +
-                      (bound < v.number("trials") ? "left out of the medians.\n\n" : "all kept, so read with care.\n\n");
+                md +=
+                    "**" + arm + "**: " + std::to_string(static_cast<long>(bound)) + " of " +
+                    std::to_string(static_cast<long>(v.number("trials"))) +
+                    " trial(s) generator-bound (the load generator, not the server, was the bottleneck); " +
+                    (bound < v.number("trials") ? "left out of the medians.\n\n" : "all kept, so read with care.\n\n");
         }
     return md;
 }

@@ -113,7 +113,7 @@ bool chart_fresh(const report_output& out, const chart_job& c)
 result<void> draw_charts(const report_output& out, const std::filesystem::path& chart_script, const std::string& python)
 {
     nlohmann::json jobs = nlohmann::json::array();
-    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged;   // staging → final
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged;  // staging → final
     for (const auto& c : out.charts) {
         if (chart_fresh(out, c))
             continue;
@@ -121,7 +121,9 @@ result<void> draw_charts(const report_output& out, const std::filesystem::path& 
         std::filesystem::create_directories(c.png.parent_path(), ec);
         auto png = with_suffix(c.png, ".new.png");
         auto svg = with_suffix(svg_of(c.png), ".new.svg");
-        jobs.push_back({{"png", png.string()}, {"svg", svg.string()}, {"name", c.png.stem().string()},
+        jobs.push_back({{"png", png.string()},
+                        {"svg", svg.string()},
+                        {"name", c.png.stem().string()},
                         {"data", nlohmann::json::parse(c.data_json)}});
         staged.emplace_back(png, c.png);
         staged.emplace_back(svg, svg_of(c.png));

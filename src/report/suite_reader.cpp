@@ -49,8 +49,8 @@ std::vector<std::map<std::string, std::string>> rows_of(const load::csv_table& t
 }
 
 /// The percentiles a spectrum is drawn at, HdrHistogram style: dense towards the tail.
-constexpr double spectrum_points[] = {0,    10,    20,   30,   40,    50,    60,     70,    75,    80,
-                                      85,   90,    92.5, 95,   96.25, 97.5,  98.125, 98.75, 99,    99.25,
+constexpr double spectrum_points[] = {0,    10,    20,   30,    40,     50,    60,     70,     75, 80,
+                                      85,   90,    92.5, 95,    96.25,  97.5,  98.125, 98.75,  99, 99.25,
                                       99.5, 99.75, 99.9, 99.95, 99.975, 99.99, 99.995, 99.999, 100};
 
 std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
@@ -123,7 +123,7 @@ std::string results_stem(const std::filesystem::path& dir)
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)
 {
     if (!results_stem(results_root).empty())
-        return {results_root};   // a suite folder given directly
+        return {results_root};  // a suite folder given directly
     std::vector<std::filesystem::path> out;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(results_root, ec))
@@ -179,7 +179,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 v.arm = arm_of(v.summary);
             }
             models_seen.insert(v.arm);
-            d.runs[e.scenario][v.arm] = std::move(v);   // later lines replace earlier ones
+            d.runs[e.scenario][v.arm] = std::move(v);  // later lines replace earlier ones
         }
     } else {
         // Plain bench-load results: every summary row is a run; the last one of a scenario × model counts.
@@ -192,9 +192,9 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             v.run_id = id;
             v.summary = row;
             bool errors = to_number(field(row, metric::requests_error)) > 0 || field(row, column::partial) == "1";
-            v.status = errors                                                   ? load::run_status::errors
+            v.status = errors                                               ? load::run_status::errors
                        : to_number(field(row, metric::requests_unsent)) > 0 ? load::run_status::behind
-                                                                                : load::run_status::ok;
+                                                                            : load::run_status::ok;
             note_scenario(v.scenario);
             models_seen.insert(v.arm);
             d.runs[v.scenario][v.arm] = std::move(v);
@@ -351,7 +351,7 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
     for (const auto& name : s.scenarios) {
         auto sc = load::load_named_scenario(scenario_dir, name);
         if (!sc)
-            continue;   // a scenario renamed or removed since: the recorded settings are all there is
+            continue;  // a scenario renamed or removed since: the recorded settings are all there is
         if (!s.descriptions.count(name))
             s.descriptions[name] = sc->description;
         const run_view* ran = nullptr;

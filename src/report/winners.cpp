@@ -97,8 +97,7 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             c.kind = verdict::too_few_trials;
             return c;
         }
-        if (rule.source == metric_source::per_second &&
-            any_trial(ts, [](const trial_row& t) {
+        if (rule.source == metric_source::per_second && any_trial(ts, [](const trial_row& t) {
                 auto wall = t.find(std::string(metric::wall_millis));
                 return wall != t.end() && wall->second < two_buckets_millis;
             })) {
@@ -111,7 +110,7 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             return c;
         }
     }
-    std::map<std::string, unsigned> above;   // arm → pairs it ranks higher in
+    std::map<std::string, unsigned> above;  // arm → pairs it ranks higher in
     for (std::size_t i = 0; i < names.size(); ++i)
         for (std::size_t j = i + 1; j < names.size(); ++j) {
             pair_verdict p;
@@ -145,8 +144,9 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
                 return (p.first == a || p.second == a) && !p.better.empty() && p.better != a;
             }))
             top.push_back(a);
-    if (top.size() >= 2 && top.size() < names.size() &&
-        std::all_of(top.begin(), top.end(), [&](const std::string& a) { return above[a] == names.size() - top.size(); })) {
+    if (top.size() >= 2 && top.size() < names.size() && std::all_of(top.begin(), top.end(), [&](const std::string& a) {
+            return above[a] == names.size() - top.size();
+        })) {
         c.kind = verdict::shared;
         c.leaders = std::move(top);
     }
@@ -213,9 +213,7 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
                 for (const auto& a : c.leaders)
                     ++t.shared_leads[a];
                 break;
-            case verdict::tie:
-                ++t.ties;
-                break;
+            case verdict::tie: ++t.ties; break;
             case verdict::too_few_trials: ++t.too_few_trials; break;
             case verdict::not_sampled: ++t.not_sampled; break;
             case verdict::not_ranked: ++t.not_ranked; break;
@@ -291,7 +289,10 @@ std::string tie_text(const pair_verdict& p)
     return "tie: " + p.first + " / " + p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high);
 }
 
-const std::string& worse_of(const pair_verdict& p) { return p.better == p.first ? p.second : p.first; }
+const std::string& worse_of(const pair_verdict& p)
+{
+    return p.better == p.first ? p.second : p.first;
+}
 
 /// How far apart a pair is, either way round: 2× and 0.5× are equally far. A pair decided by failures is farthest.
 double distance(const pair_verdict& p)
@@ -367,8 +368,8 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
     auto lead = cell_text(c);
     if (p->by_failures)
         return lead + ": " + worse_of(*p) + " had failed or unsent requests";
-    return lead + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") +
-           " than " + worse_of(*p);
+    return lead + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") + " than " +
+           worse_of(*p);
 }
 
 std::string share_text(const winners_table& t)
@@ -420,8 +421,8 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " | "
            << w.shared_leads.at(m) << " |\n";
     md << "\nDecided cells: " << w.decided << "; shared leads: " << w.shared << "; ties: " << w.ties
-       << "; no verdict: " << w.too_few_trials
-       << " too few trials, " << w.not_sampled << " not sampled, " << w.not_ranked << " not ranked.\n\n";
+       << "; no verdict: " << w.too_few_trials << " too few trials, " << w.not_sampled << " not sampled, "
+       << w.not_ranked << " not ranked.\n\n";
     if (w.decided + w.shared + w.ties > 0)
         md << "![winners](" << s.name << "/winners.png)\n\n";
     if (w.scenarios.empty())

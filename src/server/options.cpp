@@ -21,7 +21,10 @@ namespace execbench::server {
 
 namespace {
 
-unsigned hardware_threads() { return usable_cpu_count(); }
+unsigned hardware_threads()
+{
+    return usable_cpu_count();
+}
 
 endpoints::server_info info_of(const options& opts, unsigned offload_threads)
 {
@@ -81,8 +84,9 @@ instance::instance(const options& opts)
       offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
       app_(database_ ? endpoints::app(info_of(opts, offload_.threads()), counters_)
                      : endpoints::app(info_of(opts, offload_.threads()), *movies_, counters_)),
-      context_{app_,      offload_,  {},          opts.host, opts.port, app_.info().threads,
-               opts.queue, opts.fiber_stack_kb, opts.timeouts, database_.get()}
+      context_{
+          app_,          offload_,       {}, opts.host, opts.port, app_.info().threads, opts.queue, opts.fiber_stack_kb,
+          opts.timeouts, database_.get()}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {
@@ -102,9 +106,15 @@ instance::instance(const options& opts)
     app_.set_downstream(downstream_text);
 }
 
-instance::~instance() { stop(std::chrono::steady_clock::now()); }
+instance::~instance()
+{
+    stop(std::chrono::steady_clock::now());
+}
 
-void instance::start() { server_->start(); }
+void instance::start()
+{
+    server_->start();
+}
 
 bool instance::stop(std::chrono::steady_clock::time_point deadline)
 {

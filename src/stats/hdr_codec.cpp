@@ -169,8 +169,7 @@ result<std::vector<std::uint8_t>> encode_compressed(const histogram& h)
     auto plain = encode_v2(h);
     uLongf length = compressBound(static_cast<uLong>(plain.size()));
     std::vector<std::uint8_t> out(compressed_header_size + length);
-    if (compress(out.data() + compressed_header_size, &length, plain.data(), static_cast<uLong>(plain.size())) !=
-        Z_OK)
+    if (compress(out.data() + compressed_header_size, &length, plain.data(), static_cast<uLong>(plain.size())) != Z_OK)
         return fail("HdrHistogram compressed encoding: zlib could not deflate the histogram");
     out.resize(compressed_header_size + length);
     std::vector<std::uint8_t> header;

@@ -54,8 +54,8 @@ result<layout> make_layout(std::int64_t lowest, std::int64_t highest, int digits
     l.sub_bucket_half_count_magnitude = std::max(sub_bucket_count_magnitude, 1) - 1;
     l.unit_magnitude = 63 - std::countl_zero(static_cast<std::uint64_t>(lowest));
     if (l.unit_magnitude + l.sub_bucket_half_count_magnitude > 61)
-        return fail("histogram lowest value " + std::to_string(lowest) + " is too large for " +
-                    std::to_string(digits) + " significant digits");
+        return fail("histogram lowest value " + std::to_string(lowest) + " is too large for " + std::to_string(digits) +
+                    " significant digits");
     l.sub_bucket_count = std::int64_t{1} << (l.sub_bucket_half_count_magnitude + 1);
 
     std::int64_t smallest_untrackable = l.sub_bucket_count << l.unit_magnitude;
@@ -64,8 +64,7 @@ result<layout> make_layout(std::int64_t lowest, std::int64_t highest, int digits
         smallest_untrackable <<= 1;
         ++l.bucket_count;
     }
-    l.counts_length = static_cast<std::size_t>(l.bucket_count + 1) *
-                      static_cast<std::size_t>(l.sub_bucket_count / 2);
+    l.counts_length = static_cast<std::size_t>(l.bucket_count + 1) * static_cast<std::size_t>(l.sub_bucket_count / 2);
     return l;
 }
 

@@ -17,8 +17,12 @@ std::vector<std::uint8_t> bytes_of(const std::string& s)
 TEST_CASE("base64 writes and reads RFC 4648's test vectors", "[base64]")
 {
     // RFC 4648 section 10.
-    const std::pair<std::string, std::string> vectors[] = {{"", ""},         {"f", "Zg=="},     {"fo", "Zm8="},
-                                                           {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+    const std::pair<std::string, std::string> vectors[] = {{"", ""},
+                                                           {"f", "Zg=="},
+                                                           {"fo", "Zm8="},
+                                                           {"foo", "Zm9v"},
+                                                           {"foob", "Zm9vYg=="},
+                                                           {"fooba", "Zm9vYmE="},
                                                            {"foobar", "Zm9vYmFy"}};
     for (const auto& [plain, encoded] : vectors) {
         CAPTURE(plain);

@@ -57,8 +57,7 @@ std::set<std::string> documented_tests(const std::string& markdown)
 
 }  // namespace
 
-TEST_CASE("docs/reliability.md names only tests that exist, and every reliability test is named there",
-          "[docs]")
+TEST_CASE("docs/reliability.md names only tests that exist, and every reliability test is named there", "[docs]")
 {
     const std::filesystem::path root = EXECBENCH_SOURCE_DIR;
     const auto doc = read_file(root / "docs/reliability.md");
@@ -86,9 +85,9 @@ TEST_CASE("docs/reliability.md names only tests that exist, and every reliabilit
     }
 
     // The suites written for reliability must all be accounted for in the document.
-    for (const char* file : {"tests/models/hostile_input_test.cpp", "tests/models/limits_test.cpp",
-                             "tests/server/lifecycle_test.cpp", "tests/server/security_test.cpp",
-                             "tests/load/faults_test.cpp"}) {
+    for (const char* file :
+         {"tests/models/hostile_input_test.cpp", "tests/models/limits_test.cpp", "tests/server/lifecycle_test.cpp",
+          "tests/server/security_test.cpp", "tests/load/faults_test.cpp"}) {
         for (const auto& name : test_names(read_file(root / file))) {
             if (name.rfind("docs/", 0) == 0)
                 continue;

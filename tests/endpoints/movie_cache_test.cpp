@@ -6,7 +6,10 @@ using execbench::endpoints::director_cache;
 
 namespace {
 
-std::shared_ptr<const std::string> answer(const char* text) { return std::make_shared<const std::string>(text); }
+std::shared_ptr<const std::string> answer(const char* text)
+{
+    return std::make_shared<const std::string>(text);
+}
 
 }  // namespace
 

@@ -159,8 +159,7 @@ TEST_CASE("parse_movies names the path of the first bad field", "[endpoints]")
 {
     auto bad_second = json::array({valid_movie(), valid_movie()});
     bad_second[1]["directors"][0]["lastName"] = "";
-    CHECK(error_of(bad_second) ==
-          "movies[1].directors[0].lastName: required, a non-empty string of at most 200 bytes");
+    CHECK(error_of(bad_second) == "movies[1].directors[0].lastName: required, a non-empty string of at most 200 bytes");
     auto single = valid_movie();
     single.erase("title");
     CHECK(error_of(single) == "movie.title: required, a non-empty string of at most 500 bytes");
@@ -328,16 +327,17 @@ TEST_CASE("parse_movies rejects a batch with one invalid movie as a whole", "[en
 
 TEST_CASE("append_movie_json writes the Java study's field order", "[endpoints]")
 {
-    const json movie = {{"title", "M"},
-                        {"releaseYear", 1931},
-                        {"genre", "THRILLER"},
-                        {"rating", 8.3},
-                        {"directors", json::array({json{{"firstName", "Fritz"}, {"lastName", "Lang"}}})},
-                        {"characters", json::array({json{{"name", "Hans Beckert"},
-                                                         {"actor", json{{"firstName", "Peter"},
-                                                                        {"lastName", "Lorre"},
-                                                                        {"birthday", "1904-06-26"}}}}})},
-                        {"awards", json::array({json{{"year", 2000}, {"name", "A \"quoted\" award"}}})}};
+    const json movie = {
+        {"title", "M"},
+        {"releaseYear", 1931},
+        {"genre", "THRILLER"},
+        {"rating", 8.3},
+        {"directors", json::array({json{{"firstName", "Fritz"}, {"lastName", "Lang"}}})},
+        {"characters",
+         json::array(
+             {json{{"name", "Hans Beckert"},
+                   {"actor", json{{"firstName", "Peter"}, {"lastName", "Lorre"}, {"birthday", "1904-06-26"}}}}})},
+        {"awards", json::array({json{{"year", 2000}, {"name", "A \"quoted\" award"}}})}};
     std::string out;
     append_movie_json(parse_ok(movie)[0], out);
     CHECK(out == R"({"title":"M","releaseYear":1931,"genre":"THRILLER","rating":8.3,)"

@@ -126,10 +126,10 @@ TEST_CASE("int_param parses strict integers in range", "[endpoints]")
 TEST_CASE("int_param rejects anything but an in-range integer", "[endpoints]")
 {
     const std::string message = "delayInMillis must be an integer in 0..60000";
-    for (const char* query : {"delayInMillis=", "delayInMillis=abc", "delayInMillis=12a", "delayInMillis=+5",
-                              "delayInMillis=%205", "delayInMillis=5%20", "delayInMillis=1.5", "delayInMillis=-1",
-                              "delayInMillis=60001", "delayInMillis=99999999999999999999", "delayInMillis=0x10",
-                              "delayInMillis=--1", "delayInMillis"}) {
+    for (const char* query :
+         {"delayInMillis=", "delayInMillis=abc", "delayInMillis=12a", "delayInMillis=+5", "delayInMillis=%205",
+          "delayInMillis=5%20", "delayInMillis=1.5", "delayInMillis=-1", "delayInMillis=60001",
+          "delayInMillis=99999999999999999999", "delayInMillis=0x10", "delayInMillis=--1", "delayInMillis"}) {
         INFO(query);
         const auto r = int_param(parse_ok(query), "delayInMillis", 0, 0, 60000);
         REQUIRE_FALSE(r.ok());

@@ -30,13 +30,13 @@ struct fixture {
     endpoints::movie_store movies{{"", true}};
     endpoints::metrics counters;
     endpoints::app app{endpoints::server_info{.model = "loop",
-                                                .threads = 1,
-                                                .cpu_threads = 1,
-                                                .queue = 100,
-                                                .fiber_stack_kb = 128,
-                                                .downstream = "http://127.0.0.1:1",
-                                                .address = "127.0.0.1",
-                                                .movies_read_only = true},
+                                              .threads = 1,
+                                              .cpu_threads = 1,
+                                              .queue = 100,
+                                              .fiber_stack_kb = 128,
+                                              .downstream = "http://127.0.0.1:1",
+                                              .address = "127.0.0.1",
+                                              .movies_read_only = true},
                        movies, counters};
     http::request_storage storage;
     endpoints::plan plan;

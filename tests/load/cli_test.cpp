@@ -54,7 +54,10 @@ std::string joined(const std::vector<std::string>& lines)
     return out;
 }
 
-std::string scenarios_dir() { return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios"; }
+std::string scenarios_dir()
+{
+    return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios";
+}
 
 std::string bench_suite_path()
 {
@@ -78,7 +81,8 @@ std::string bench_report_path()
 std::vector<std::string> quick_load(std::uint16_t port, std::vector<std::string> extra)
 {
     std::vector<std::string> argv{bench_load_path(), "--url", "http://127.0.0.1:" + std::to_string(port),
-                                  "--warmup", "0s", "--scenarios-dir", scenarios_dir()};
+                                  "--warmup",        "0s",    "--scenarios-dir",
+                                  scenarios_dir()};
     if (std::find(extra.begin(), extra.end(), "--trials") == extra.end())
         argv.insert(argv.end(), {"--trials", "1"});
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -93,8 +97,8 @@ TEST_CASE("bench-load: --rate alone means the open shape, said on stderr (wrk2's
         return;
     server_process server({"--model=loop", "--threads", "1"});
     // The issue's case: this ran an unthrottled closed loop at 38,000 req/s.
-    auto r = run_tool(quick_load(server.port(), {"--path", "/health", "--rate", "200", "--connections", "2",
-                                                 "--duration", "1s", "--quiet"}));
+    auto r = run_tool(quick_load(
+        server.port(), {"--path", "/health", "--rate", "200", "--connections", "2", "--duration", "1s", "--quiet"}));
     INFO(r.err << joined(r.out));
     REQUIRE(r.code == 0);
     CHECK_THAT(r.err, Catch::Contains("--rate implies --shape open"));
@@ -130,8 +134,8 @@ TEST_CASE("bench-load takes a full URL as the request target, and the default ta
     const auto base = "http://127.0.0.1:" + std::to_string(server.port());
     SECTION("the issue's case: a path and a query in --url")
     {
-        auto r = run_tool({bench_load_path(), "--url", base + "/io?delayInMillis=5", "--connections", "2",
-                           "--duration", "500ms", "--trials", "1", "--warmup", "0s"});
+        auto r = run_tool({bench_load_path(), "--url", base + "/io?delayInMillis=5", "--connections", "2", "--duration",
+                           "500ms", "--trials", "1", "--warmup", "0s"});
         INFO(r.err << joined(r.out));
         CHECK(r.code == 0);
         CHECK_THAT(r.err, Catch::Contains("target GET " + base.substr(7) + "/io?delayInMillis=5") ||
@@ -142,8 +146,8 @@ TEST_CASE("bench-load takes a full URL as the request target, and the default ta
     }
     SECTION("no --path: a target bench-server serves")
     {
-        auto r = run_tool({bench_load_path(), "--url", base, "--connections", "2", "--duration", "300ms",
-                           "--trials", "1", "--warmup", "0s", "--quiet"});
+        auto r = run_tool({bench_load_path(), "--url", base, "--connections", "2", "--duration", "300ms", "--trials",
+                           "1", "--warmup", "0s", "--quiet"});
         INFO(r.err << joined(r.out));
         CHECK(r.code == 0);
         REQUIRE_FALSE(r.out.empty());
@@ -179,8 +183,8 @@ TEST_CASE("bench-load's pre-flight stops a run that cannot succeed, unless --all
     }
     {
         INFO("--allow-errors runs anyway and says what the errors were");
-        auto r = run_tool(quick_load(unused_port(), {"--shape", "burst", "--requests", "4", "--allow-errors",
-                                                     "--timeout", "1s", "--quiet"}));
+        auto r = run_tool(quick_load(
+            unused_port(), {"--shape", "burst", "--requests", "4", "--allow-errors", "--timeout", "1s", "--quiet"}));
         CHECK(r.code == 1);
         REQUIRE_FALSE(r.out.empty());
         CHECK_THAT(r.out.back(), Catch::Contains("errors=4 (connect_refused=4)") &&
@@ -188,8 +192,8 @@ TEST_CASE("bench-load's pre-flight stops a run that cannot succeed, unless --all
     }
     {
         INFO("a scenario that wants a separate downstream against a server calling itself");
-        auto r = run_tool(quick_load(server.port(), {"--scenario", "downstream-100", "--connections", "2",
-                                                     "--duration", "300ms", "--quiet"}));
+        auto r = run_tool(quick_load(
+            server.port(), {"--scenario", "downstream-100", "--connections", "2", "--duration", "300ms", "--quiet"}));
         CHECK(r.code == 0);
         CHECK_THAT(r.err, Catch::Contains("warning: scenario downstream-100 wants a separate downstream") &&
                               Catch::Contains("calls itself"));
@@ -235,8 +239,8 @@ TEST_CASE("SLO gates of bench-load: exit 3 naming the broken gate and the measur
         return;
     server_process server({"--model=loop", "--threads", "1"});
     auto args = [&](const std::string& slo) {
-        return quick_load(server.port(), {"--path", "/io?delayInMillis=20", "--connections", "2", "--duration",
-                                          "300ms", "--quiet", "--slo", slo});
+        return quick_load(server.port(), {"--path", "/io?delayInMillis=20", "--connections", "2", "--duration", "300ms",
+                                          "--quiet", "--slo", slo});
     };
     auto kept = run_tool(args("p99<5s,errors=0,unsent=0,rps>=1"));
     INFO(kept.err);
@@ -296,8 +300,8 @@ TEST_CASE("bench-server --host localhost listens on loopback and --list-endpoint
     CHECK_THAT(server.start_line(), Catch::Contains("address=127.0.0.1"));
     auto endpoints = run_tool({bench_server_path(), "--list-endpoints"});
     CHECK(endpoints.code == 0);
-    CHECK_THAT(joined(endpoints.out), Catch::Contains("/io") && Catch::Contains("default delay 300 ms") &&
-                                          Catch::Contains("GET, POST"));
+    CHECK_THAT(joined(endpoints.out),
+               Catch::Contains("/io") && Catch::Contains("default delay 300 ms") && Catch::Contains("GET, POST"));
     auto bad = run_tool({bench_server_path(), "--host", "no-such-host.invalid", "--port", "0"});
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--host: 'no-such-host.invalid' is not an IP address or localhost"));
@@ -339,7 +343,7 @@ TEST_CASE("bench-suite checks its selection and overrides before it starts anyth
     temp_dir out("execbench-cli-suite");
     auto suite = [&](std::vector<std::string> extra) {
         std::vector<std::string> argv{bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--out",
-                                      out.path.string(), "--quiet"};
+                                      out.path.string(),  "--quiet"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         return run_tool(argv, 120s);
     };
@@ -368,8 +372,8 @@ TEST_CASE("bench-suite --slo exits 3 naming the run and the gate", "[cli][suite]
         return;
     temp_dir out("execbench-cli-slo");
     auto r = run_tool({bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--scenarios", "smoke-burst-io",
-                       "--models", "loop", "--server-bin", bench_server_path(), "--out", out.path.string(),
-                       "--quiet", "--trials", "1", "--slo", "p50<1ms"},
+                       "--models", "loop", "--server-bin", bench_server_path(), "--out", out.path.string(), "--quiet",
+                       "--trials", "1", "--slo", "p50<1ms"},
                       120s);
     INFO(r.err << joined(r.out));
     CHECK(r.code == 3);

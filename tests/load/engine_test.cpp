@@ -67,11 +67,20 @@ run_result run_ok(const scenario& s, const std::string& url, const std::atomic<b
     return std::move(r.value());
 }
 
-const group_measurement& fg(const run_result& r) { return r.trials.front().measured.foreground; }
+const group_measurement& fg(const run_result& r)
+{
+    return r.trials.front().measured.foreground;
+}
 
-std::uint64_t errors_of(const run_result& r, error_class c) { return fg(r).count.errors[static_cast<std::size_t>(c)]; }
+std::uint64_t errors_of(const run_result& r, error_class c)
+{
+    return fg(r).count.errors[static_cast<std::size_t>(c)];
+}
 
-double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+double seconds_since(clock_type::time_point t)
+{
+    return std::chrono::duration<double>(clock_type::now() - t).count();
+}
 
 }  // namespace
 

@@ -3,8 +3,8 @@
 // through the library and a server dying mid-run through the binary; this covers the rest through the binary,
 // plus memory over a long open-loop run and the refusal of remote targets.
 #include "support/child_process.hpp"
-#include "support/temp_dir.hpp"
 #include "support/misbehaving_server.hpp"
+#include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -78,10 +78,27 @@ TEST_CASE("bench-load classifies each faulty server, ends in time, writes result
         misbehaving_server server(f.behaviour);
         auto out = dir.path / (std::string(f.error_column) + ".csv");
         auto t0 = clock_type::now();
-        child_process load({bench_load_path(), "--quiet", "--allow-errors", "--url", server.url(), "--path", "/",
-                            "--shape", "closed",
-                            "--connections", "2", "--duration", "1s", "--timeout", "500ms", "--trials", "1",
-                            "--warmup", "0s", "--out", out.string()});
+        child_process load({bench_load_path(),
+                            "--quiet",
+                            "--allow-errors",
+                            "--url",
+                            server.url(),
+                            "--path",
+                            "/",
+                            "--shape",
+                            "closed",
+                            "--connections",
+                            "2",
+                            "--duration",
+                            "1s",
+                            "--timeout",
+                            "500ms",
+                            "--trials",
+                            "1",
+                            "--warmup",
+                            "0s",
+                            "--out",
+                            out.string()});
         auto code = load.wait_exit(20s);
         REQUIRE(code.has_value());
         INFO("stderr: " << load.stderr_text());
@@ -95,10 +112,27 @@ TEST_CASE("bench-load classifies each faulty server, ends in time, writes result
         INFO("a port that refuses connections");
         auto out = dir.path / "refused.csv";
         auto t0 = clock_type::now();
-        child_process load({bench_load_path(), "--quiet", "--allow-errors", "--url",
+        child_process load({bench_load_path(),
+                            "--quiet",
+                            "--allow-errors",
+                            "--url",
                             "http://127.0.0.1:" + std::to_string(unused_port()),
-                            "--path", "/", "--shape", "burst", "--connections", "4", "--requests", "4", "--trials",
-                            "1", "--warmup", "0s", "--timeout", "1s", "--out", out.string()});
+                            "--path",
+                            "/",
+                            "--shape",
+                            "burst",
+                            "--connections",
+                            "4",
+                            "--requests",
+                            "4",
+                            "--trials",
+                            "1",
+                            "--warmup",
+                            "0s",
+                            "--timeout",
+                            "1s",
+                            "--out",
+                            out.string()});
         auto code = load.wait_exit(20s);
         REQUIRE(code.has_value());
         INFO("stderr: " << load.stderr_text());
@@ -130,16 +164,35 @@ TEST_CASE("bench-load's memory stays flat over a long open-loop run", "[load][fa
         return;
     misbehaving_server server;
     temp_dir dir("execbench-flat");
-    child_process load({bench_load_path(), "--quiet", "--allow-errors", "--url", server.url(), "--path", "/",
-                        "--shape", "open",
-                        "--rate", "3000", "--connections", "16", "--duration", "12s", "--trials", "1", "--warmup",
-                        "0s", "--timeout", "2s", "--out", (dir.path / "flat.csv").string()});
+    child_process load({bench_load_path(),
+                        "--quiet",
+                        "--allow-errors",
+                        "--url",
+                        server.url(),
+                        "--path",
+                        "/",
+                        "--shape",
+                        "open",
+                        "--rate",
+                        "3000",
+                        "--connections",
+                        "16",
+                        "--duration",
+                        "12s",
+                        "--trials",
+                        "1",
+                        "--warmup",
+                        "0s",
+                        "--timeout",
+                        "2s",
+                        "--out",
+                        (dir.path / "flat.csv").string()});
     std::this_thread::sleep_for(3s);
     const long early = resident_kib(load.pid());
     std::this_thread::sleep_for(8s);
     const long late = resident_kib(load.pid());
     INFO("bench-load RSS KiB after 3 s " << early << ", after 11 s " << late << "; requests answered "
-                                           << server.answered());
+                                         << server.answered());
     REQUIRE(early > 0);
     REQUIRE(late > 0);
     // 24000 more requests in between: per-request state would show as megabytes; the per-second timeline is

@@ -52,9 +52,24 @@ void require_success(child_process& child, const std::string& what)
 std::vector<std::string> load_argv(std::uint16_t port, const std::filesystem::path& out,
                                    const std::filesystem::path& hlog)
 {
-    return {bench_load_path(), "--url", "http://127.0.0.1:" + std::to_string(port) + "/io?delayInMillis=2",
-            "--rate", "300", "--connections", "8", "--duration", "2s", "--warmup", "0s", "--trials", "1",
-            "--quiet", "--out", out.string(), "--hlog", hlog.string()};
+    return {bench_load_path(),
+            "--url",
+            "http://127.0.0.1:" + std::to_string(port) + "/io?delayInMillis=2",
+            "--rate",
+            "300",
+            "--connections",
+            "8",
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "--trials",
+            "1",
+            "--quiet",
+            "--out",
+            out.string(),
+            "--hlog",
+            hlog.string()};
 }
 
 /// The one value of `column` in a single-row CSV.
@@ -174,8 +189,8 @@ TEST_CASE("merging two generators' interval logs gives the histogram of all thei
         CHECK(merged->series.front().values.value_at_percentile(p) == all.value_at_percentile(p));
 
     // The command line prints the same figures.
-    child_process cli({bench_report_path(), "merge", options.logs[0].string(), options.logs[1].string(), "--tag",
-                       *options.tag});
+    child_process cli(
+        {bench_report_path(), "merge", options.logs[0].string(), options.logs[1].string(), "--tag", *options.tag});
     std::string table;
     try {
         for (;;)

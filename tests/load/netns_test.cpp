@@ -163,12 +163,34 @@ TEST_CASE("shards in two network namespaces: their merged logs count what the se
     std::vector<std::unique_ptr<child_process>> shards;
     for (int i = 0; i < 2; ++i) {
         auto name = "shard" + std::to_string(i);
-        shards.push_back(std::make_unique<child_process>(std::vector<std::string>{
-            ip_program(), "netns", "exec", gen_ns[i], bench_load_path(), "--url",
-            "http://" + server_addr[i] + ":" + std::to_string(port) + "/io?delayInMillis=2", "--allow-remote",
-            "--rate", "300", "--connections", "8", "--duration", "2s", "--warmup", "0s", "--trials", "1", "--quiet",
-            "--shard", std::to_string(i) + "/2", "--start-at", std::to_string(start_at), "--out",
-            (dir.path / (name + ".csv")).string(), "--hlog", (dir.path / (name + ".hlog")).string()}));
+        shards.push_back(std::make_unique<child_process>(
+            std::vector<std::string>{ip_program(),
+                                     "netns",
+                                     "exec",
+                                     gen_ns[i],
+                                     bench_load_path(),
+                                     "--url",
+                                     "http://" + server_addr[i] + ":" + std::to_string(port) + "/io?delayInMillis=2",
+                                     "--allow-remote",
+                                     "--rate",
+                                     "300",
+                                     "--connections",
+                                     "8",
+                                     "--duration",
+                                     "2s",
+                                     "--warmup",
+                                     "0s",
+                                     "--trials",
+                                     "1",
+                                     "--quiet",
+                                     "--shard",
+                                     std::to_string(i) + "/2",
+                                     "--start-at",
+                                     std::to_string(start_at),
+                                     "--out",
+                                     (dir.path / (name + ".csv")).string(),
+                                     "--hlog",
+                                     (dir.path / (name + ".hlog")).string()}));
     }
     for (auto& s : shards) {
         auto code = s->wait_exit(60s);
@@ -181,7 +203,8 @@ TEST_CASE("shards in two network namespaces: their merged logs count what the se
     // The union of the shards' requests: their full-precision histograms.
     stats::histogram all;
     for (const char* name : {"shard0", "shard1"}) {
-        auto records = load::read_histograms(load::output_paths_for(dir.path / (std::string(name) + ".csv")).histograms);
+        auto records =
+            load::read_histograms(load::output_paths_for(dir.path / (std::string(name) + ".csv")).histograms);
         REQUIRE(records);
         for (const auto& rec : *records)
             if (rec.series == "latency")

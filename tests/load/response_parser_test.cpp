@@ -37,7 +37,8 @@ TEST_CASE("the response parser counts bodies of every framing without storing th
     SECTION("chunked")
     {
         response_parser p;
-        auto [used, ec] = feed(p, "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n");
+        auto [used, ec] =
+            feed(p, "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n");
         CHECK_FALSE(ec);
         CHECK(p.is_done());
         CHECK(p.status() == 201);

@@ -82,7 +82,8 @@ TEST_CASE("trials are summarised as median, min and max, and a wide spread is no
     CHECK(r.noisy());
     CHECK(find(r, "errors_reset").spread.median == Approx(2));
     CHECK(find(r, "server_rss_mb_max").spread.max == Approx(13));
-    CHECK_THAT(format_summary_line(r), Catch::StartsWith("fiber fake, with comma median of 3: total=1002 ok=1000 errors=2"));
+    CHECK_THAT(format_summary_line(r),
+               Catch::StartsWith("fiber fake, with comma median of 3: total=1002 ok=1000 errors=2"));
     CHECK_THAT(format_summary_line(r), Catch::Contains("NOISY(") && Catch::Contains("rss_max=12MiB"));
 
     auto steady = fake_run({200ms, 201ms, 199ms});
@@ -110,10 +111,21 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     REQUIRE(summary->rows.size() == 2);
     const auto& row = summary->rows[0];
     auto at = [&](const char* name) { return row.at(static_cast<std::size_t>(summary->column(name))); };
-    std::vector<std::string> leading{"scenario", "model", "arm", "trials", "requests_total", "requests_ok", "requests_error",
-                                     "wall_millis", "requests_per_second", "latency_millis_min",
-                                     "latency_millis_p50", "latency_millis_p90", "latency_millis_p99",
-                                     "latency_millis_p999", "latency_millis_max"};
+    std::vector<std::string> leading{"scenario",
+                                     "model",
+                                     "arm",
+                                     "trials",
+                                     "requests_total",
+                                     "requests_ok",
+                                     "requests_error",
+                                     "wall_millis",
+                                     "requests_per_second",
+                                     "latency_millis_min",
+                                     "latency_millis_p50",
+                                     "latency_millis_p90",
+                                     "latency_millis_p99",
+                                     "latency_millis_p999",
+                                     "latency_millis_max"};
     CHECK(std::vector<std::string>(summary->header.begin(), summary->header.begin() + 15) == leading);
     CHECK(at("arm") == "fiber");  // no arm: the model
     CHECK(at("generator_bound_trials") == "0");

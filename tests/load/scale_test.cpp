@@ -57,10 +57,10 @@ const char* const spike_20k = R"({"description": "d", "requests": [{"path": "/mo
 TEST_CASE("scaled counts round to the nearest integer and never below 1", "[load][scale]")
 {
     CHECK(scale_count(20000, 0.97) == 19400);
-    CHECK(scale_count(10, 0.25) == 3);   // 2.5 rounds away from zero
+    CHECK(scale_count(10, 0.25) == 3);  // 2.5 rounds away from zero
     CHECK(scale_count(10, 0.24) == 2);
-    CHECK(scale_count(3, 0.01) == 1);    // never below 1 ...
-    CHECK(scale_count(0, 0.5) == 0);     // ... unless there was nothing
+    CHECK(scale_count(3, 0.01) == 1);  // never below 1 ...
+    CHECK(scale_count(0, 0.5) == 0);   // ... unless there was nothing
     CHECK(scale_count(7, 1.0) == 7);
 }
 
@@ -102,8 +102,8 @@ TEST_CASE("a ramp scales its peak and stages, not its durations or think times",
     auto half = scaled(stages, 0.5);
     REQUIRE(half.load.stages.size() == 3);
     CHECK(half.load.stages[0].target == 500);
-    CHECK(half.load.stages[1].target == 2);   // 1.5 rounds up
-    CHECK(half.load.stages[2].target == 0);   // a ramp down to nobody stays at nobody
+    CHECK(half.load.stages[1].target == 2);  // 1.5 rounds up
+    CHECK(half.load.stages[2].target == 0);  // a ramp down to nobody stays at nobody
     CHECK(half.load.users == 500);
     CHECK(half.load.length == stages.load.length);
 }
@@ -119,7 +119,7 @@ TEST_CASE("open rates, closed and burst connections and the background scale tog
     CHECK(r.load.connections == 6500);
     CHECK(r.load.length == open.load.length);
     REQUIRE(r.background);
-    CHECK(r.background->load.connections == 98);   // 97.5 rounds up
+    CHECK(r.background->load.connections == 98);  // 97.5 rounds up
     CHECK(r.background->load.length == open.background->load.length);
     CHECK(r.background->load.think_min == open.background->load.think_min);
     CHECK(scale_note(r) == "run at 0.65 scale: 6,500 req/s on 6,500 connections; background 98 connections instead "
@@ -170,7 +170,8 @@ TEST_CASE("the largest fitting scale and the limit that decided it", "[load][sca
     SECTION("a scenario within every limit runs as it is")
     {
         auto fit = largest_fitting_scale(parsed(R"({"description": "d", "requests": [{"path": "/"}],
-            "load": {"shape": "closed", "connections": 19936, "duration": "1s"}})"), limits);
+            "load": {"shape": "closed", "connections": 19936, "duration": "1s"}})"),
+                                         limits);
         REQUIRE(fit);
         CHECK(fit->factor == 1);
         CHECK(fit->decided_by.empty());
@@ -182,8 +183,8 @@ TEST_CASE("the largest fitting scale and the limit that decided it", "[load][sca
         // 20,000 × F + 64 spare within 20,000 less 2 % (19,600): F = 0.97.
         CHECK(fit->factor == 0.97);
         CHECK(fit->decided_by == "generator");
-        CHECK_THAT(fit->reason, Catch::Contains("the load generator") && Catch::Contains("20,064") &&
-                                    Catch::Contains("20,000"));
+        CHECK_THAT(fit->reason,
+                   Catch::Contains("the load generator") && Catch::Contains("20,064") && Catch::Contains("20,000"));
     }
     SECTION("call depth 1 on the same server: the server decides")
     {
@@ -262,9 +263,22 @@ TEST_CASE("bench-suite under a lowered RLIMIT_NOFILE runs scaled with --fit-to-l
         "requests": [{"path": "/epoch-millis?delayCallDepth=1"}],
         "load": {"shape": "closed", "connections": 100, "duration": "1s", "think": "100ms"}, "timeout": "5s"})";
     auto suite = [&](const std::string& out, bool fit) {
-        std::vector<std::string> argv{EXECBENCH_BENCH_SUITE_PATH, "--scenarios", "wide,deep", "--models", "loop",
-                                      "--scenarios-dir", scen.string(), "--server-bin", EXECBENCH_BENCH_SERVER_PATH,
-                                      "--out", (d.path / out).string(), "--warmup", "0s", "--trials", "1", "--quiet"};
+        std::vector<std::string> argv{EXECBENCH_BENCH_SUITE_PATH,
+                                      "--scenarios",
+                                      "wide,deep",
+                                      "--models",
+                                      "loop",
+                                      "--scenarios-dir",
+                                      scen.string(),
+                                      "--server-bin",
+                                      EXECBENCH_BENCH_SERVER_PATH,
+                                      "--out",
+                                      (d.path / out).string(),
+                                      "--warmup",
+                                      "0s",
+                                      "--trials",
+                                      "1",
+                                      "--quiet"};
         if (fit)
             argv.emplace_back("--fit-to-limits");
         execbench::test_support::child_process p(argv, 256u);

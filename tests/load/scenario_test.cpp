@@ -29,7 +29,8 @@ execbench::result<scenario> parse(const std::string& text)
     return parse_scenario(text, "scenarios/test.json", dir);
 }
 
-const char* minimal = R"({"description": "d", "requests": [{"path": "/io"}], "load": {"shape": "burst", "requests": 10}})";
+const char* minimal =
+    R"({"description": "d", "requests": [{"path": "/io"}], "load": {"shape": "burst", "requests": 10}})";
 
 }  // namespace
 
@@ -97,8 +98,8 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
          "integer in 1..1000"},
         {R"({"description": "d", "requests": [{"path": "/", "weight": 1.5}], )" + burst + "}", "requests[0].weight",
          "integer in 1..1000"},
-        {R"({"description": "d", "requests": [{"path": "/", "headers": ["x"]}], )" + burst + "}",
-         "requests[0].headers", "object of header names"},
+        {R"({"description": "d", "requests": [{"path": "/", "headers": ["x"]}], )" + burst + "}", "requests[0].headers",
+         "object of header names"},
         {R"({"description": "d", "requests": [{"path": "/", "headers": {"X": 1}}], )" + burst + "}",
          "requests[0].headers.X", "single-line string"},
         {R"({"description": "d", "requests": [{"path": "/", "headers": {"a b": "1"}}], )" + burst + "}",
@@ -114,31 +115,35 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst"}})", "load.requests", "missing"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 5, "connections": 6}})",
          "load.connections", "at most as many connections as requests"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 5, "rate": 6}})",
-         "load.rate", "not used by shape burst"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "duration": "1s"}})",
-         "load.connections", "missing"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 5, "rate": 6}})", "load.rate",
+         "not used by shape burst"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "duration": "1s"}})", "load.connections",
+         "missing"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2}})", "load.duration",
          "missing"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2, "duration": "soon"}})",
          "load.duration", "is not a duration"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "think": {"min": "2s", "max": "1s"}}})",
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "think": {"min": "2s", "max": "1s"}}})",
          "load.think", "min <= max"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "think": {"min": "2s"}}})",
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "think": {"min": "2s"}}})",
          "load.think", "{\"min\": duration, \"max\": duration}"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "open", "connections": 2, "duration": "1s"}})",
          "load.rate", "missing"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "open", "connections": 2, "duration": "1s", "rate": -3}})",
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "open", "connections": 2, "duration": "1s", "rate": -3}})",
          "load.rate", "requests per second"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "duration": "1s"}})", "load.users",
          "missing"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5}})", "load.duration",
-         "missing"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "profile": "zigzag"}})",
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5}})", "load.duration", "missing"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "profile": "zigzag"}})",
          "load.profile", "one of stepped, smooth, sharp, stages"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "stages": [{"duration": "1s"}]}})",
          "load.stages[0]", "{\"duration\": duration, \"target\": users}"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "connections": 5}})",
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "connections": 5}})",
          "load.connections", "not used by shape ramp"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "trials": 0})", "trials", "integer in 1..1000"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "timeout": "0s"})", "timeout", "greater than 0"},
@@ -149,13 +154,15 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
          "server.downstream", "\"self\" or \"separate\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream_model": "actor"}})",
          "server.downstream_model", "one of pool, fiber, loop"},
-        {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"database": "mysql"}})",
-         "server.database", "\"sqlite\" or \"postgresql\""},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"database": "mysql"}})", "server.database",
+         "\"sqlite\" or \"postgresql\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"options": {"x": [1]}}})",
          "server.options.x", "string, number or boolean"},
-        {R"({"description": "d", )" + req + ", " + burst + R"(, "background": {"load": {"shape": "burst", "requests": 1}}})",
+        {R"({"description": "d", )" + req + ", " + burst +
+             R"(, "background": {"load": {"shape": "burst", "requests": 1}}})",
          "background.requests", "missing"},
-        {R"({"description": "d", )" + req + ", " + burst + R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "open", "rate": 1, "connections": 1, "duration": 1}}})",
+        {R"({"description": "d", )" + req + ", " + burst +
+             R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "open", "rate": 1, "connections": 1, "duration": 1}}})",
          "background.load.shape", "burst or closed"},
     };
     for (const auto& c : cases) {
@@ -228,8 +235,7 @@ TEST_CASE("a load flag the shape does not use is an error, or implied on an ad-h
         think.connections = 2;
         think.rate = 10;
         think.duration = "1s";
-        CHECK(apply_overrides(s, think).err().message ==
-              "--think: not used by shape open; add --shape closed or ramp");
+        CHECK(apply_overrides(s, think).err().message == "--think: not used by shape open; add --shape closed or ramp");
     }
     SECTION("--rate alone on an ad-hoc run is the open shape, and says so")
     {

@@ -108,8 +108,13 @@ TEST_CASE("a shard's trials read back exactly and merge by adding up", "[shard]"
 
 TEST_CASE("the shards of --processes get the user's options less the ones the parent keeps", "[shard]")
 {
-    std::vector<std::string> args{"--url", "http://127.0.0.1:1/io", "--processes", "3", "--out=r.csv",
-                                  "--hlog", "r.hlog", "--rate", "100", "--quiet", "--format", "json", "--cpus", "0-3"};
+    std::vector<std::string> args{"--url",       "http://127.0.0.1:1/io",
+                                  "--processes", "3",
+                                  "--out=r.csv", "--hlog",
+                                  "r.hlog",      "--rate",
+                                  "100",         "--quiet",
+                                  "--format",    "json",
+                                  "--cpus",      "0-3"};
     CHECK(shard_arguments(args) ==
           std::vector<std::string>{"--url", "http://127.0.0.1:1/io", "--rate", "100", "--quiet"});
 }

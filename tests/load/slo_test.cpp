@@ -52,20 +52,24 @@ TEST_CASE("SLO verdicts read medians and the worst trial for failure counts and 
           "[load][slo]")
 {
     auto gates = *parse_slo("p99<300ms,errors=0,rps>=1800");
-    auto good = run_with({{"requests_ok", 100, 100}, {"latency_millis_p99", 250, 400},
-                          {"requests_error", 0, 0}, {"requests_per_second", 2000, 2100}});
+    auto good = run_with({{"requests_ok", 100, 100},
+                          {"latency_millis_p99", 250, 400},
+                          {"requests_error", 0, 0},
+                          {"requests_per_second", 2000, 2100}});
     auto v = check_slo(gates, good);
     CHECK_FALSE(slo_broken(v));
 
-    auto one_bad_trial = run_with({{"requests_ok", 100, 100}, {"latency_millis_p99", 250, 250},
-                                   {"requests_error", 0, 3}, {"requests_per_second", 2000, 2000}});
+    auto one_bad_trial = run_with({{"requests_ok", 100, 100},
+                                   {"latency_millis_p99", 250, 250},
+                                   {"requests_error", 0, 3},
+                                   {"requests_per_second", 2000, 2000}});
     v = check_slo(gates, one_bad_trial);
     REQUIRE(slo_broken(v));
     CHECK_FALSE(v[1].passed);
     CHECK(describe(v[1]) == "errors=0: measured 3 (worst trial)");
 
-    auto nothing = run_with({{"requests_ok", 0, 0}, {"latency_millis_p99", 0, 0},
-                             {"requests_error", 0, 0}, {"requests_per_second", 0, 0}});
+    auto nothing = run_with(
+        {{"requests_ok", 0, 0}, {"latency_millis_p99", 0, 0}, {"requests_error", 0, 0}, {"requests_per_second", 0, 0}});
     v = check_slo(gates, nothing);
     CHECK_FALSE(v[0].passed);
     CHECK(describe(v[0]) == "p99<300ms: not measured (no successful requests)");

@@ -53,20 +53,23 @@ TEST_CASE("descriptor needs count the calls downstream a request makes", "[load]
 {
     temp_dir d("execbench-suite-test");
     auto plain = parsed(R"({"description": "d", "requests": [{"path": "/io"}],
-        "load": {"shape": "closed", "connections": 100, "duration": "1s"}})", d.path);
+        "load": {"shape": "closed", "connections": 100, "duration": "1s"}})",
+                        d.path);
     CHECK(max_call_depth(plain) == 0);
     CHECK(descriptors_needed(plain).load_generator == 100 + spare_descriptors);
     CHECK(descriptors_needed(plain).server == 100 + spare_descriptors);
 
     auto self = parsed(R"({"description": "d", "requests": [{"path": "/epoch-millis?delayInMillis=1"},
         {"path": "/movies?delayCallDepth=2&delayInMillis=100"}],
-        "load": {"shape": "open", "rate": 10, "connections": 100, "duration": "1s"}})", d.path);
+        "load": {"shape": "open", "rate": 10, "connections": 100, "duration": "1s"}})",
+                       d.path);
     CHECK(max_call_depth(self) == 2);
     CHECK(descriptors_needed(self).server == 100 * 5 + spare_descriptors);
 
     auto separate = parsed(R"({"description": "d", "requests": [{"path": "/epoch-millis?delayCallDepth=1"}],
         "load": {"shape": "closed", "connections": 100, "duration": "1s"},
-        "server": {"downstream": "separate"}})", d.path);
+        "server": {"downstream": "separate"}})",
+                           d.path);
     CHECK(descriptors_needed(separate).server == 200 + spare_descriptors);
 }
 
@@ -83,7 +86,8 @@ TEST_CASE("the ledger round-trips every status and quotes messages", "[load][sui
     temp_dir d("execbench-suite-test");
     auto file = ledger_path(d.path, "s");
     suite_entry a{"s", "io-600", "pool", run_status::ok, "id-1", "2026-01-01T00:00:00Z", 1.5, "", "pool400"};
-    suite_entry b{"s", "big", "loop", run_status::not_run, "", "2026-01-01T00:00:01Z", 0, "not run: limit, \"20000\"", ""};
+    suite_entry b{"s", "big", "loop", run_status::not_run, "", "2026-01-01T00:00:01Z", 0, "not run: limit, \"20000\"",
+                  ""};
     suite_entry c{"s", "x", "fiber", run_status::failed, "", "2026-01-01T00:00:02Z", 0.1, "line one\nline two", "c"};
     suite_entry d2{"s", "open", "loop", run_status::behind, "id-4", "2026-01-01T00:00:03Z", 2, "requests_unsent=7", ""};
     REQUIRE(append_ledger(file, a));
@@ -94,7 +98,7 @@ TEST_CASE("the ledger round-trips every status and quotes messages", "[load][sui
     REQUIRE(back);
     REQUIRE(back->size() == 4);
     CHECK((*back)[0].arm_name() == "pool400");
-    CHECK((*back)[1].arm_name() == "loop");   // no arm given: the model
+    CHECK((*back)[1].arm_name() == "loop");  // no arm given: the model
     CHECK((*back)[2].arm_name() == "c");
     CHECK((*back)[3].status == run_status::behind);
     CHECK((*back)[0].status == run_status::ok);
@@ -170,7 +174,8 @@ TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suit
     temp_dir d("execbench-suite-test");
     auto scen = d.path / "scenarios";
     std::filesystem::create_directories(scen);
-    write(scen / "tiny.json", R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=10"}],
+    write(scen / "tiny.json",
+          R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=10"}],
         "load": {"shape": "burst", "requests": 5}, "trials": 2, "pause": "50ms", "timeout": "5s"})");
     write(scen / "huge.json", R"({"description": "beyond any open-file limit", "suites": ["t"],
         "requests": [{"path": "/epoch-millis?delayCallDepth=3&delayInMillis=1"}],
@@ -227,7 +232,8 @@ TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suit
     }
 }
 
-TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into one result", "[load][suite][integration]")
+TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into one result",
+          "[load][suite][integration]")
 {
     temp_dir d("execbench-suite-test");
     auto scen = d.path / "scenarios";
@@ -303,7 +309,8 @@ TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into o
     CHECK(ledger->size() == 2);
 }
 
-TEST_CASE("bench-server --cpus pins the process and every thread; default threads follow the mask", "[load][suite][cpus]")
+TEST_CASE("bench-server --cpus pins the process and every thread; default threads follow the mask",
+          "[load][suite][cpus]")
 {
     if (execbench::allowed_cpus().front() != 0) {
         WARN("CPU 0 is not available to this process; nothing to pin to");
@@ -329,7 +336,7 @@ TEST_CASE("bench-server --cpus pins the process and every thread; default thread
         CHECK(allowed_of(task.path() / "status") == "0");
         ++threads;
     }
-    CHECK(threads >= 2);  // the main thread and at least one event loop
+    CHECK(threads >= 2);                                         // the main thread and at least one event loop
     CHECK_THAT(p.start_line(), Catch::Contains(" threads=1 "));  // loop: one event loop per CPU it may use
     CHECK(p.stop(10s));
 }

@@ -51,8 +51,8 @@ private:
         if (event.size() != event_bytes || event.substr(0, expected_prefix.size()) != expected_prefix ||
             (event[expected_prefix.size()] != '.' && event[expected_prefix.size()] != '\n')) {
             problem_ = "expected event " + std::to_string(next_) + " of " + std::to_string(event_bytes) +
-                       " bytes, got " + std::to_string(event.size()) + " bytes: '" +
-                       std::string(event.substr(0, 40)) + "'";
+                       " bytes, got " + std::to_string(event.size()) + " bytes: '" + std::string(event.substr(0, 40)) +
+                       "'";
             return false;
         }
         ++next_;

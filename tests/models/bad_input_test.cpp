@@ -27,8 +27,7 @@ std::vector<bad_request> bad_requests()
         {"unknown HTTP version", "GET /io HTTP/1.7\r\nHost: a\r\n\r\n", 400, true},
         {"HTTP/2 preface on the HTTP/1 port", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, true},
         {"header without colon", "GET /io HTTP/1.1\r\nHost: a\r\nX-A b\r\n\r\n", 400, true},
-        {"NUL in a header value", std::string("GET /io HTTP/1.1\r\nHost: a\r\nX-A: b") + '\0' + "c\r\n\r\n", 400,
-         true},
+        {"NUL in a header value", std::string("GET /io HTTP/1.1\r\nHost: a\r\nX-A: b") + '\0' + "c\r\n\r\n", 400, true},
         {"header over 8 KiB", "GET /io HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(10'000, 'x') + "\r\n\r\n", 431,
          true},
         {"conflicting Content-Length",
@@ -48,15 +47,15 @@ std::vector<bad_request> bad_requests()
          "100001\r\n[",
          413, true},
         {"bad percent-encoding in the query", "GET /io?delayInMillis=%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400, false},
-        {"percent-encoded invalid UTF-8 in a parameter",
-         "GET /movies?directorLastName=%FF HTTP/1.1\r\nHost: a\r\n\r\n", 400, false},
+        {"percent-encoded invalid UTF-8 in a parameter", "GET /movies?directorLastName=%FF HTTP/1.1\r\nHost: a\r\n\r\n",
+         400, false},
     };
 }
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("each malformed request gets its 4xx while other clients are served", "[bad-input]",
-                   pool_model, fiber_model, loop_model)
+TEMPLATE_TEST_CASE("each malformed request gets its 4xx while other clients are served", "[bad-input]", pool_model,
+                   fiber_model, loop_model)
 {
     // One carrier or loop: a malformed request that stalled it would stall everyone.
     server_settings settings;

@@ -19,10 +19,10 @@ using namespace execbench::test_support;
 using clock_type = std::chrono::steady_clock;
 
 struct burst_result {
-    std::chrono::milliseconds wall{0};       ///< from the common start until the last answer
-    std::chrono::milliseconds fastest{0};    ///< the quickest single answer
-    int ok = 0;                              ///< answers with status 200
-    std::vector<std::string> errors;         ///< what went wrong for the others
+    std::chrono::milliseconds wall{0};     ///< from the common start until the last answer
+    std::chrono::milliseconds fastest{0};  ///< the quickest single answer
+    int ok = 0;                            ///< answers with status 200
+    std::vector<std::string> errors;       ///< what went wrong for the others
 };
 
 // Sends `count` GETs of `target` at the same moment, one connection each, and waits for every answer.
@@ -83,8 +83,8 @@ TEMPLATE_TEST_CASE("one fiber carrier or event loop overlaps 100 waits", "[concu
     test_server server(TestType::value, settings);
 
     auto result = burst(server.port(), 100, "/io?delayInMillis=500");
-    INFO("wall " << result.wall.count() << " ms; first error: "
-                 << (result.errors.empty() ? std::string("none") : result.errors.front()));
+    INFO("wall " << result.wall.count()
+                 << " ms; first error: " << (result.errors.empty() ? std::string("none") : result.errors.front()));
     CHECK(result.ok == 100);
     CHECK(result.fastest.count() >= 490);
     // Served one at a time this would take 50 s; together it is one delay plus overhead.

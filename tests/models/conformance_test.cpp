@@ -41,8 +41,7 @@ long long millis_since(clock_type::time_point start)
 
 long long epoch_millis_now()
 {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 
@@ -284,9 +283,8 @@ TEMPLATE_TEST_CASE("every endpoint answers with its documented shape", "[conform
     {
         CHECK(client.get("/io?delayInMillis=0").status == 200);
         CHECK(client.get("/nope").status == 404);
-        REQUIRE(eventually([&] {
-            return server.counters().requests(endpoints::endpoint::other, http::status::not_found) == 1;
-        }));
+        REQUIRE(eventually(
+            [&] { return server.counters().requests(endpoints::endpoint::other, http::status::not_found) == 1; }));
         auto r = client.get("/metrics");
         CHECK(r.status == 200);
         CHECK_THAT(r.header("Content-Type"), Catch::StartsWith("text/plain"));
@@ -368,8 +366,7 @@ TEMPLATE_TEST_CASE("every error gets its status", "[conformance]", pool_model, f
     }
 }
 
-TEMPLATE_TEST_CASE("connections follow HTTP/1.1 keep-alive rules", "[conformance]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("connections follow HTTP/1.1 keep-alive rules", "[conformance]", pool_model, fiber_model, loop_model)
 {
     test_server server(TestType::value);
     raw_client client(server.port());
@@ -424,8 +421,7 @@ TEMPLATE_TEST_CASE("connections follow HTTP/1.1 keep-alive rules", "[conformance
     }
 }
 
-TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", pool_model, fiber_model, loop_model)
 {
     test_server server(TestType::value);
     raw_client client(server.port());
@@ -457,22 +453,20 @@ TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", 
         CHECK(body_json(r) == json{{"waitedMillis", 150}});
         CHECK(took >= 140);
         // Two calls back into this server: depth 1 and depth 0, both /epoch-millis.
-        CHECK(eventually([&] {
-            return server.counters().requests(endpoints::endpoint::epoch_millis, http::status::ok) == 2;
-        }));
+        CHECK(eventually(
+            [&] { return server.counters().requests(endpoints::endpoint::epoch_millis, http::status::ok) == 2; }));
 
         // Again, now over the downstream client's kept-alive connections.
         auto again = client.get("/epoch-millis?delayCallDepth=2&delayInMillis=0");
         CHECK(again.status == 200);
         CHECK(std::abs(body_json(again).get<long long>() - epoch_millis_now()) < 5000);
-        CHECK(eventually([&] {
-            return server.counters().requests(endpoints::endpoint::epoch_millis, http::status::ok) == 5;
-        }));
+        CHECK(eventually(
+            [&] { return server.counters().requests(endpoints::endpoint::epoch_millis, http::status::ok) == 5; }));
     }
 }
 
-TEMPLATE_TEST_CASE("movies storage options behave the same under every model", "[conformance]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("movies storage options behave the same under every model", "[conformance]", pool_model, fiber_model,
+                   loop_model)
 {
     SECTION("--movies-read-only validates and echoes a POST with ids but stores nothing")
     {

@@ -69,8 +69,8 @@ double seconds_since(clock_type::time_point t0)
 // Resident memory of `pid` in KiB, from /proc/PID/status.
 }  // namespace
 
-TEMPLATE_TEST_CASE("every knob a request controls has a ceiling answered with 400", "[limits]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("every knob a request controls has a ceiling answered with 400", "[limits]", pool_model, fiber_model,
+                   loop_model)
 {
     option_server server(short_timeouts(TestType::value));
     raw_client client(server.port());
@@ -99,8 +99,8 @@ TEMPLATE_TEST_CASE("every knob a request controls has a ceiling answered with 40
     CHECK(stored.body == "[]");
 }
 
-TEMPLATE_TEST_CASE("a client trickling its head is dropped at the header timeout", "[limits]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("a client trickling its head is dropped at the header timeout", "[limits]", pool_model, fiber_model,
+                   loop_model)
 {
     option_server server(short_timeouts(TestType::value));
     raw_client slow(server.port());
@@ -154,8 +154,8 @@ TEMPLATE_TEST_CASE("500 clients stuck in their request heads do not delay a norm
     CHECK(stuck.front()->read_response(5s).status == 200);
 }
 
-TEMPLATE_TEST_CASE("an idle keep-alive connection is closed at the idle timeout", "[limits]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("an idle keep-alive connection is closed at the idle timeout", "[limits]", pool_model, fiber_model,
+                   loop_model)
 {
     option_server server(short_timeouts(TestType::value));
     raw_client idle(server.port());

@@ -43,7 +43,8 @@ std::string sql(const std::string& statement)
     std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(cluster().url().c_str()), &PQfinish);
     if (PQstatus(conn.get()) != CONNECTION_OK)
         throw std::runtime_error(std::string("test connection: ") + PQerrorMessage(conn.get()));
-    PQsetNoticeProcessor(conn.get(), [](void*, const char*) {}, nullptr);  // "does not exist, skipping"
+    PQsetNoticeProcessor(
+        conn.get(), [](void*, const char*) {}, nullptr);  // "does not exist, skipping"
     std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(conn.get(), statement.c_str()), &PQclear);
     const auto status = PQresultStatus(r.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
@@ -57,7 +58,8 @@ public:
     explicit slow_inserts(double seconds)
     {
         sql("CREATE OR REPLACE FUNCTION execbench_slow() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$BEGIN PERFORM pg_sleep(" + std::to_string(seconds) + "); RETURN NULL; END$$");
+            "$$BEGIN PERFORM pg_sleep(" +
+            std::to_string(seconds) + "); RETURN NULL; END$$");
         sql("DROP TRIGGER IF EXISTS execbench_slow ON movies");
         sql("CREATE TRIGGER execbench_slow BEFORE INSERT ON movies FOR EACH STATEMENT EXECUTE FUNCTION "
             "execbench_slow()");

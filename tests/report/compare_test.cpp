@@ -25,7 +25,7 @@ struct fake_run {
     double rps = 1000;
     unsigned trials = 5;
     double unsent = 0;
-    std::string scale;   ///< "" = no scale column (older results)
+    std::string scale;  ///< "" = no scale column (older results)
 };
 
 /// Writes `<root>/<suite>/<suite>.csv` and `-trials.csv` as bench-suite would, with the columns compare reads.
@@ -109,8 +109,7 @@ TEST_CASE("compare: a slower arm regresses (exit 1), a faster one improves", "[r
 {
     temp_dir tmp;
     write_suite(tmp.path / "old", "reactive", {run("r1"), run("r2", 100, "pool")});
-    write_suite(tmp.path / "new", "reactive",
-                {run("r3", 200), run("r4", 50, "pool")});
+    write_suite(tmp.path / "new", "reactive", {run("r3", 200), run("r4", 50, "pool")});
     auto o = bench_report({"compare", (tmp.path / "old").string(), (tmp.path / "new").string(), "--format", "json"});
     INFO(o.out << o.err);
     CHECK(o.code == 1);
@@ -127,7 +126,7 @@ TEST_CASE("compare: a slower arm regresses (exit 1), a faster one improves", "[r
             CHECK(p99["verdict"] == "improved");
         }
     }
-    CHECK(j["summary"]["regressed"].get<int>() == 2);   // loop's p50 and p99
+    CHECK(j["summary"]["regressed"].get<int>() == 2);  // loop's p50 and p99
 }
 
 TEST_CASE("compare: a change inside the threshold is unchanged; unsent requests regress", "[report][compare]")
@@ -174,8 +173,7 @@ TEST_CASE("compare: bad input exits 2 with the reason", "[report][compare]")
 TEST_CASE("compare: --old-run and --new-run pick runs inside one folder", "[report][compare]")
 {
     temp_dir tmp;
-    write_suite(tmp.path, "s",
-                {run("2026-11-01T10:00:00Z-aaaa"), run("2026-11-02T10:00:00Z-bbbb", 250)});
+    write_suite(tmp.path, "s", {run("2026-11-01T10:00:00Z-aaaa"), run("2026-11-02T10:00:00Z-bbbb", 250)});
     auto dir = (tmp.path / "s").string();
     auto o = bench_report({"compare", dir, dir, "--old-run", "2026-11-01", "--new-run", "2026-11-02"});
     INFO(o.out << o.err);

@@ -24,8 +24,8 @@ TEST_CASE("merging N generators' logs gives the histogram of all their requests,
     test_support::temp_dir dir;
     constexpr int generators = 3;
     constexpr int seconds = 6;
-    stats::histogram all;             // every request of every generator
-    stats::histogram window;          // those of seconds 2..4 (the window 2 s .. 5 s)
+    stats::histogram all;     // every request of every generator
+    stats::histogram window;  // those of seconds 2..4 (the window 2 s .. 5 s)
     std::mt19937_64 rng(5);
     std::lognormal_distribution<double> latency(9.0, 1.5);
     report::merge_options options;

@@ -53,9 +53,10 @@ std::filesystem::path fake_suite(const std::filesystem::path& root, const std::s
     auto dir = root / name;
     std::filesystem::create_directories(dir);
     auto ledger = load::ledger_path(dir, name);
-    REQUIRE(load::append_ledger(ledger, {"s", "io", "pool", load::run_status::ok, "r1", "2026-01-01T00:00:00Z", 3, "", ""}));
-    REQUIRE(load::append_ledger(ledger, {"s", "io", "fiber", load::run_status::errors, "r2", "2026-01-01T00:00:05Z", 3,
-                                         "errors_reset=2", ""}));
+    REQUIRE(load::append_ledger(ledger,
+                                {"s", "io", "pool", load::run_status::ok, "r1", "2026-01-01T00:00:00Z", 3, "", ""}));
+    REQUIRE(load::append_ledger(
+        ledger, {"s", "io", "fiber", load::run_status::errors, "r2", "2026-01-01T00:00:05Z", 3, "errors_reset=2", ""}));
     REQUIRE(load::append_ledger(ledger, {"s", "io", "loop", load::run_status::not_run, "", "2026-01-01T00:00:09Z", 0,
                                          "not run: the open-file limit (RLIMIT_NOFILE) is 20000", ""}));
     write(dir / (name + ".csv"),
@@ -64,21 +65,21 @@ std::filesystem::path fake_suite(const std::filesystem::path& root, const std::s
           "noisy,noisy_metrics\n"
           "io,pool,r1,3,600,0,0,1500.4,400,400,1201,1300,12.5,burst,600,600,0,\n"
           "io,fiber,r2,3,598,2,2,1900,315,300,720,800,10.1,burst,600,600,1,wall_millis\n");
-    write(dir / (name + "-histograms.txt"),
-          "# execbench histograms v1\n"
-          "r1\tio\tpool\t1\tlatency\t" + histogram_text({400'000, 900'000, 1'201'000}) + "\n" +
-          "r1\tio\tpool\t2\tlatency\t" + histogram_text({410'000, 1'300'000}) + "\n" +
-          "r2\tio\tfiber\t1\tlatency\t" + histogram_text({300'000, 720'000}) + "\n");
+    write(dir / (name + "-histograms.txt"), "# execbench histograms v1\n"
+                                            "r1\tio\tpool\t1\tlatency\t" +
+                                                histogram_text({400'000, 900'000, 1'201'000}) + "\n" +
+                                                "r1\tio\tpool\t2\tlatency\t" + histogram_text({410'000, 1'300'000}) +
+                                                "\n" + "r2\tio\tfiber\t1\tlatency\t" +
+                                                histogram_text({300'000, 720'000}) + "\n");
     if (name != "s")
         for (const auto* f : {"-trials.csv", "-timeline.csv", "-server-timeline.csv", "-context.jsonl"})
             std::filesystem::copy_file(root / "s" / ("s" + std::string(f)), dir / (name + f),
                                        std::filesystem::copy_options::overwrite_existing);
     if (name != "s")
         return dir;
-    write(dir / "s-trials.csv",
-          "run_id,scenario,model,trial,latency_millis_p99,requests_error\n"
-          "r1,io,pool,1,1300,0\nr1,io,pool,2,1201,0\nr1,io,pool,3,1100,0\n"
-          "r2,io,fiber,1,700,0\nr2,io,fiber,2,720,2\nr2,io,fiber,3,900,2\n");
+    write(dir / "s-trials.csv", "run_id,scenario,model,trial,latency_millis_p99,requests_error\n"
+                                "r1,io,pool,1,1300,0\nr1,io,pool,2,1201,0\nr1,io,pool,3,1100,0\n"
+                                "r2,io,fiber,1,700,0\nr2,io,fiber,2,720,2\nr2,io,fiber,3,900,2\n");
     write(dir / "s-timeline.csv",
           "run_id,scenario,model,trial,second,requests_ok,requests_error,latency_millis_p50,latency_millis_p90,"
           "latency_millis_p99\n"
@@ -86,9 +87,10 @@ std::filesystem::path fake_suite(const std::filesystem::path& root, const std::s
     write(load::server_timeline_path(dir, "s"),
           "run_id,scenario,model,trial,second,server_cpu_percent,server_rss_mb,server_threads\n"
           "r1,io,pool,2,0,55.5,12.5,201\nr2,io,fiber,2,0,40,10.1,3\n");
-    write(dir / "s-context.jsonl",
-          R"({"run_id":"r1","started_at":"2026-01-01T00:00:00Z","execbench":{"version":"0.1.0","git_revision":"abc","build_type":"Release","compiler":"GCC 12"},"machine":{"cpu_model":"Test CPU","cpu_count":2,"kernel":"6.1"},"scenario":{"name":"io","description":"600 at once","server":{"downstream":"self","downstream_model":"loop","options":{}}},"load_settings":{"threads":1,"url":"http://127.0.0.1:4000"}})"
-          "\n");
+    write(
+        dir / "s-context.jsonl",
+        R"({"run_id":"r1","started_at":"2026-01-01T00:00:00Z","execbench":{"version":"0.1.0","git_revision":"abc","build_type":"Release","compiler":"GCC 12"},"machine":{"cpu_model":"Test CPU","cpu_count":2,"kernel":"6.1"},"scenario":{"name":"io","description":"600 at once","server":{"downstream":"self","downstream_model":"loop","options":{}}},"load_settings":{"threads":1,"url":"http://127.0.0.1:4000"}})"
+        "\n");
     return dir;
 }
 
@@ -134,7 +136,7 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("[`s.csv`](../../results/s/s.csv)"));
     CHECK_THAT(md, Catch::Contains("[methodology](../methodology.md)"));
     CHECK_THAT(md, Catch::Contains("- loop: not run: the open-file limit"));
-    CHECK_THAT(md, Catch::Contains("- fiber: 2 reset errors\n"));   // the ledger's errors_reset=2, in words
+    CHECK_THAT(md, Catch::Contains("- fiber: 2 reset errors\n"));  // the ledger's errors_reset=2, in words
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
     CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool |"));
@@ -149,8 +151,7 @@ TEST_CASE("the README headline replaces only the text between its markers", "[re
           "# Title\n\nProse.\n\n<!-- results:begin -->\nT\n<!-- results:end -->\n");
     std::string readme = "A\n<!-- results:begin -->\nold\n<!-- results:end -->\nB\n";
     CHECK(replace_headline(readme, "\nnew\n") == "A\n<!-- results:begin -->\nnew\n<!-- results:end -->\nB\n");
-    CHECK(replace_headline(replace_headline(readme, "\nnew\n"), "\nnew\n") ==
-          replace_headline(readme, "\nnew\n"));
+    CHECK(replace_headline(replace_headline(readme, "\nnew\n"), "\nnew\n") == replace_headline(readme, "\nnew\n"));
 }
 
 TEST_CASE("regeneration makes the report current and --check sees results change", "[report]")
@@ -173,7 +174,7 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     REQUIRE(write_report(out, readme, {}, ""));  // pages only
     auto stale = stale_files(out, readme);
     // Without drawing, the charts and their list are still missing.
-    REQUIRE(stale.size() == 5);   // the chart list, two PNGs and two SVGs
+    REQUIRE(stale.size() == 5);  // the chart list, two PNGs and two SVGs
     CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
                                              "315 ms · **2 errors** | not run | pool: fiber had failed or unsent "
                                              "requests |"));
@@ -194,8 +195,8 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     CHECK(read(png) == first);
 
     // New results: the page, the chart list and the headline are stale until regenerated.
-    REQUIRE(load::append_ledger(load::ledger_path(dir, "s"),
-                                {"s", "io", "pool", load::run_status::failed, "", "2026-01-02T00:00:00Z", 1, "boom", ""}));
+    REQUIRE(load::append_ledger(load::ledger_path(dir, "s"), {"s", "io", "pool", load::run_status::failed, "",
+                                                              "2026-01-02T00:00:00Z", 1, "boom", ""}));
     auto newer = build();
     auto now_stale = stale_files(newer, readme);
     CHECK(now_stale.size() >= 2);
@@ -267,9 +268,11 @@ TEST_CASE("bench-report --suite writes only that page, and the headline keeps ev
     fake_suite(d.path / "results", "t");
     auto readme = d.path / "README.md";
     write(readme, "# x\n");
-    auto common = std::vector<std::string>{"--results", (d.path / "results").string(), "--docs",
-                                           (d.path / "docs" / "results").string(), "--readme", readme.string(),
-                                           "--no-charts", "--headline-suites", "s,t"};
+    auto common = std::vector<std::string>{"--results",   (d.path / "results").string(),
+                                           "--docs",      (d.path / "docs" / "results").string(),
+                                           "--readme",    readme.string(),
+                                           "--no-charts", "--headline-suites",
+                                           "s,t"};
     auto args = common;
     args.insert(args.end(), {"--suite", "t"});
     REQUIRE(bench_report(args) == 0);
@@ -280,8 +283,7 @@ TEST_CASE("bench-report --suite writes only that page, and the headline keeps ev
     CHECK_THAT(text, Catch::Contains("| [t](docs/results/t.md) | io |"));
 }
 
-TEST_CASE("bench-report exits 2 and writes nothing on missing results, an unknown suite or a failed chart",
-          "[report]")
+TEST_CASE("bench-report exits 2 and writes nothing on missing results, an unknown suite or a failed chart", "[report]")
 {
     temp_dir d("execbench-report-test");
     auto readme = d.path / "README.md";
@@ -316,24 +318,31 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     // The same suite as a 5-second closed run: a per-second timeline.
     auto timeline = *burst;
     for (auto& [arm, v] : timeline.runs["io"]) {
-        if (!v.ran())   // loop did not run; it must stay without a chart
+        if (!v.ran())  // loop did not run; it must stay without a chart
             continue;
         v.summary["shape"] = "closed";
         v.summary["wall_millis"] = "5000";
         v.timeline.clear();
         v.server_timeline.clear();
         for (int sec = 0; sec < 5; ++sec) {
-            v.timeline.push_back({{"second", double(sec)}, {"requests_ok", 100.0 + sec}, {"requests_error", double(sec % 2)},
-                                  {"latency_millis_p50", 10.0 + sec}, {"latency_millis_p90", 20.0 + sec},
+            v.timeline.push_back({{"second", double(sec)},
+                                  {"requests_ok", 100.0 + sec},
+                                  {"requests_error", double(sec % 2)},
+                                  {"latency_millis_p50", 10.0 + sec},
+                                  {"latency_millis_p90", 20.0 + sec},
                                   {"latency_millis_p99", 30.0 + sec}});
-            v.server_timeline.push_back({{"second", double(sec)}, {"server_cpu_percent", 50.0}, {"server_rss_mb", 12.0},
+            v.server_timeline.push_back({{"second", double(sec)},
+                                         {"server_cpu_percent", 50.0},
+                                         {"server_rss_mb", 12.0},
                                          {"server_threads", 4.0}});
             // Only the pool's results hold the newer per-second columns; the fiber's are as old results are.
             if (arm != "pool")
                 continue;
-            v.timeline.back().insert({{"latency_millis_max", 50.0 + sec}, {"requests_unsent", double(sec / 2)},
-                                      {"target_rate", 120.0}, {"loadgen_cpu_percent", 20.0 + sec}});
-            if (sec < 4)   // a level read only while requests were issued
+            v.timeline.back().insert({{"latency_millis_max", 50.0 + sec},
+                                      {"requests_unsent", double(sec / 2)},
+                                      {"target_rate", 120.0},
+                                      {"loadgen_cpu_percent", 20.0 + sec}});
+            if (sec < 4)  // a level read only while requests were issued
                 v.timeline.back()["connections_open"] = 60;
             v.server_timeline.back()["server_sockets"] = 61;
         }
@@ -353,8 +362,8 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     write(jobs_file, jobs.dump());
     auto manifest_file = d.path / "manifest.json";
     auto script = std::filesystem::path(EXECBENCH_SOURCE_DIR) / "src" / "report" / "charts.py";
-    auto rc = run_command({"/usr/bin/python3", script.string(), jobs_file.string(), "--manifest",
-                           manifest_file.string()});
+    auto rc =
+        run_command({"/usr/bin/python3", script.string(), jobs_file.string(), "--manifest", manifest_file.string()});
     REQUIRE(rc);
     REQUIRE(*rc == 0);
     auto manifest = nlohmann::json::parse(read(manifest_file));
@@ -367,7 +376,7 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
             CHECK(panel["points"].get<int>() > 0);
         }
     }
-    CHECK(manifest[0]["panels"].size() == 3);   // distribution, wall time, req/s
+    CHECK(manifest[0]["panels"].size() == 3);  // distribution, wall time, req/s
     // 2 arms' latency (of 3), requests with the target rate, errors and unsent, CPU of server and generator,
     // memory, threads, sockets of server and generator; no users panel: the shape has no users.
     std::vector<std::string> titles;

@@ -20,11 +20,14 @@ std::filesystem::path scaled_suite(const std::filesystem::path& root)
     auto dir = root / "s";
     std::filesystem::create_directories(dir);
     auto ledger = load::ledger_path(dir, "s");
-    for (auto [scenario, model, id] : {std::array<const char*, 3>{"spike", "pool", "r1"}, {"spike", "loop", "r2"},
-                                       {"deep", "pool", "r3"}, {"plain", "pool", "r4"},
-                                       {"mixed", "pool", "r5"}, {"mixed", "loop", "r6"}})
-        REQUIRE(load::append_ledger(ledger, {"s", scenario, model, load::run_status::ok, id, "2026-01-01T00:00:00Z", 3,
-                                             "", ""}));
+    for (auto [scenario, model, id] : {std::array<const char*, 3>{"spike", "pool", "r1"},
+                                       {"spike", "loop", "r2"},
+                                       {"deep", "pool", "r3"},
+                                       {"plain", "pool", "r4"},
+                                       {"mixed", "pool", "r5"},
+                                       {"mixed", "loop", "r6"}})
+        REQUIRE(load::append_ledger(
+            ledger, {"s", scenario, model, load::run_status::ok, id, "2026-01-01T00:00:00Z", 3, "", ""}));
     std::ofstream(dir / "s.csv")
         << "scenario,model,run_id,trials,requests_ok,requests_error,requests_per_second,latency_millis_p99,shape,"
            "connections,scale\n"
@@ -45,7 +48,8 @@ std::filesystem::path scaled_suite(const std::filesystem::path& root)
         << context("r1", "spike", spike_scale.c_str()) << context("r2", "spike", spike_scale.c_str())
         << context("r3", "deep", R"({"factor":0.66,"decided_by":"server","note":"run at 0.66 scale: 6,600 req/s"})")
         // From before scaling, and bare: no machine, execbench, load_settings or scenario either.
-        << R"({"run_id":"r4"})" << "\n"
+        << R"({"run_id":"r4"})"
+        << "\n"
         << context("r5", "mixed", R"({"factor":0.97,"decided_by":"--scale"})")
         << context("r6", "mixed", R"({"factor":1,"decided_by":null})");
     return dir;
@@ -59,7 +63,7 @@ TEST_CASE("a scaled run is labelled on the page, in the README cell and in the c
     auto s = read_suite(scaled_suite(d.path / "results"));
     REQUIRE(s);
     CHECK(s->runs["spike"]["pool"].scale() == Approx(0.97));
-    CHECK(s->runs["plain"]["pool"].scale() == 1);   // no value: runs from before scaling default to 1
+    CHECK(s->runs["plain"]["pool"].scale() == 1);  // no value: runs from before scaling default to 1
 
     auto md = suite_markdown(*s, report_paths{});
     // Once per scenario, not once per model, with what it means.
@@ -71,12 +75,12 @@ TEST_CASE("a scaled run is labelled on the page, in the README cell and in the c
     CHECK_THAT(md, Catch::Contains("| scale | 0.97 | 0.97 |"));
     CHECK_THAT(md, Catch::Contains("up to 19,400 users (at 0.97 scale)"));
     auto plain = md.substr(md.find("### plain"), md.find("### mixed") - md.find("### plain"));
-    CHECK(plain.find("Scaled") == std::string::npos);   // an unscaled scenario gets no label
+    CHECK(plain.find("Scaled") == std::string::npos);  // an unscaled scenario gets no label
     CHECK(plain.find("| scale |") == std::string::npos);
     // Arms at different scales measured different loads: no verdicts between them.
     CHECK_THAT(md, Catch::Contains("**Not compared:** the arms ran at different scales (at 0.97, 1 scale)"));
-    CHECK_THAT(md, Catch::Contains("| spike (at 0.97 scale) | "));   // in the winners table ...
-    CHECK_THAT(md, !Catch::Contains("| mixed (at 0.97, 1 scale) | "));   // ... but not this one
+    CHECK_THAT(md, Catch::Contains("| spike (at 0.97 scale) | "));      // in the winners table ...
+    CHECK_THAT(md, !Catch::Contains("| mixed (at 0.97, 1 scale) | "));  // ... but not this one
 
     report_paths paths;
     paths.headline_suites = {"s"};

@@ -48,9 +48,9 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm lie
     CHECK(c.leaders == std::vector<std::string>{"fiber", "loop"});
     CHECK(cell_text(c) == "fiber = loop");
     REQUIRE(c.pairs.size() == 3);
-    CHECK(c.pairs[0].better == "fiber");   // pool vs fiber
-    CHECK(c.pairs[1].better == "loop");    // pool vs loop
-    CHECK(c.pairs[2].better.empty());      // fiber vs loop
+    CHECK(c.pairs[0].better == "fiber");  // pool vs fiber
+    CHECK(c.pairs[1].better == "loop");   // pool vs loop
+    CHECK(c.pairs[2].better.empty());     // fiber vs loop
     CHECK(describe(c.pairs[2], p99).rfind("tie: fiber / loop", 0) == 0);
 
     arms["loop"] = arm(p99.column, {100, 99, 101, 98, 102});
@@ -62,7 +62,8 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm lie
     CHECK(describe(c.pairs[1], p99) == "loop: 3.00× (2.89–3.11) lower latency p99 than pool");
 }
 
-TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwise the cell is a tie", "[report][winners]")
+TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwise the cell is a tie",
+          "[report][winners]")
 {
     const auto& p99 = rule_for("latency_millis_p99");
     // All three equal within their spread.
@@ -86,7 +87,8 @@ TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwis
     CHECK(c.kind == verdict::tie);
 }
 
-TEST_CASE("a cell's verdict line names the winner's lead over the runner-up, or the pair that ties", "[report][winners]")
+TEST_CASE("a cell's verdict line names the winner's lead over the runner-up, or the pair that ties",
+          "[report][winners]")
 {
     const auto& p99 = rule_for("latency_millis_p99");
     std::map<std::string, arm_trials> arms{
@@ -220,9 +222,9 @@ TEST_CASE("the share counts decided cells only, and a one-arm suite has no winne
     alone.scenario = "alone";
     alone.arms["pool"] = arm("latency_millis_p99", {1, 2, 3});
     auto t = rank({a, b, alone}, {"pool", "fiber"});
-    auto ranked = static_cast<unsigned>(std::count_if(winner_metrics().begin(), winner_metrics().end(), [](const auto& r) {
-        return r.source != metric_source::client_set;
-    }));
+    auto ranked =
+        static_cast<unsigned>(std::count_if(winner_metrics().begin(), winner_metrics().end(),
+                                            [](const auto& r) { return r.source != metric_source::client_set; }));
     CHECK(t.scenarios == std::vector<std::string>{"a", "b"});
     CHECK(t.decided == ranked);
     CHECK(t.wins["fiber"] == ranked);

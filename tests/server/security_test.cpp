@@ -42,8 +42,7 @@ std::vector<std::string> listening_addresses(std::uint16_t port)
 
 }  // namespace
 
-TEST_CASE("bench-server listens on 127.0.0.1 by default and warns when told to use every interface",
-          "[security]")
+TEST_CASE("bench-server listens on 127.0.0.1 by default and warns when told to use every interface", "[security]")
 {
     if (bench_server_path().empty())
         return;

@@ -17,8 +17,8 @@ using execbench::stats::histogram;
 namespace {
 
 /// Percentiles in thousandths of a percent, so the exact nearest rank is computed in integers.
-constexpr std::int64_t percentiles_milli[] = {0, 1'000, 10'000, 25'000, 50'000, 75'000, 90'000, 99'000, 99'900,
-                                              99'990, 100'000};
+constexpr std::int64_t percentiles_milli[] = {0,      1'000,  10'000, 25'000, 50'000, 75'000,
+                                              90'000, 99'000, 99'900, 99'990, 100'000};
 
 /// The highest value the histogram cannot tell apart from `value`: what a single-value histogram reports at 100 %.
 std::int64_t highest_equivalent(std::int64_t value, const histogram& like)

@@ -89,12 +89,12 @@ TEST_CASE("a corrupt or truncated interval line gives an error naming the line",
 {
     std::string good = format_log_header(1'700'000'000'000, {}) + *format_log_interval({"t", 0, 1, with({5, 9})});
     const std::string bad_lines[] = {
-        "Tag=t",                                  // a tag alone
-        "0.000,1.000,0.005",                      // no histogram
-        "x,1.000,0.005,HISTFAAAAA==",              // a start that is not a number
-        "0.000,1.000,0.005,not*base64",           // not base64
-        "0.000,1.000,0.005,HISTFAAAAA==",          // a histogram cut short
-        "0.000,1.000,0.005,HISTF,extra",          // too many fields
+        "Tag=t",                           // a tag alone
+        "0.000,1.000,0.005",               // no histogram
+        "x,1.000,0.005,HISTFAAAAA==",      // a start that is not a number
+        "0.000,1.000,0.005,not*base64",    // not base64
+        "0.000,1.000,0.005,HISTFAAAAA==",  // a histogram cut short
+        "0.000,1.000,0.005,HISTF,extra",   // too many fields
     };
     for (const auto& bad : bad_lines) {
         CAPTURE(bad);

@@ -50,7 +50,9 @@ child_process::child_process(const std::vector<std::string>& argv, std::optional
         ::dup2(out[1], STDOUT_FILENO);
         ::dup2(err_fd, STDERR_FILENO);
         if (max_open_files) {
-            struct rlimit limit{*max_open_files, *max_open_files};
+            struct rlimit limit {
+                *max_open_files, *max_open_files
+            };
             ::setrlimit(RLIMIT_NOFILE, &limit);
         }
         // Descriptors the test process holds must not count against the child's limit.
@@ -101,7 +103,10 @@ std::string child_process::read_line(std::chrono::milliseconds timeout)
     }
 }
 
-void child_process::signal(int signal_number) const { ::kill(pid_, signal_number); }
+void child_process::signal(int signal_number) const
+{
+    ::kill(pid_, signal_number);
+}
 
 std::optional<int> child_process::wait_exit(std::chrono::milliseconds timeout)
 {
@@ -239,7 +244,10 @@ option_server::option_server(server::options opts) : instance_(with_test_address
     }
 }
 
-option_server::~option_server() { stop(std::chrono::seconds(5)); }
+option_server::~option_server()
+{
+    stop(std::chrono::seconds(5));
+}
 
 bool option_server::stop(std::chrono::milliseconds timeout)
 {

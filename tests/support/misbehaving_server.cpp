@@ -57,16 +57,12 @@ struct misbehaving_server::impl {
         {
             auto self = shared_from_this();
             switch (server.mode) {
-            case behaviour::never_answer:
-                return do_read();
-            case behaviour::garbage:
-                reply = "this is not HTTP at all\r\n\r\n";
-                break;
+            case behaviour::never_answer: return do_read();
+            case behaviour::garbage: reply = "this is not HTTP at all\r\n\r\n"; break;
             case behaviour::status:
                 reply = "HTTP/1.1 " + std::to_string(server.code) + " X\r\nContent-Length: 2\r\n\r\nno";
                 break;
-            default:
-                reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+            default: reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
             }
             auto hold = server.stall.load();
             if (clock::now().time_since_epoch().count() < hold) {
@@ -104,7 +100,8 @@ struct misbehaving_server::impl {
         std::string reply;
     };
 
-    impl(behaviour b, int status_code) : mode(b), code(status_code), acceptor(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0))
+    impl(behaviour b, int status_code)
+        : mode(b), code(status_code), acceptor(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0))
     {
         acceptor.listen(4096);
         port = acceptor.local_endpoint().port();
@@ -159,9 +156,15 @@ misbehaving_server::~misbehaving_server()
     impl_->thread.join();
 }
 
-std::uint16_t misbehaving_server::port() const noexcept { return impl_->port; }
+std::uint16_t misbehaving_server::port() const noexcept
+{
+    return impl_->port;
+}
 
-std::string misbehaving_server::url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+std::string misbehaving_server::url() const
+{
+    return "http://127.0.0.1:" + std::to_string(impl_->port);
+}
 
 void misbehaving_server::stall_until(std::chrono::steady_clock::time_point until)
 {
@@ -179,7 +182,10 @@ void misbehaving_server::die()
     f.wait_for(std::chrono::seconds{5});
 }
 
-std::uint64_t misbehaving_server::answered() const noexcept { return impl_->answered.load(); }
+std::uint64_t misbehaving_server::answered() const noexcept
+{
+    return impl_->answered.load();
+}
 
 std::uint16_t unused_port()
 {

@@ -14,11 +14,11 @@ namespace execbench::test_support {
 class misbehaving_server {
 public:
     enum class behaviour {
-        answer,            ///< 200 "ok", keep-alive
-        status,            ///< answer with `status_code()` (e.g. 404, 503), keep-alive
-        never_answer,      ///< read requests and say nothing
-        garbage,           ///< reply with bytes that are not HTTP
-        close_after_one,   ///< answer the first request on a connection, then close it without saying so
+        answer,           ///< 200 "ok", keep-alive
+        status,           ///< answer with `status_code()` (e.g. 404, 503), keep-alive
+        never_answer,     ///< read requests and say nothing
+        garbage,          ///< reply with bytes that are not HTTP
+        close_after_one,  ///< answer the first request on a connection, then close it without saying so
     };
 
     explicit misbehaving_server(behaviour b = behaviour::answer, int status_code = 200);

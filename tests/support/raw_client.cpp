@@ -23,7 +23,10 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("raw_client: " + what); }
+[[noreturn]] void fail(const std::string& what)
+{
+    throw std::runtime_error("raw_client: " + what);
+}
 
 [[noreturn]] void fail_errno(const std::string& what)
 {
@@ -123,8 +126,7 @@ void raw_client::send_get(std::string_view target, std::string_view extra_header
     send(request, timeout);
 }
 
-raw_response raw_client::get(std::string_view target, std::string_view extra_headers,
-                             std::chrono::milliseconds timeout)
+raw_response raw_client::get(std::string_view target, std::string_view extra_headers, std::chrono::milliseconds timeout)
 {
     send_get(target, extra_headers, timeout);
     return read_response(timeout);
@@ -211,7 +213,10 @@ std::string raw_client::read_until_close(std::chrono::milliseconds timeout)
     return std::exchange(buffer_, {});
 }
 
-void raw_client::shutdown_send() { ::shutdown(fd_, SHUT_WR); }
+void raw_client::shutdown_send()
+{
+    ::shutdown(fd_, SHUT_WR);
+}
 
 std::size_t raw_client::fill(clock::time_point deadline, const char* waiting_for)
 {

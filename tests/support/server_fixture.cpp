@@ -34,8 +34,7 @@ server::options test_server::options_for(models::model model, const server_setti
     return opts;
 }
 
-test_server::test_server(models::model model, const server_settings& settings)
-    : instance_(options_for(model, settings))
+test_server::test_server(models::model model, const server_settings& settings) : instance_(options_for(model, settings))
 {
     instance_.start();
     auto deadline = std::chrono::steady_clock::now() + ready_timeout;
@@ -69,7 +68,10 @@ bool test_server::wait_until_idle(std::chrono::steady_clock::time_point deadline
     return true;
 }
 
-test_server::~test_server() { stop(stop_timeout); }
+test_server::~test_server()
+{
+    stop(stop_timeout);
+}
 
 bool test_server::stop(std::chrono::milliseconds timeout)
 {
@@ -79,6 +81,9 @@ bool test_server::stop(std::chrono::milliseconds timeout)
     return instance_.stop(std::chrono::steady_clock::now() + timeout);
 }
 
-std::string model_name(models::model model) { return std::string(models::to_string(model)); }
+std::string model_name(models::model model)
+{
+    return std::string(models::to_string(model));
+}
 
 }  // namespace execbench::test_support

@@ -14,10 +14,10 @@ namespace execbench::test_support {
 
 /// What a test server is started with; small defaults so many servers can start quickly on a small machine.
 struct server_settings {
-    unsigned threads = 0;          ///< 0: 8 for pool (downstream calls hold workers), 2 otherwise
+    unsigned threads = 0;  ///< 0: 8 for pool (downstream calls hold workers), 2 otherwise
     unsigned cpu_threads = 2;
     std::size_t queue = 10000;
-    std::string movies_db;         ///< empty: in memory; postgresql://... for a database server
+    std::string movies_db;  ///< empty: in memory; postgresql://... for a database server
     bool movies_read_only = false;
     std::size_t movies_cache = endpoints::default_movies_cache;
     unsigned db_pool = 10;

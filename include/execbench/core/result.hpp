@@ -58,6 +58,9 @@ private:
 };
 
 /// Shorthand for returning an error from a function that returns result<T>.
-inline error fail(std::string message) { return error{std::move(message)}; }
+inline error fail(std::string message)
+{
+    return error{std::move(message)};
+}
 
 }  // namespace execbench

@@ -9,7 +9,7 @@ namespace execbench {
 
 /// Appends `n` to `out` in decimal (the shortest exact form for floating point), without a temporary string.
 template <class Number>
-    requires std::is_arithmetic_v<Number>
+requires std::is_arithmetic_v<Number>
 void append_number(Number n, std::string& out)
 {
     char digits[32];  // holds any 64-bit integer and the shortest form of any double

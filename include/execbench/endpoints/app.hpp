@@ -21,18 +21,18 @@ namespace execbench::endpoints {
 
 /// What a model must do between planning a request and writing its response.
 enum class work : std::uint8_t {
-    respond,           ///< nothing more: build the response
-    compute,           ///< run the SHA-256 chain on the thread that handles the request
-    compute_offloaded, ///< run the SHA-256 chain on the compute pool and wait for it
-    stream,            ///< send `plan::stream.count` Server-Sent Events, demand-driven
-    database,          ///< read or write movies in the database server, waiting for it in the model's way
+    respond,            ///< nothing more: build the response
+    compute,            ///< run the SHA-256 chain on the thread that handles the request
+    compute_offloaded,  ///< run the SHA-256 chain on the compute pool and wait for it
+    stream,             ///< send `plan::stream.count` Server-Sent Events, demand-driven
+    database,           ///< read or write movies in the database server, waiting for it in the model's way
 };
 
 /// How a `work::database` stage ended: the JSON answer, or the failure and a detail for the error body.
 struct database_answer {
-    std::optional<http::failure> failed;       ///< database_unavailable (503), database_timeout (504), internal
+    std::optional<http::failure> failed;  ///< database_unavailable (503), database_timeout (504), internal
     std::string detail;
-    std::shared_ptr<const std::string> body;   ///< the JSON array, when not failed
+    std::shared_ptr<const std::string> body;  ///< the JSON array, when not failed
 };
 
 /// A request turned into the three stages every endpoint runs: downstream call or delay, then the work.
@@ -41,13 +41,13 @@ struct database_answer {
 struct plan {
     endpoint route = endpoint::other;
     work what = work::respond;
-    int call_depth = 0;              ///< > 0: call downstream with depth - 1 instead of waiting
-    int delay_millis = 0;            ///< the wait (here, or at the innermost downstream call)
-    std::uint32_t iterations = 0;    ///< SHA-256 chain length for the cpu endpoints
-    stream_params stream;            ///< for `work::stream`
-    bool post = false;               ///< POST /movies rather than GET
-    std::string director;            ///< GET /movies?directorLastName=
-    nlohmann::json movies;           ///< POST /movies, validated
+    int call_depth = 0;            ///< > 0: call downstream with depth - 1 instead of waiting
+    int delay_millis = 0;          ///< the wait (here, or at the innermost downstream call)
+    std::uint32_t iterations = 0;  ///< SHA-256 chain length for the cpu endpoints
+    stream_params stream;          ///< for `work::stream`
+    bool post = false;             ///< POST /movies rather than GET
+    std::string director;          ///< GET /movies?directorLastName=
+    nlohmann::json movies;         ///< POST /movies, validated
 
     /// True when stage 1 is a downstream call rather than a local wait.
     [[nodiscard]] bool calls_downstream() const noexcept { return call_depth > 0; }
@@ -64,17 +64,17 @@ struct server_info {
     std::string address;
     std::string movies_db;
     bool movies_read_only = false;
-    std::size_t movies_cache = 0;       ///< directors cached; 0: every GET reaches the store
-    unsigned db_pool = 0;               ///< PostgreSQL connections; 0 with SQLite
-    std::int64_t db_timeout_ms = 0;     ///< PostgreSQL per-request deadline; 0 with SQLite
+    std::size_t movies_cache = 0;    ///< directors cached; 0: every GET reaches the store
+    unsigned db_pool = 0;            ///< PostgreSQL connections; 0 with SQLite
+    std::int64_t db_timeout_ms = 0;  ///< PostgreSQL per-request deadline; 0 with SQLite
     // The effective settings a parity audit compares between arms.
     std::int64_t header_timeout_ms = 0;
     std::int64_t idle_timeout_ms = 0;
     std::int64_t write_timeout_ms = 0;
     std::int64_t downstream_timeout_ms = 0;
     std::int64_t shutdown_timeout_ms = 0;
-    std::uint64_t listen_backlog = 0;   ///< after the kernel's somaxconn cap
-    std::string cpus;                   ///< the CPUs the server may run on, as taskset lists them
+    std::uint64_t listen_backlog = 0;  ///< after the kernel's somaxconn cap
+    std::string cpus;                  ///< the CPUs the server may run on, as taskset lists them
 };
 
 /// The endpoint logic, written once and shared by every model. Pure: no sockets, threads or waits.
@@ -124,8 +124,8 @@ private:
 /// One line of `bench-server --list-endpoints`.
 struct route_summary {
     std::string_view path;
-    std::string_view methods;   ///< "GET" or "GET, POST"
-    int default_delay_millis;   ///< `delayInMillis` when the request gives none
+    std::string_view methods;  ///< "GET" or "GET, POST"
+    int default_delay_millis;  ///< `delayInMillis` when the request gives none
 };
 /// Every endpoint the app serves, from its routing table.
 std::vector<route_summary> route_summaries();

@@ -14,8 +14,8 @@ namespace execbench::endpoints {
 
 /// Where and how movies are kept.
 struct movie_store_options {
-    std::string path;        ///< SQLite file (WAL); empty keeps the database in memory
-    bool read_only = false;  ///< validate and echo POSTs without storing them
+    std::string path;                          ///< SQLite file (WAL); empty keeps the database in memory
+    bool read_only = false;                    ///< validate and echo POSTs without storing them
     std::size_t cache = default_movies_cache;  ///< directors whose answers are cached; 0 turns the cache off
 };
 

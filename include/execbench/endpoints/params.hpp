@@ -57,7 +57,6 @@ result<std::int64_t> int_param(const query_params& params, std::string_view name
                                std::int64_t min, std::int64_t max);
 
 /// A required, non-empty string parameter of at most `max_bytes` bytes, valid UTF-8.
-result<std::string_view> string_param(const query_params& params, std::string_view name,
-                                      std::size_t max_bytes = 256);
+result<std::string_view> string_param(const query_params& params, std::string_view name, std::size_t max_bytes = 256);
 
 }  // namespace execbench::endpoints

@@ -8,9 +8,9 @@ namespace execbench::endpoints {
 
 /// What a `/stream` request asked for.
 struct stream_params {
-    std::uint32_t count = 50;          ///< events to send (1..1,000,000)
-    std::uint32_t interval_millis = 0; ///< pause between events (0..60000)
-    std::uint32_t event_bytes = 0;     ///< pad each event to this many bytes (0 = no padding, max 65536)
+    std::uint32_t count = 50;           ///< events to send (1..1,000,000)
+    std::uint32_t interval_millis = 0;  ///< pause between events (0..60000)
+    std::uint32_t event_bytes = 0;      ///< pad each event to this many bytes (0 = no padding, max 65536)
 };
 
 /// Appends Server-Sent Event number `index`: "data: event-<index>\n\n". When `event_bytes` exceeds that natural

@@ -13,9 +13,9 @@ enum class verb : std::uint8_t { get, head, post, put, del, other };
 struct request {
     verb method = verb::other;
     std::string_view method_name;
-    std::string_view target;   ///< path and query, as sent
-    std::string_view path;     ///< target up to '?'
-    std::string_view query;    ///< after '?', empty when absent
+    std::string_view target;  ///< path and query, as sent
+    std::string_view path;    ///< target up to '?'
+    std::string_view query;   ///< after '?', empty when absent
     std::string_view content_type;
     std::string_view body;
     bool keep_alive = true;

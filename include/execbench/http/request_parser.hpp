@@ -36,8 +36,7 @@ private:
     void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string,
                        boost::beast::string_view value, boost::beast::error_code& ec) override;
     void on_header_impl(boost::beast::error_code& ec) override;
-    void on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
-                           boost::beast::error_code& ec) override;
+    void on_body_init_impl(const boost::optional<std::uint64_t>& content_length, boost::beast::error_code& ec) override;
     std::size_t on_body_impl(boost::beast::string_view body, boost::beast::error_code& ec) override;
     void on_chunk_header_impl(std::uint64_t size, boost::beast::string_view extensions,
                               boost::beast::error_code& ec) override;

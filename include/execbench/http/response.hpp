@@ -32,9 +32,9 @@ struct response {
     status code = status::ok;
     std::string_view content_type = "application/json";
     std::string body;
-    std::string_view allow;          ///< sent as `Allow` when not empty (405)
-    unsigned retry_after_seconds = 0; ///< sent as `Retry-After` when not zero (503)
-    bool close = false;              ///< the server closes the connection after this response
+    std::string_view allow;            ///< sent as `Allow` when not empty (405)
+    unsigned retry_after_seconds = 0;  ///< sent as `Retry-After` when not zero (503)
+    bool close = false;                ///< the server closes the connection after this response
 
     /// Resets to an empty 200 keeping the body's capacity.
     void clear() noexcept;

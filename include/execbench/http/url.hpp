@@ -10,7 +10,7 @@ namespace execbench::http {
 
 /// An `http://host[:port][/path]` URL.
 struct url {
-    std::string host;          ///< name or address; IPv6 without brackets
+    std::string host;  ///< name or address; IPv6 without brackets
     std::uint16_t port = 80;
     std::string target = "/";  ///< path and query, always starting with '/'
 

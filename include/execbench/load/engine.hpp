@@ -34,20 +34,20 @@ struct trial_plan {
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
     unsigned threads = 1;
-    std::uint64_t seed = 1;                      ///< think times and mix offsets
-    const std::atomic<bool>* stop = nullptr;     ///< set it to end the trial early (SIGINT)
-    live_counters* live = nullptr;               ///< optional
+    std::uint64_t seed = 1;                   ///< think times and mix offsets
+    const std::atomic<bool>* stop = nullptr;  ///< set it to end the trial early (SIGINT)
+    live_counters* live = nullptr;            ///< optional
 };
 
 /// What one trial measured, merged over threads.
 struct trial_measurement {
     group_measurement foreground;
     std::optional<group_measurement> background;
-    bool stopped = false;                        ///< ended early through `stop`
-    double loadgen_cpu_seconds = 0;              ///< bench-load's own user+system CPU during the trial
+    bool stopped = false;            ///< ended early through `stop`
+    double loadgen_cpu_seconds = 0;  ///< bench-load's own user+system CPU during the trial
     /// bench-load's own CPU in each whole second from the foreground's start (100 = one core busy)
     std::vector<double> loadgen_cpu_percent;
-    duration elapsed{};                          ///< whole trial including connecting and draining
+    duration elapsed{};  ///< whole trial including connecting and draining
 };
 
 /// Runs one trial on `plan.threads` threads, each with its own io_context and connections. Ends by itself:

@@ -11,8 +11,7 @@ namespace execbench::load {
 
 /// The interval log series of a run, each a tag `<arm>/<series>` (e.g. `fiber/latency`): the foreground's latency
 /// (from the intended send time) and service time, and the background group's, when it has one.
-inline constexpr std::string_view hlog_series[] = {"latency", "service", "background_latency",
-                                                    "background_service"};
+inline constexpr std::string_view hlog_series[] = {"latency", "service", "background_latency", "background_service"};
 
 /// A run's trials as an HdrHistogram interval log (docs/results-format.md): the header with the first trial's
 /// start as StartTime and BaseTime, comments naming the run, then one line per second and series, in microseconds

@@ -23,11 +23,11 @@ struct suite_entry {
     std::string scenario;
     std::string model;
     run_status status = run_status::failed;
-    std::string run_id;       ///< joins the bench-load results files; empty when nothing ran
-    std::string started_at;   ///< ISO 8601 UTC
-    double seconds = 0;       ///< wall time of this entry, server start and stop included
-    std::string message;      ///< why it failed or was not run; request error counts for `errors`
-    std::string arm;          ///< "" means the model (ledgers written before arms existed)
+    std::string run_id;      ///< joins the bench-load results files; empty when nothing ran
+    std::string started_at;  ///< ISO 8601 UTC
+    double seconds = 0;      ///< wall time of this entry, server start and stop included
+    std::string message;     ///< why it failed or was not run; request error counts for `errors`
+    std::string arm;         ///< "" means the model (ledgers written before arms existed)
     /// The arm's name, or the model when it has none.
     [[nodiscard]] const std::string& arm_name() const noexcept { return arm.empty() ? model : arm; }
 };

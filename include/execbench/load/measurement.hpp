@@ -16,14 +16,14 @@ namespace execbench::load {
 /// Why a request failed. The connection is closed and reopened for the next request after every class except
 /// the HTTP ones (those keep the connection when the server allows it).
 enum class error_class {
-    connect_refused,   ///< nothing listening (ECONNREFUSED)
-    connect_timeout,   ///< no connection within the connect timeout
-    connect_other,     ///< any other connect failure (e.g. out of ports or descriptors)
-    reset,             ///< connection reset or closed before the response was complete; write failures
-    request_timeout,   ///< no complete response within the request timeout
-    bad_response,      ///< bytes that are not an HTTP/1.1 response
+    connect_refused,  ///< nothing listening (ECONNREFUSED)
+    connect_timeout,  ///< no connection within the connect timeout
+    connect_other,    ///< any other connect failure (e.g. out of ports or descriptors)
+    reset,            ///< connection reset or closed before the response was complete; write failures
+    request_timeout,  ///< no complete response within the request timeout
+    bad_response,     ///< bytes that are not an HTTP/1.1 response
     http_4xx,
-    http_5xx,          ///< the last class: error_class_count follows from it
+    http_5xx,  ///< the last class: error_class_count follows from it
 };
 /// The number of error classes.
 inline constexpr std::size_t error_class_count = static_cast<std::size_t>(error_class::http_5xx) + 1;
@@ -32,9 +32,9 @@ std::string_view to_string(error_class c) noexcept;
 
 /// Counts of one load group (foreground or background) over a trial.
 struct counters {
-    std::uint64_t ok = 0;        ///< complete responses with status < 400
+    std::uint64_t ok = 0;  ///< complete responses with status < 400
     std::array<std::uint64_t, error_class_count> errors{};
-    std::uint64_t unsent = 0;    ///< open shape: requests due before the end that found no free connection
+    std::uint64_t unsent = 0;  ///< open shape: requests due before the end that found no free connection
     std::uint64_t bytes_sent = 0;
     std::uint64_t body_bytes_received = 0;
 
@@ -52,10 +52,10 @@ struct counters {
 struct timeline_second {
     std::uint64_t ok = 0;
     std::uint64_t errors = 0;
-    std::uint64_t unsent = 0;        ///< open shape: requests due in this second that never found a connection
-    std::uint32_t users = 0;         ///< ramp: users active at the second's last tick
-    std::uint32_t connections = 0;   ///< the generator's open sockets at the second's last tick
-    bool sampled = false;            ///< users and connections were read in this second (the issuing phase)
+    std::uint64_t unsent = 0;       ///< open shape: requests due in this second that never found a connection
+    std::uint32_t users = 0;        ///< ramp: users active at the second's last tick
+    std::uint32_t connections = 0;  ///< the generator's open sockets at the second's last tick
+    bool sampled = false;           ///< users and connections were read in this second (the issuing phase)
 };
 
 /// What one load group measured. Latencies are microseconds of successful responses only; `latency` runs from the

@@ -50,12 +50,21 @@ inline std::string errors_column(std::string_view error_class_name)
     return std::string(errors_prefix).append(error_class_name);
 }
 /// Whether `column` is one of the per-class error columns.
-inline bool is_errors_column(std::string_view column) noexcept { return column.starts_with(errors_prefix); }
+inline bool is_errors_column(std::string_view column) noexcept
+{
+    return column.starts_with(errors_prefix);
+}
 
 /// The lowest trial value beside a median in x.csv, e.g. "wall_millis_trial_min".
-inline std::string trial_min(std::string_view metric) { return std::string(metric).append("_trial_min"); }
+inline std::string trial_min(std::string_view metric)
+{
+    return std::string(metric).append("_trial_min");
+}
 /// The highest trial value beside a median in x.csv, e.g. "wall_millis_trial_max".
-inline std::string trial_max(std::string_view metric) { return std::string(metric).append("_trial_max"); }
+inline std::string trial_max(std::string_view metric)
+{
+    return std::string(metric).append("_trial_max");
+}
 
 }  // namespace execbench::load::metric
 

@@ -14,7 +14,7 @@ namespace execbench::load {
 
 /// How bench-load --processes runs its shards (docs/distributed.md).
 struct process_run_options {
-    std::filesystem::path program = "/proc/self/exe";   ///< bench-load itself
+    std::filesystem::path program = "/proc/self/exe";  ///< bench-load itself
     std::vector<std::string> args;                     ///< the command line for the shards (see shard_arguments)
     unsigned processes = 2;
     /// From now to the shards' common --start-at: time for each to start, read its scenario and send its pre-flight.

@@ -23,7 +23,6 @@ private:
     bool bar_shown_ = false;
 };
 
-
 /// The start banner (stderr, before the warm-up): shape and its numbers, warm-up, trials, threads, the target, the
 /// server's model and pid, and the CPUs this process may use.
 std::string format_banner(const scenario& s, const run_options& options, const target& t, const server_info& server);

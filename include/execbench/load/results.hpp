@@ -42,9 +42,9 @@ struct histogram_record {
     std::string run_id;
     std::string scenario;
     std::string model;
-    std::string arm;      ///< the model in files written before arms existed
+    std::string arm;  ///< the model in files written before arms existed
     unsigned trial = 0;
-    std::string series;   ///< "latency", "service" or "background_latency"
+    std::string series;  ///< "latency", "service" or "background_latency"
     stats::histogram histogram;
 };
 /// Reads a histograms file; lines starting with '#' are comments. The error names the line.

@@ -28,30 +28,30 @@ struct run_options {
     std::string url = "http://127.0.0.1:8080";
     bool allow_remote = false;
     unsigned threads = 1;
-    std::optional<pid_t> server_pid;                 ///< default: found from the listening port when local
-    const std::atomic<bool>* stop = nullptr;         ///< set (e.g. from SIGINT) to end the run early
-    std::chrono::milliseconds sample_period{100};    ///< server sampling, 10 Hz
+    std::optional<pid_t> server_pid;               ///< default: found from the listening port when local
+    const std::atomic<bool>* stop = nullptr;       ///< set (e.g. from SIGINT) to end the run early
+    std::chrono::milliseconds sample_period{100};  ///< server sampling, 10 Hz
     std::uint64_t seed = 1;
-    unsigned load_cpus = 0;                          ///< CPUs the generator may use; 0: this process's mask
+    unsigned load_cpus = 0;  ///< CPUs the generator may use; 0: this process's mask
     /// Called on the calling thread a few times per second and after each trial; must not block for long.
     std::function<void(const progress_event&)> on_progress;
 };
 
 /// One trial: what the engine measured plus the server's process figures.
 struct trial_result {
-    unsigned index = 0;                       ///< 1-based
+    unsigned index = 0;  ///< 1-based
     trial_measurement measured;
     std::optional<stats::process_summary> server;
     /// The generator, not the server, was the bottleneck: kept in the raw results, left out of the summary.
     bool generator_bound = false;
-    std::string generator_bound_reason;       ///< e.g. "load generator CPU 97% of 1 core"
+    std::string generator_bound_reason;  ///< e.g. "load generator CPU 97% of 1 core"
 };
 
 /// How the suite ordered its runs (bench-suite only).
 struct run_order {
-    std::string kind;         ///< "interleaved" or "blocked"
+    std::string kind;  ///< "interleaved" or "blocked"
     std::uint64_t seed = 0;
-    unsigned round = 0;       ///< 1-based round of this server's trial; 1 in blocked order
+    unsigned round = 0;  ///< 1-based round of this server's trial; 1 in blocked order
 };
 
 /// The CPU lists each process was pinned to, as taskset writes them; "" when not pinned.
@@ -70,19 +70,19 @@ struct metric_spread {
 
 /// Everything a run produced; the results writers and the report read it.
 struct run_result {
-    scenario scenario_used;         ///< after command-line overrides
-    std::string run_id;             ///< unique per run, joins the results files
-    std::string started_at;         ///< ISO 8601 UTC
+    scenario scenario_used;  ///< after command-line overrides
+    std::string run_id;      ///< unique per run, joins the results files
+    std::string started_at;  ///< ISO 8601 UTC
     std::string url;
     unsigned threads = 1;
     server_info server;
-    arm_spec arm;                   ///< name "" outside a suite: labelled by the server's model
+    arm_spec arm;  ///< name "" outside a suite: labelled by the server's model
     std::optional<run_order> order;
     affinity_record affinity;
     run_context context;
     std::vector<trial_result> trials;
-    std::vector<metric_spread> summary;   ///< median/min/max per metric, in column order
-    bool partial = false;                 ///< stopped early; the trials present are complete or marked stopped
+    std::vector<metric_spread> summary;  ///< median/min/max per metric, in column order
+    bool partial = false;                ///< stopped early; the trials present are complete or marked stopped
     [[nodiscard]] bool noisy() const noexcept;
     [[nodiscard]] bool had_errors() const noexcept;
     /// Requests due in open loop that were never sent (the server fell behind), over all trials.
@@ -98,12 +98,12 @@ struct progress_event {
     enum class phase { warmup, trial, pause, trial_done, done } what = phase::trial;
     std::string scenario;
     std::string model;
-    unsigned trial = 0;       ///< 1-based; 0 during warm-up
+    unsigned trial = 0;  ///< 1-based; 0 during warm-up
     unsigned trials = 0;
-    duration elapsed{};       ///< since the run started
-    duration remaining{};     ///< estimate
-    double live_rps = 0;      ///< successful responses per second over the last interval
-    std::uint64_t ok = 0;     ///< this trial so far
+    duration elapsed{};    ///< since the run started
+    duration remaining{};  ///< estimate
+    double live_rps = 0;   ///< successful responses per second over the last interval
+    std::uint64_t ok = 0;  ///< this trial so far
     std::uint64_t errors = 0;
     const trial_result* finished = nullptr;  ///< set with phase::trial_done
     const run_result* run = nullptr;         ///< the run so far (labels, options)

@@ -46,9 +46,9 @@ open_file_limits current_open_file_limits();
 
 /// How a scenario fits the open-file limits.
 struct fit_result {
-    double factor = 1;          ///< 1 (or the scenario's own factor) when it fits as it is
-    std::string decided_by;     ///< "generator", "server" or "downstream"; "" when nothing had to give
-    std::string reason;         ///< "the server needs about 30,064 open files, may open 20,000"; "" when it fits
+    double factor = 1;       ///< 1 (or the scenario's own factor) when it fits as it is
+    std::string decided_by;  ///< "generator", "server" or "downstream"; "" when nothing had to give
+    std::string reason;      ///< "the server needs about 30,064 open files, may open 20,000"; "" when it fits
 };
 /// The largest factor, in steps of fit_step and at most 1, at which `s` fits `limits`: as it is when every need is
 /// within its limit; otherwise each need within its limit less fit_margin. `decided_by` names the process whose

@@ -37,16 +37,16 @@ std::string shapes_using(std::string_view field);
 /// The numbers of a load shape. Which fields matter depends on `kind`; docs/scenarios.md lists them.
 struct load_spec {
     shape kind = shape::closed;
-    std::uint32_t connections = 0;        ///< burst: default = requests; closed/open: required; ramp: = max users
-    std::uint64_t requests = 0;           ///< burst: requests in total
-    double rate = 0;                      ///< open: requests per second
-    duration length{};                    ///< closed/open/ramp: how long requests are issued
-    duration think_min{};                 ///< closed/ramp: pause between a response and the next request
+    std::uint32_t connections = 0;  ///< burst: default = requests; closed/open: required; ramp: = max users
+    std::uint64_t requests = 0;     ///< burst: requests in total
+    double rate = 0;                ///< open: requests per second
+    duration length{};              ///< closed/open/ramp: how long requests are issued
+    duration think_min{};           ///< closed/ramp: pause between a response and the next request
     duration think_max{};
     ramp_profile profile = ramp_profile::smooth;
-    std::uint32_t users = 0;              ///< ramp: peak virtual users
-    std::uint32_t spikes = 10;            ///< ramp sharp: number of square spikes
-    std::vector<ramp_stage> stages;       ///< ramp: explicit stages, or the expansion of `profile`
+    std::uint32_t users = 0;         ///< ramp: peak virtual users
+    std::uint32_t spikes = 10;       ///< ramp sharp: number of square spikes
+    std::vector<ramp_stage> stages;  ///< ramp: explicit stages, or the expansion of `profile`
 };
 
 /// A load that runs before and beside the measured one (e.g. 150 /cpu while 20 /io are measured).
@@ -58,24 +58,24 @@ struct background_spec {
 
 /// What the server under test needs; honoured by a suite runner, recorded in results context by bench-load.
 struct server_spec {
-    std::string downstream = "self";   ///< "self" or "separate" (a second server started by the runner)
+    std::string downstream = "self";  ///< "self" or "separate" (a second server started by the runner)
     std::string downstream_model = "loop";
-    std::string database = "sqlite";   ///< "sqlite" (in the server) or "postgresql" (a throwaway cluster per run)
+    std::string database = "sqlite";  ///< "sqlite" (in the server) or "postgresql" (a throwaway cluster per run)
     std::map<std::string, std::string> options;  ///< extra bench-server options, e.g. {"threads": "4"}
 };
 
 /// The factor a scenario's users, connections and rates were multiplied by (issue 15; load/scale.hpp): 1 as written.
 struct scale_label {
     double factor = 1;
-    std::string decided_by;   ///< "generator", "server", "downstream" (fit to limits), "--scale", or "" when 1
-    std::string unscaled;     ///< the figures as written, e.g. "20,000 peak users" ("" when 1)
-    std::string reason;       ///< why a limit decided, e.g. "the server needs about 30,064 open files, may open 20,000"
+    std::string decided_by;  ///< "generator", "server", "downstream" (fit to limits), "--scale", or "" when 1
+    std::string unscaled;    ///< the figures as written, e.g. "20,000 peak users" ("" when 1)
+    std::string reason;      ///< why a limit decided, e.g. "the server needs about 30,064 open files, may open 20,000"
 };
 
 /// A named scenario, as read from scenarios/<name>.json.
 struct scenario {
-    std::string name;                 ///< file name without extension
-    std::filesystem::path file;       ///< where it was read from (empty for ad-hoc runs)
+    std::string name;            ///< file name without extension
+    std::filesystem::path file;  ///< where it was read from (empty for ad-hoc runs)
     std::string description;
     std::vector<std::string> suites;
     std::vector<request_spec> mix;
@@ -87,7 +87,7 @@ struct scenario {
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
     server_spec server;
-    scale_label scale;                ///< set by scale_scenario, never read from a file
+    scale_label scale;  ///< set by scale_scenario, never read from a file
 };
 
 /// Derives a ramp's stages from its profile (or its length and peak from explicit stages) and sets its

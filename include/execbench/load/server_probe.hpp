@@ -13,11 +13,11 @@ namespace execbench::load {
 
 /// What is known about the server from its /health answer and from /proc.
 struct server_info {
-    std::string model = "unknown";   ///< from /health "model"; "unknown" when absent
-    std::string health_json;         ///< the /health body as received ("" when none)
+    std::string model = "unknown";  ///< from /health "model"; "unknown" when absent
+    std::string health_json;        ///< the /health body as received ("" when none)
     bool local = false;
     std::optional<pid_t> pid;
-    std::string sampling = "none";   ///< "proc", "metrics" or "none"
+    std::string sampling = "none";  ///< "proc", "metrics" or "none"
 };
 
 struct target;

@@ -16,7 +16,7 @@ struct slo_gate {
     std::string text;    ///< as written, trimmed
     std::string metric;  ///< the summary column it reads, e.g. "latency_millis_p99"
     op compare = op::less;
-    double limit = 0;    ///< in the column's unit (milliseconds for latency and wall time)
+    double limit = 0;  ///< in the column's unit (milliseconds for latency and wall time)
 };
 
 /// Parses "p99<300ms,p50<120ms,errors=0,unsent=0,rps>=1800"; the error names the gate and what was expected.
@@ -24,9 +24,9 @@ result<std::vector<slo_gate>> parse_slo(std::string_view text);
 
 /// How a run fared against one gate.
 struct slo_verdict {
-    std::string gate;      ///< the gate as written
+    std::string gate;  ///< the gate as written
     std::string metric;
-    double measured = 0;   ///< the median over trials; the worst trial for error and unsent counts
+    double measured = 0;     ///< the median over trials; the worst trial for error and unsent counts
     bool measurable = true;  ///< false for a latency gate when no request succeeded
     bool passed = false;
 };

@@ -44,34 +44,34 @@ struct suite_progress {
     std::string scenario;
     std::string model;
     std::string arm;
-    unsigned round = 1;     ///< interleaved: the round (one trial of every arm); blocked: 1
+    unsigned round = 1;  ///< interleaved: the round (one trial of every arm); blocked: 1
     unsigned rounds = 1;
-    duration elapsed{};     ///< since the suite started
-    duration remaining{};   ///< estimate for the runs left, this one included
+    duration elapsed{};    ///< since the suite started
+    duration remaining{};  ///< estimate for the runs left, this one included
 };
 
 /// What a suite runs and where it writes.
 struct suite_options {
-    std::string suite;                             ///< results go to `out_dir/<suite>.csv` and its companions
-    std::vector<std::string> scenarios;            ///< names, in run order
+    std::string suite;                   ///< results go to `out_dir/<suite>.csv` and its companions
+    std::vector<std::string> scenarios;  ///< names, in run order
     std::vector<std::string> models{"pool", "fiber", "loop"};  ///< one arm per model when `arms` is empty
-    std::vector<arm_spec> arms;                    ///< what is compared, in this order in every table
+    std::vector<arm_spec> arms;                                ///< what is compared, in this order in every table
     trial_order order = trial_order::interleaved;
-    std::uint64_t seed = 1;                        ///< shuffles the arms of each round
-    cpu_list server_cpus;                          ///< the server under test (--cpus); empty: not pinned
-    cpu_list load_cpus;                            ///< this process, the generator; empty: not pinned
-    cpu_list downstream_cpus;                      ///< a separate downstream server; empty: not pinned
+    std::uint64_t seed = 1;    ///< shuffles the arms of each round
+    cpu_list server_cpus;      ///< the server under test (--cpus); empty: not pinned
+    cpu_list load_cpus;        ///< this process, the generator; empty: not pinned
+    cpu_list downstream_cpus;  ///< a separate downstream server; empty: not pinned
     std::filesystem::path scenarios_dir;
-    std::filesystem::path server_binary;           ///< bench-server
-    std::filesystem::path out_dir;                 ///< e.g. results/<suite>
-    overrides override_values;                     ///< --duration, --warmup, --trials, --scale ...
-    bool fit_to_limits = false;                    ///< scale a scenario beyond the open-file limits to fit them
-    unsigned threads = 1;                          ///< load-generator threads
-    bool hlog = false;                             ///< also write `out_dir/hlog/<scenario>-<arm>.hlog` (load/hlog)
+    std::filesystem::path server_binary;  ///< bench-server
+    std::filesystem::path out_dir;        ///< e.g. results/<suite>
+    overrides override_values;            ///< --duration, --warmup, --trials, --scale ...
+    bool fit_to_limits = false;           ///< scale a scenario beyond the open-file limits to fit them
+    unsigned threads = 1;                 ///< load-generator threads
+    bool hlog = false;                    ///< also write `out_dir/hlog/<scenario>-<arm>.hlog` (load/hlog)
     std::chrono::milliseconds start_timeout{20'000};
     std::chrono::milliseconds stop_timeout{15'000};
     std::chrono::milliseconds server_sample_period{250};
-    const std::atomic<bool>* stop = nullptr;       ///< set (SIGINT) to end after the current run
+    const std::atomic<bool>* stop = nullptr;  ///< set (SIGINT) to end after the current run
     /// Before each run.
     std::function<void(const suite_progress&)> on_run_start;
     /// Forwarded from load::run while a run goes on.

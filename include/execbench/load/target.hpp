@@ -13,13 +13,13 @@ namespace execbench::load {
 
 /// The server under test, resolved once before a run.
 struct target {
-    std::string url;                    ///< as given
-    std::string host;                   ///< host name or address from the URL
+    std::string url;   ///< as given
+    std::string host;  ///< host name or address from the URL
     std::uint16_t port = 80;
-    std::string host_header;            ///< value of the Host header
-    std::string base_path;              ///< path prefix from the URL ("" when the URL has none)
+    std::string host_header;                                ///< value of the Host header
+    std::string base_path;                                  ///< path prefix from the URL ("" when the URL has none)
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;  ///< resolved addresses, the first one is used
-    bool local = false;                 ///< every resolved address is loopback
+    bool local = false;                                     ///< every resolved address is loopback
 };
 
 /// How `--url` is read. An ad-hoc run without --path takes the URL's path and query as its request target (as wrk,

@@ -15,8 +15,8 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
 const std::vector<std::string_view>& noise_metrics();
 
 /// The bounds of the generator check (docs/methodology.md states them).
-inline constexpr double generator_cpu_bound_percent = 90;   ///< of the cores the generator may use
-inline constexpr double generator_lag_bound_millis = 10;    ///< p99 lateness of the open-loop send timer
+inline constexpr double generator_cpu_bound_percent = 90;  ///< of the cores the generator may use
+inline constexpr double generator_lag_bound_millis = 10;   ///< p99 lateness of the open-loop send timer
 /// consecutive seconds at the CPU bound that mark a trial whose average stays under it (a ramp's peak)
 inline constexpr std::size_t generator_saturated_seconds = 3;
 

@@ -26,9 +26,9 @@ namespace execbench::models {
 
 /// How bench-server reaches the database server that keeps its movies.
 struct database_options {
-    std::string url;                            ///< postgresql://USER@HOST:PORT/DB (libpq's URI form)
-    unsigned pool = 10;                         ///< connections (--db-pool; HikariCP's default)
-    std::chrono::milliseconds timeout{5'000};   ///< per request, for a free connection and the answer (--db-timeout)
+    std::string url;                           ///< postgresql://USER@HOST:PORT/DB (libpq's URI form)
+    unsigned pool = 10;                        ///< connections (--db-pool; HikariCP's default)
+    std::chrono::milliseconds timeout{5'000};  ///< per request, for a free connection and the answer (--db-timeout)
     std::size_t cache = endpoints::default_movies_cache;  ///< directors cached; 0 puts the database on every GET
 };
 
@@ -47,12 +47,12 @@ class db_link;
 /// One request's database work: the statement's parameters in, the answer out.
 struct db_job {
     bool post = false;
-    std::string key;                 ///< GET: the lower-cased director
-    std::uint64_t generation = 0;    ///< GET: the cache generation before the query
-    std::vector<std::string> docs;   ///< POST: each movie as stored
-    std::string docs_param;          ///< POST: the docs as one JSON array
-    std::string directors_param;     ///< POST: per movie, its director keys, as a JSON array of arrays
-    std::vector<std::string> keys;   ///< POST: every director key, for invalidating the cache
+    std::string key;                ///< GET: the lower-cased director
+    std::uint64_t generation = 0;   ///< GET: the cache generation before the query
+    std::vector<std::string> docs;  ///< POST: each movie as stored
+    std::string docs_param;         ///< POST: the docs as one JSON array
+    std::string directors_param;    ///< POST: per movie, its director keys, as a JSON array of arrays
+    std::vector<std::string> keys;  ///< POST: every director key, for invalidating the cache
     endpoints::database_answer answer;
 };
 
@@ -116,8 +116,7 @@ public:
     /// Serves the movies stage of `p` on `executor`'s io_context; completes with `void(endpoints::database_answer)`.
     /// `p` must outlive the operation.
     template <class CompletionToken>
-    auto async_run(boost::asio::io_context::executor_type executor, const endpoints::plan& p,
-                   CompletionToken&& token)
+    auto async_run(boost::asio::io_context::executor_type executor, const endpoints::plan& p, CompletionToken&& token)
     {
         return boost::asio::async_compose<CompletionToken, void(endpoints::database_answer)>(
             run_op{*this, std::make_unique<op_state>(*this, executor), &p}, token, executor);
@@ -135,9 +134,9 @@ public:
 private:
     using executor_type = boost::asio::io_context::executor_type;
     using descriptor_type = boost::asio::posix::basic_stream_descriptor<executor_type>;
-    using timer_type = boost::asio::basic_waitable_timer<std::chrono::steady_clock,
-                                                         boost::asio::wait_traits<std::chrono::steady_clock>,
-                                                         executor_type>;
+    using timer_type =
+        boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                          boost::asio::wait_traits<std::chrono::steady_clock>, executor_type>;
 
     // One asynchronous exchange's state, on the heap so its address survives moving the operation.
     struct op_state {

@@ -34,24 +34,26 @@ public:
             [this](auto handler, Function f) {
                 // Keep the handler's executor busy while the work is elsewhere, so its loop does not exit.
                 auto work = boost::asio::make_work_guard(boost::asio::get_associated_executor(handler));
-                boost::asio::post(pool_, [f = std::move(f), handler = std::move(handler),
-                                          work = std::move(work)]() mutable {
-                    auto r = f();
-                    // The work may share ownership of what the handler's context owns (a loop's connection): drop it
-                    // here, while the handler still holds its own reference, so the last one is never released on
-                    // this thread, where the context may already be gone.
-                    {
-                        [[maybe_unused]] auto spent = std::move(f);
-                    }
-                    auto ex = work.get_executor();
-                    // The guard travels with the completion: once dispatched, this thread must not touch the
-                    // handler's context again, which may be gone as soon as the handler has run.
-                    boost::asio::dispatch(ex, [handler = std::move(handler), work = std::move(work),
-                                               r = std::move(r)]() mutable {
-                        std::move(handler)(std::move(r));
-                        work.reset();
-                    });
-                });
+                boost::asio::post(pool_,
+                                  [f = std::move(f), handler = std::move(handler), work = std::move(work)]() mutable {
+                                      auto r = f();
+                                      // The work may share ownership of what the handler's context owns (a loop's
+                                      // connection): drop it here, while the handler still holds its own reference, so
+                                      // the last one is never released on this thread, where the context may already be
+                                      // gone.
+                                      {
+                                          [[maybe_unused]] auto spent = std::move(f);
+                                      }
+                                      auto ex = work.get_executor();
+                                      // The guard travels with the completion: once dispatched, this thread must not
+                                      // touch the handler's context again, which may be gone as soon as the handler has
+                                      // run.
+                                      boost::asio::dispatch(ex, [handler = std::move(handler), work = std::move(work),
+                                                                 r = std::move(r)]() mutable {
+                                          std::move(handler)(std::move(r));
+                                          work.reset();
+                                      });
+                                  });
             },
             token, std::move(f));
     }
@@ -60,10 +62,7 @@ public:
     [[nodiscard]] unsigned threads() const noexcept { return threads_; }
 
     /// Finishes queued work and joins the threads.
-    void stop()
-    {
-        pool_.join();
-    }
+    void stop() { pool_.join(); }
 
 private:
     boost::asio::thread_pool pool_;

@@ -39,13 +39,13 @@ inline constexpr int listen_backlog = 65535;
 struct server_context {
     endpoints::app& app;
     offload_pool& offload;
-    http::url downstream;             ///< where stage-1 calls go
+    http::url downstream;  ///< where stage-1 calls go
     std::string host = "127.0.0.1";
-    std::uint16_t port = 8080;        ///< 0 picks a free port
-    unsigned threads = 1;             ///< workers (pool), carriers (fiber) or event loops (loop)
-    std::size_t queue = 10000;        ///< pool: requests waiting for a worker before 503
-    unsigned fiber_stack_kb = 128;    ///< fiber: stack size per fiber
-    http::timeouts timeouts;          ///< header, idle, write and downstream deadlines
+    std::uint16_t port = 8080;           ///< 0 picks a free port
+    unsigned threads = 1;                ///< workers (pool), carriers (fiber) or event loops (loop)
+    std::size_t queue = 10000;           ///< pool: requests waiting for a worker before 503
+    unsigned fiber_stack_kb = 128;       ///< fiber: stack size per fiber
+    http::timeouts timeouts;             ///< header, idle, write and downstream deadlines
     movie_database* database = nullptr;  ///< where `work::database` stages go (null: movies are in SQLite)
 };
 

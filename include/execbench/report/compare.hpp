@@ -11,11 +11,11 @@ namespace execbench::report {
 
 /// What `bench-report compare OLD NEW` compares.
 struct compare_options {
-    std::filesystem::path old_dir;   ///< a suite folder (holding <name>.csv) or a results root of suite folders
+    std::filesystem::path old_dir;  ///< a suite folder (holding <name>.csv) or a results root of suite folders
     std::filesystem::path new_dir;
-    std::string old_run;             ///< only runs whose run id or git revision starts with this ("" = latest)
+    std::string old_run;  ///< only runs whose run id or git revision starts with this ("" = latest)
     std::string new_run;
-    double threshold_percent = 5;    ///< a change counts only when the whole interval is beyond ± this
+    double threshold_percent = 5;  ///< a change counts only when the whole interval is beyond ± this
     bool allow_scale_mismatch = false;
 };
 
@@ -27,12 +27,12 @@ const char* to_string(change c);
 
 /// One headline metric, NEW against OLD.
 struct metric_change {
-    std::string label;              ///< e.g. "latency p99"
+    std::string label;  ///< e.g. "latency p99"
     std::string column;
     bool higher_is_better = false;
     double old_median = 0;
     double new_median = 0;
-    stats::ratio_interval ratio;    ///< median(new) / median(old), with its 95 % bootstrap interval
+    stats::ratio_interval ratio;  ///< median(new) / median(old), with its 95 % bootstrap interval
     change verdict = change::unchanged;
 };
 
@@ -43,7 +43,7 @@ struct arm_comparison {
     std::string arm;
     std::string old_run_id;
     std::string new_run_id;
-    unsigned old_trials = 0;   ///< usable (not generator-bound) trials
+    unsigned old_trials = 0;  ///< usable (not generator-bound) trials
     unsigned new_trials = 0;
     std::vector<metric_change> metrics;
 };
@@ -54,7 +54,7 @@ struct comparison {
     std::string new_label;
     double threshold_percent = 5;
     std::vector<arm_comparison> rows;
-    std::vector<std::string> only_one_side;   ///< "suite/scenario/arm: only in OLD" and the like
+    std::vector<std::string> only_one_side;  ///< "suite/scenario/arm: only in OLD" and the like
     /// How many metrics got `c`.
     [[nodiscard]] unsigned count(change c) const;
 };

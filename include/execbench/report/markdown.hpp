@@ -33,13 +33,13 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 
 /// What the recorded contexts of a set of runs say about where they ran, each field "; "-joined over the runs.
 struct context_summary {
-    std::string first, last;   ///< earliest and latest run start
+    std::string first, last;  ///< earliest and latest run start
     std::string machine, kernel, build, revision;
-    std::string generator;     ///< the load generator: threads, and whether it ran on the server's machine
-    std::string sharing;       ///< what shared the machine (and the load average / steal when recorded)
-    std::string pinning;       ///< CPU affinity per process, "none", or "not recorded"
+    std::string generator;  ///< the load generator: threads, and whether it ran on the server's machine
+    std::string sharing;    ///< what shared the machine (and the load average / steal when recorded)
+    std::string pinning;    ///< CPU affinity per process, "none", or "not recorded"
     std::set<unsigned> cores;
-    bool separate_downstream = false;   ///< some run had its own downstream server
+    bool separate_downstream = false;  ///< some run had its own downstream server
 };
 
 /// Summarizes context JSON lines; absent fields (older results) read as unknown, never as a guess.

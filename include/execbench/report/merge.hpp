@@ -13,26 +13,26 @@ namespace execbench::report {
 
 /// What `bench-report merge LOGS…` reads.
 struct merge_options {
-    std::vector<std::filesystem::path> logs;   ///< HdrHistogram interval logs (bench-load --hlog, or any other)
-    std::optional<double> from_seconds;        ///< window start, seconds after the earliest log's StartTime
-    std::optional<double> to_seconds;          ///< window end, likewise
-    std::optional<std::string> tag;            ///< only this tag (e.g. "fiber/latency"); default: every tag apart
+    std::vector<std::filesystem::path> logs;  ///< HdrHistogram interval logs (bench-load --hlog, or any other)
+    std::optional<double> from_seconds;       ///< window start, seconds after the earliest log's StartTime
+    std::optional<double> to_seconds;         ///< window end, likewise
+    std::optional<std::string> tag;           ///< only this tag (e.g. "fiber/latency"); default: every tag apart
 };
 
 /// One tag's intervals added up.
 struct merged_series {
-    std::string tag;                 ///< "" for untagged lines
-    stats::histogram values{};       ///< every interval of the tag inside the window, from every log
+    std::string tag;            ///< "" for untagged lines
+    stats::histogram values{};  ///< every interval of the tag inside the window, from every log
     std::size_t intervals = 0;
-    std::size_t logs = 0;            ///< how many of the logs had an interval of this tag inside the window
-    double first_start = 0;          ///< seconds after the window's origin
+    std::size_t logs = 0;    ///< how many of the logs had an interval of this tag inside the window
+    double first_start = 0;  ///< seconds after the window's origin
     double last_end = 0;
 };
 
 /// The merge: one histogram per tag.
 struct merge_result {
-    double origin_epoch_seconds = 0;   ///< the earliest StartTime of the logs: --from and --to count from here
-    std::vector<merged_series> series; ///< by tag, in the order the tags first appear
+    double origin_epoch_seconds = 0;    ///< the earliest StartTime of the logs: --from and --to count from here
+    std::vector<merged_series> series;  ///< by tag, in the order the tags first appear
 };
 
 /// Adds up the intervals whose middle lies inside the window (from <= middle < to), across every log, tag by tag,

@@ -17,7 +17,7 @@ namespace execbench::report {
 struct chart_job {
     std::filesystem::path png;
     std::string data_json;
-    std::string hash;   ///< FNV-1a 64 of data_json, hex
+    std::string hash;  ///< FNV-1a 64 of data_json, hex
 };
 
 /// A generated text file.
@@ -28,11 +28,11 @@ struct generated_file {
 
 /// Everything bench-report produces for a set of suites.
 struct report_output {
-    std::vector<generated_file> files;         ///< markdown pages
-    std::vector<generated_file> html;          ///< HTML pages; `<!--svg:PATH-->` stands for that chart's SVG
+    std::vector<generated_file> files;  ///< markdown pages
+    std::vector<generated_file> html;   ///< HTML pages; `<!--svg:PATH-->` stands for that chart's SVG
     std::vector<chart_job> charts;
-    std::vector<generated_file> chart_lists;   ///< per suite `<suite>/charts.txt`: "<png> <hash>" per chart
-    std::string readme_block;            ///< the headline table, without the markers
+    std::vector<generated_file> chart_lists;  ///< per suite `<suite>/charts.txt`: "<png> <hash>" per chart
+    std::string readme_block;                 ///< the headline table, without the markers
 };
 
 /// Builds the pages and chart jobs of the suites named in `pages` (every suite when empty) and the README block

@@ -18,21 +18,21 @@ namespace execbench::report {
 struct run_view {
     std::string scenario;
     std::string model;
-    std::string arm;   ///< the label pages and charts use; the model for results written before arms existed
+    std::string arm;  ///< the label pages and charts use; the model for results written before arms existed
     load::run_status status = load::run_status::failed;
     std::string message;
     std::string run_id;
-    std::map<std::string, std::string> summary;   ///< summary CSV column → value (empty when it did not run)
-    unsigned chart_trial = 0;                     ///< the trial charted: median by latency p99
-    std::vector<std::map<std::string, double>> trials;            ///< every trial row, for the verdicts
-    std::vector<std::map<std::string, double>> timeline;          ///< that trial's timeline rows
-    std::vector<std::map<std::string, double>> server_timeline;   ///< that trial's server samples per second
-    std::vector<std::pair<double, double>> latency_spectrum;   ///< all trials merged: (percentile, ms)
-    std::vector<std::pair<double, double>> service_spectrum;   ///< the same for service time
-    std::string context;                                       ///< its context JSON line ("" when not recorded)
-    std::string scale_note;                       ///< "run at 0.97 scale: ..." from the context ("" unscaled)
-    [[nodiscard]] double number(std::string_view column) const;   ///< 0 when absent
-    [[nodiscard]] std::string text(std::string_view column) const;   ///< "" when absent
+    std::map<std::string, std::string> summary;           ///< summary CSV column → value (empty when it did not run)
+    unsigned chart_trial = 0;                             ///< the trial charted: median by latency p99
+    std::vector<std::map<std::string, double>> trials;    ///< every trial row, for the verdicts
+    std::vector<std::map<std::string, double>> timeline;  ///< that trial's timeline rows
+    std::vector<std::map<std::string, double>> server_timeline;  ///< that trial's server samples per second
+    std::vector<std::pair<double, double>> latency_spectrum;     ///< all trials merged: (percentile, ms)
+    std::vector<std::pair<double, double>> service_spectrum;     ///< the same for service time
+    std::string context;                                         ///< its context JSON line ("" when not recorded)
+    std::string scale_note;  ///< "run at 0.97 scale: ..." from the context ("" unscaled)
+    [[nodiscard]] double number(std::string_view column) const;     ///< 0 when absent
+    [[nodiscard]] std::string text(std::string_view column) const;  ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
     /// The issue-15 scale factor from the summary row; 1 when absent (runs from before it existed).
     [[nodiscard]] double scale() const;
@@ -40,15 +40,15 @@ struct run_view {
 
 /// Everything read from `results/<suite>/`.
 struct suite_data {
-    std::string name;              ///< the folder's name: the page is <name>.md
-    std::string stem;              ///< the results files' base name: <stem>.csv, <stem>-runs.csv, ...
+    std::string name;  ///< the folder's name: the page is <name>.md
+    std::string stem;  ///< the results files' base name: <stem>.csv, <stem>-runs.csv, ...
     std::filesystem::path dir;
-    std::vector<std::string> scenarios;   ///< in run order
-    std::vector<std::string> models;      ///< arm names: pool, fiber, loop first, then any other
-    std::map<std::string, std::map<std::string, run_view>> runs;   ///< scenario → model → run
-    std::map<std::string, std::string> descriptions;               ///< scenario → description (from the context)
-    std::map<std::string, std::string> server_settings;            ///< scenario → "downstream separate (loop)" ...
-    std::vector<std::string> contexts;    ///< context JSON of the runs shown, in order
+    std::vector<std::string> scenarios;  ///< in run order
+    std::vector<std::string> models;     ///< arm names: pool, fiber, loop first, then any other
+    std::map<std::string, std::map<std::string, run_view>> runs;  ///< scenario → model → run
+    std::map<std::string, std::string> descriptions;              ///< scenario → description (from the context)
+    std::map<std::string, std::string> server_settings;           ///< scenario → "downstream separate (loop)" ...
+    std::vector<std::string> contexts;                            ///< context JSON of the runs shown, in order
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
 };

@@ -16,16 +16,16 @@ enum class better { higher, lower };
 
 /// What decides whether a metric can be ranked at all.
 enum class metric_source {
-    requests,         ///< counted by the load generator: always measured
-    per_second,       ///< over whole seconds of the trial: one bucket in a trial under 2 s says nothing
-    server_sampled,   ///< from the server samples: needs min_server_samples per trial
-    client_set,       ///< set by the load generator's own settings (sockets = its connections): never ranked
+    requests,        ///< counted by the load generator: always measured
+    per_second,      ///< over whole seconds of the trial: one bucket in a trial under 2 s says nothing
+    server_sampled,  ///< from the server samples: needs min_server_samples per trial
+    client_set,      ///< set by the load generator's own settings (sockets = its connections): never ranked
 };
 
 /// One metric the winners table ranks, by its summary and trials CSV column.
 struct metric_rule {
-    std::string column;   ///< e.g. "latency_millis_p99"
-    std::string label;    ///< e.g. "latency p99"
+    std::string column;  ///< e.g. "latency_millis_p99"
+    std::string label;   ///< e.g. "latency p99"
     better direction = better::lower;
     metric_source source = metric_source::requests;
 };
@@ -36,12 +36,12 @@ const std::vector<metric_rule>& winner_metrics();
 
 /// What one scenario × metric cell concluded.
 enum class verdict {
-    winner,           ///< one arm ranks above every other
-    shared,           ///< two or more arms tie with each other and each ranks above every remaining arm
-    tie,              ///< no arm or group of arms ranks above the rest
-    too_few_trials,   ///< an arm had fewer than min_verdict_trials usable trials
-    not_sampled,      ///< a trial had fewer than min_server_samples server samples
-    not_ranked,       ///< the metric cannot decide here (client-set, or one per-second bucket)
+    winner,          ///< one arm ranks above every other
+    shared,          ///< two or more arms tie with each other and each ranks above every remaining arm
+    tie,             ///< no arm or group of arms ranks above the rest
+    too_few_trials,  ///< an arm had fewer than min_verdict_trials usable trials
+    not_sampled,     ///< a trial had fewer than min_server_samples server samples
+    not_ranked,      ///< the metric cannot decide here (client-set, or one per-second bucket)
 };
 
 /// How the text of a cell reads ("tie", "too few trials", ...); the arm's name for a winner.
@@ -49,11 +49,11 @@ std::string_view to_string(verdict v);
 
 /// Two arms compared on one metric.
 struct pair_verdict {
-    std::string first;                 ///< in display order
+    std::string first;  ///< in display order
     std::string second;
-    stats::ratio_interval ratio;       ///< median(first) / median(second), with its 95 % interval
-    std::string better;                ///< the arm ranked higher; "" for a tie
-    bool by_failures = false;          ///< decided because one arm had failed or unsent requests and the other none
+    stats::ratio_interval ratio;  ///< median(first) / median(second), with its 95 % interval
+    std::string better;           ///< the arm ranked higher; "" for a tie
+    bool by_failures = false;     ///< decided because one arm had failed or unsent requests and the other none
 };
 
 /// One arm's trials in one scenario, every trial (generator-bound ones included).
@@ -81,8 +81,8 @@ inline constexpr double tie_margin = 0.02;
 
 /// Compares every pair of `arms` (display order) on `rule`: the ratio of medians with its bootstrap interval; an
 /// arm with failed or unsent requests ranks below every arm without; otherwise a pair is decided only where the
-/// whole interval lies beyond 1 ± tie_margin (2 %). The cell's winner is the arm ranked above every other; arms that tie with each other and
-/// each rank above every remaining arm share the lead; anything else is a tie.
+/// whole interval lies beyond 1 ± tie_margin (2 %). The cell's winner is the arm ranked above every other; arms that
+/// tie with each other and each rank above every remaining arm share the lead; anything else is a tie.
 cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
                    const metric_rule& rule);
 
@@ -94,12 +94,12 @@ struct winners_table {
     std::map<std::string, unsigned> wins;                              ///< arm → cells won over all scenarios
     std::map<std::string, unsigned> shared_leads;                      ///< arm → cells whose lead it shared
     unsigned decided = 0;
-    unsigned shared = 0;                 ///< cells with a shared lead (counted apart from decided cells)
+    unsigned shared = 0;  ///< cells with a shared lead (counted apart from decided cells)
     unsigned ties = 0;
     unsigned too_few_trials = 0;
     unsigned not_sampled = 0;
     unsigned not_ranked = 0;
-    bool single_arm = false;             ///< fewer than two arms ran anywhere: no winners ("n/a")
+    bool single_arm = false;  ///< fewer than two arms ran anywhere: no winners ("n/a")
     /// Arms sorted by wins (most first; equal counts in display order).
     [[nodiscard]] std::vector<std::string> ranking() const;
     /// Share of the decided cells won by `arm`, 0..1 (ties and cells without a verdict do not count).

@@ -23,19 +23,19 @@ struct options {
     models::model model = models::model::loop;
     std::string host = "127.0.0.1";
     std::uint16_t port = 8080;
-    unsigned threads = 0;          ///< 0: the model's default
-    unsigned cpu_threads = 0;      ///< 0: one per CPU this process may run on
+    unsigned threads = 0;      ///< 0: the model's default
+    unsigned cpu_threads = 0;  ///< 0: one per CPU this process may run on
     std::size_t queue = 10000;
     unsigned fiber_stack_kb = 128;
-    std::string downstream;        ///< empty: the server itself
-    std::string movies_db;         ///< a SQLite file, or postgresql://USER@HOST:PORT/DB; empty: SQLite in memory
+    std::string downstream;  ///< empty: the server itself
+    std::string movies_db;   ///< a SQLite file, or postgresql://USER@HOST:PORT/DB; empty: SQLite in memory
     bool movies_read_only = false;
     std::size_t movies_cache = endpoints::default_movies_cache;  ///< directors cached; 0: off
-    unsigned db_pool = 10;                          ///< PostgreSQL connections
-    std::chrono::milliseconds db_timeout{5'000};    ///< PostgreSQL: per request (a connection and the answer)
+    unsigned db_pool = 10;                                       ///< PostgreSQL connections
+    std::chrono::milliseconds db_timeout{5'000};  ///< PostgreSQL: per request (a connection and the answer)
     std::chrono::milliseconds shutdown_timeout{10'000};
-    std::string cpus;              ///< --cpus: run on these CPUs only (a list as taskset takes); empty: as started
-    http::timeouts timeouts;       ///< --header-timeout, --idle-timeout, --downstream-timeout
+    std::string cpus;         ///< --cpus: run on these CPUs only (a list as taskset takes); empty: as started
+    http::timeouts timeouts;  ///< --header-timeout, --idle-timeout, --downstream-timeout
 };
 
 /// A listening server with everything it serves from: movies, counters, compute pool, endpoint app and model.

@@ -9,7 +9,7 @@ namespace execbench::stats {
 inline constexpr unsigned default_resamples = 10'000;
 
 /// The seed every bootstrap starts from: the same samples always give the same interval.
-inline constexpr std::uint64_t default_bootstrap_seed = 0x65786563'62656e63ull;   // "execbenc"
+inline constexpr std::uint64_t default_bootstrap_seed = 0x65786563'62656e63ull;  // "execbenc"
 
 /// The ratio median(a) / median(b) with a 95 % percentile bootstrap confidence interval.
 ///
@@ -27,9 +27,9 @@ inline constexpr std::uint64_t default_bootstrap_seed = 0x65786563'62656e63ull; 
 /// evidence than one from 10. Values must be non-negative: 0 / 0 counts as a ratio of 1 (both arms had none),
 /// x / 0 as +infinity.
 struct ratio_interval {
-    double ratio = 1;   ///< median(a) / median(b) of the samples themselves
-    double low = 1;     ///< 2.5th percentile of the bootstrap ratios
-    double high = 1;    ///< 97.5th percentile
+    double ratio = 1;  ///< median(a) / median(b) of the samples themselves
+    double low = 1;    ///< 2.5th percentile of the bootstrap ratios
+    double high = 1;   ///< 97.5th percentile
     /// True when the whole interval lies on one side of 1: the difference is more than resampling noise.
     [[nodiscard]] bool excludes_one() const noexcept { return low > 1 || high < 1; }
     /// True when the whole interval lies beyond 1 ± `margin` (as a factor, either way): the difference is also

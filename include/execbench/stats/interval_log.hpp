@@ -13,8 +13,8 @@ namespace execbench::stats {
 
 /// One line of an HdrHistogram interval log: a tagged histogram of the values recorded in a time interval.
 struct log_interval {
-    std::string tag;               ///< "" for an untagged line; never holds ',', ' ' or a line break
-    double start_seconds = 0;      ///< from the log's BaseTime
+    std::string tag;           ///< "" for an untagged line; never holds ',', ' ' or a line break
+    double start_seconds = 0;  ///< from the log's BaseTime
     double length_seconds = 0;
     histogram values{};
 };
@@ -30,16 +30,16 @@ result<std::string> format_log_interval(const log_interval& interval, double max
 
 /// The times an interval log's lines count from, as far as read.
 struct log_times {
-    double start_time_seconds = 0;   ///< since the epoch (the StartTime comment, else the first interval)
-    double base_time_seconds = 0;    ///< what interval starts count from (BaseTime, else deduced as HdrHistogram does)
+    double start_time_seconds = 0;  ///< since the epoch (the StartTime comment, else the first interval)
+    double base_time_seconds = 0;   ///< what interval starts count from (BaseTime, else deduced as HdrHistogram does)
 };
 
 /// An interval line as read, its histogram still encoded (views into the log's text).
 struct log_line {
-    std::string_view tag;            ///< "" for an untagged line
-    double start_seconds = 0;        ///< from the BaseTime
+    std::string_view tag;      ///< "" for an untagged line
+    double start_seconds = 0;  ///< from the BaseTime
     double length_seconds = 0;
-    std::string_view payload;        ///< the histogram field: decode_log_payload (hdr_codec.hpp) reads it
+    std::string_view payload;  ///< the histogram field: decode_log_payload (hdr_codec.hpp) reads it
 };
 
 /// Called for each interval line with the log's times so far; an error stops the read.

@@ -37,7 +37,7 @@ private:
 
     histogram live_;
     std::size_t live_index_ = 0;
-    std::vector<std::vector<std::uint8_t>> sealed_;   ///< V2 encodings; empty: nothing recorded in that interval
+    std::vector<std::vector<std::uint8_t>> sealed_;  ///< V2 encodings; empty: nothing recorded in that interval
 };
 
 }  // namespace execbench::stats

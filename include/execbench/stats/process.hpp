@@ -11,13 +11,13 @@ namespace execbench::stats {
 
 /// One reading of a process from /proc/<pid>.
 struct process_sample {
-    std::uint64_t resident_bytes = 0;        ///< VmRSS
-    double cpu_seconds = 0;                  ///< utime + stime
+    std::uint64_t resident_bytes = 0;  ///< VmRSS
+    double cpu_seconds = 0;            ///< utime + stime
     std::uint32_t threads = 0;
-    std::uint64_t voluntary_switches = 0;    ///< summed over the process's threads (from /proc/<pid>/status)
+    std::uint64_t voluntary_switches = 0;  ///< summed over the process's threads (from /proc/<pid>/status)
     std::uint64_t involuntary_switches = 0;
     std::uint32_t open_fds = 0;
-    std::uint32_t open_sockets = 0;          ///< fds that are sockets
+    std::uint32_t open_sockets = 0;  ///< fds that are sockets
 };
 
 /// Reads /proc/<pid> (0 = this process); the error names the file that could not be read.

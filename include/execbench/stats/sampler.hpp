@@ -63,13 +63,13 @@ struct process_summary {
     std::uint32_t samples = 0;
     double resident_mb_avg = 0;
     double resident_mb_max = 0;
-    double cpu_percent_avg = 0;   ///< 100 = one core fully busy
-    double cpu_percent_max = 0;   ///< over the busiest interval, by rate_start's rule
+    double cpu_percent_avg = 0;  ///< 100 = one core fully busy
+    double cpu_percent_max = 0;  ///< over the busiest interval, by rate_start's rule
     std::uint32_t threads_max = 0;
     std::uint64_t voluntary_switches = 0;    ///< delta over the window
     std::uint64_t involuntary_switches = 0;  ///< delta over the window
     std::uint32_t sockets_max = 0;
-    double cpu_seconds = 0;                  ///< delta over the window
+    double cpu_seconds = 0;  ///< delta over the window
 };
 
 /// Summarises a window's readings (as periodic_sampler::stop returns them) taken every `period`.
