@@ -1,6 +1,7 @@
 #include "execbench/load/processes.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/core/run_command.hpp"
 #include "execbench/load/shard.hpp"
 
 #include <algorithm>
@@ -55,10 +56,7 @@ result<pid_t> spawn_shard(const std::filesystem::path& program, const std::vecto
 {
     std::vector<std::string> argv_s{program.string()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
+    auto argv = exec_argv(argv_s);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

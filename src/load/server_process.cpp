@@ -1,5 +1,6 @@
 #include "execbench/load/server_process.hpp"
 
+#include "execbench/core/run_command.hpp"
 #include "execbench/stats/process.hpp"
 
 #include "http_get.hpp"
@@ -106,10 +107,7 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     argv_s.emplace_back("--port");
     argv_s.emplace_back("0");
-    std::vector<char*> argv;
-    for (auto& a : argv_s)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
+    auto argv = exec_argv(argv_s);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);

@@ -11,4 +11,7 @@ namespace execbench {
 /// stdin/stdout/stderr. The value is the exit status; the error says why it could not start or how it died.
 result<int> run_command(const std::vector<std::string>& argv);
 
+/// `argv` as the null-terminated array posix_spawn and exec take; it points into `argv`, which must outlive it.
+std::vector<char*> exec_argv(const std::vector<std::string>& argv);
+
 }  // namespace execbench
