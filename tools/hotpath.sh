@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # The hot-path comparison of docs/models.md: nginx against bench-server's loop and fiber models on
 # GET /epoch-millis?delayInMillis=0, wrk -tT -c100T, every configuration once per round in a shuffled order, and the
-# medians at the end. One thread: server on CPU 0, wrk on CPU 1; two: unpinned, as a 2-worker nginx would run.
-#   tools/hotpath.sh [ROUNDS=5] [SECONDS=5]            env: SERVERS="name=path ..." (default loop/fiber of the build)
+# medians at the end, with the server's CPU time per request (user + system, from /proc, over the measured run:
+# steadier than throughput on a machine with steal). One thread: server on CPU 0, wrk on CPU 1; two: unpinned, as a
+# 2-worker nginx would run.
+#   tools/hotpath.sh [ROUNDS=5] [SECONDS=5]            env: SERVERS="name=path ..." (default loop/fiber of the build),
+#                                                           THREADS="1 2" (the thread counts to run)
+# Single runs on a shared VM swing by ±15 %, mostly together within a round, so it also prints the median over rounds
+# of each server's ratio to the first loop of the same round.
 # Needs wrk, nginx and taskset. Loopback only; every server is stopped after its run.
 set -euo pipefail
 rounds=${1:-5}; seconds=${2:-5}
@@ -11,7 +16,8 @@ servers=${SERVERS:-"build=$here/build/release/bench-server"}
 work=$(mktemp -d); trap 'pkill -f "nginx -c $work" 2>/dev/null || true; rm -rf "$work"' EXIT
 port=18190; path='/epoch-millis?delayInMillis=0'
 
-for t in 1 2; do
+threads=${THREADS:-"1 2"}
+for t in $threads; do
   cat > "$work/nginx-$t.conf" <<CONF
 worker_processes $t;
 daemon off;
@@ -30,10 +36,19 @@ http {
 CONF
 done
 
+# Clock ticks of user + system time of a process and its children that are still running (nginx's workers).
+cpu_ticks() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+hz=$(getconf CLK_TCK)
 wait_ready() { for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0; sleep 0.1; done; return 1; }
 results="$work/results"; : > "$results"
 for r in $(seq "$rounds"); do
-  for t in 1 2; do
+  for t in $threads; do
     if [ "$t" = 1 ]; then spin="taskset -c 0"; wpin="taskset -c 1"; else spin=""; wpin=""; fi
     configs="nginx"
     for s in $servers; do configs+=" loop@$s fiber@$s"; done
@@ -46,10 +61,14 @@ for r in $(seq "$rounds"); do
       fi
       wait_ready
       timeout 60 $wpin wrk -t"$t" -c$((100 * t)) -d1s "http://127.0.0.1:$port$path" >/dev/null
-      rps=$(timeout 60 $wpin wrk -t"$t" -c$((100 * t)) -d"${seconds}s" "http://127.0.0.1:$port$path" |
-            awk '/Requests\/sec/ {print $2}')
-      echo "round $r threads $t $name $rps"
-      echo "$t $name $rps" >> "$results"
+      before=$(cpu_ticks "$pid")
+      out=$(timeout 60 $wpin wrk -t"$t" -c$((100 * t)) -d"${seconds}s" "http://127.0.0.1:$port$path")
+      ticks=$(($(cpu_ticks "$pid") - before))
+      rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+      requests=$(awk '/requests in/ {print $1}' <<<"$out")
+      us=$(awk -v t="$ticks" -v hz="$hz" -v n="$requests" 'BEGIN {printf "%.2f", t / hz * 1e6 / n}')
+      echo "round $r threads $t $name $rps req/s, $us us CPU a request"
+      echo "$r $t $name $rps $us" >> "$results"
       kill "$pid"; wait "$pid" 2>/dev/null || true
       sleep 0.5
     done
@@ -58,11 +77,21 @@ done
 python3 - "$results" <<'PY'
 import collections, statistics, sys
 runs = collections.defaultdict(list)
+cpu = collections.defaultdict(list)
+by_round = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
-    t, name, rps = line.split()
+    r, t, name, rps, us = line.split()
     runs[(t, name)].append(float(rps))
-for t in "12":
-    row = {n: v for (tt, n), v in runs.items() if tt == t}
-    print(f"threads {t}: " + ", ".join(
-        f"{n} {statistics.median(v):,.0f} [{min(v):,.0f}-{max(v):,.0f}]" for n, v in sorted(row.items())))
+    cpu[(t, name)].append(float(us))
+    by_round[(t, r)][name] = float(rps)
+for t in sorted({t for t, _ in runs}):
+    names = sorted(n for (tt, n) in runs if tt == t)
+    print(f"threads {t}, req/s: " + ", ".join(
+        f"{n} {statistics.median(runs[t, n]):,.0f} [{min(runs[t, n]):,.0f}-{max(runs[t, n]):,.0f}]" for n in names))
+    print(f"threads {t}, us CPU a request: " + ", ".join(
+        f"{n} {statistics.median(cpu[t, n]):.2f} [{min(cpu[t, n]):.2f}-{max(cpu[t, n]):.2f}]" for n in names))
+    base = next(n for n in names if n.startswith("loop-"))
+    ratios = {n: [row[n] / row[base] for (tt, _), row in by_round.items() if tt == t] for n in names}
+    print(f"threads {t}, req/s over {base} in the same round: " + ", ".join(
+        f"{n} {statistics.median(v):.2f} [{min(v):.2f}-{max(v):.2f}]" for n, v in ratios.items() if n != base))
 PY

@@ -5,8 +5,7 @@
 #include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
-#include "downstream.hpp"
-#include "server_support.hpp"
+#include "io_server.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -17,10 +16,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include <array>
-#include <atomic>
 #include <optional>
-#include <thread>
-#include <vector>
 
 namespace execbench::models {
 
@@ -42,46 +38,23 @@ struct fiber_connection {
     models::deadline deadline;
 };
 
-class fiber_server final : public server {
+class fiber_server final : public io_server {
 public:
+    // One io_group run by every carrier: a fiber that becomes ready resumes on whichever carrier is free.
     explicit fiber_server(const server_context& context)
-        : context_(context), app_(context.app), io_(static_cast<int>(context.threads)), sweep_timer_(io_.get_executor())
+        : io_server(context, 1, context.threads), app_(context.app), carriers_(*groups_.front())
     {
     }
 
     ~fiber_server() override { shutdown(clock::now()); }
 
-    void listen() override { listener_.emplace(io_, context_.host, context_.port); }
-
     void start() override
     {
-        downstream_.emplace(io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
-                            context_.timeouts);
-        // One fiber per connection, started on the shared io_context: it resumes on whichever carrier is free.
-        listener_->start({&io_}, [this](socket_type socket, std::size_t) {
+        start_serving([this](socket_type socket, io_group&) {
             spawn_fiber([this, socket = std::move(socket)](const yield_type& yield) mutable {
                 serve(std::move(socket), yield);
             });
         });
-        deadlines_.start(sweep_timer_, sweep_period(context_.timeouts));
-        for (unsigned i = 0; i < context_.threads; ++i)
-            carriers_.push_back(run_in_thread(io_));
-    }
-
-    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
-
-    bool shutdown(clock::time_point deadline) override
-    {
-        if (carriers_.empty())
-            return true;
-        stopping_ = true;
-        listener_->stop();
-        bool drained = wait_for_drain(app_.counters(), deadline);
-        io_.stop();
-        for (auto& carrier : carriers_)
-            carrier.join();
-        carriers_.clear();
-        return drained;
     }
 
 private:
@@ -90,7 +63,7 @@ private:
     {
         // No strand: a fiber has one operation in flight at a time and spawn starts it only once the fiber is
         // suspended, so its handlers run in sequence whichever carrier runs them (docs/models.md).
-        asio::spawn(io_.get_executor(), std::allocator_arg,
+        asio::spawn(carriers_.io.get_executor(), std::allocator_arg,
                     boost::context::protected_fixedsize_stack(std::size_t{context_.fiber_stack_kb} * 1024),
                     std::forward<Function>(function), asio::detached);
     }
@@ -99,7 +72,7 @@ private:
     {
         endpoints::connection_scope scope(app_.counters());
         fiber_connection conn{std::move(socket), {}};
-        deadlines_.watch(conn.deadline, conn.socket.native_handle());
+        carriers_.deadlines.watch(conn.deadline, conn.socket.native_handle());
         error_code ec;
         beast::flat_buffer buffer;
         timer_type timer(yield.get_executor());
@@ -118,7 +91,7 @@ private:
             if (!cycle.finish(streamed ? *streamed : write_response(conn, cycle, out, yield)))
                 break;
         }
-        deadlines_.forget(conn.deadline);  // before the descriptor is closed and its number reused
+        carriers_.deadlines.forget(conn.deadline);  // before the descriptor is closed and its number reused
         conn.socket.shutdown(tcp::socket::shutdown_send, ec);
         conn.socket.close(ec);
     }
@@ -159,7 +132,7 @@ private:
     bool wait_or_call(endpoints::request_cycle& cycle, timer_type& timer, const yield_type& yield)
     {
         if (cycle.plan.calls_downstream())
-            return cycle.stage1_done(downstream_->async_get(cycle.downstream_target(), yield));
+            return cycle.stage1_done(carriers_.downstream->async_get(cycle.downstream_target(), yield));
         if (cycle.plan.delay_millis > 0) {
             error_code ec;
             timer.expires_after(std::chrono::milliseconds(cycle.plan.delay_millis));
@@ -185,7 +158,7 @@ private:
         case endpoints::work::stream: return stream_events(conn, cycle, out, timer, yield);
         case endpoints::work::database:
             // Parks on the libpq socket (and on a free connection) like any other wait of the fiber.
-            cycle.respond(context_.database->async_run(io_.get_executor(), cycle.plan, yield));
+            cycle.respond(context_.database->async_run(carriers_.io.get_executor(), cycle.plan, yield));
             break;
         }
         return std::nullopt;
@@ -239,15 +212,8 @@ private:
 
     static constexpr std::size_t read_chunk = 4096;
 
-    const server_context& context_;
     endpoints::app& app_;
-    deadline_sweep deadlines_;  // before io_: fibers unwound when io_ is destroyed may still forget theirs
-    asio::io_context io_;
-    timer_type sweep_timer_;
-    std::optional<listener> listener_;
-    std::optional<downstream_client> downstream_;
-    std::vector<std::thread> carriers_;
-    std::atomic<bool> stopping_{false};
+    io_group& carriers_;
 };
 
 }  // namespace

@@ -5,8 +5,7 @@
 #include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
-#include "downstream.hpp"
-#include "server_support.hpp"
+#include "io_server.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
@@ -18,8 +17,6 @@
 #include <array>
 #include <atomic>
 #include <optional>
-#include <thread>
-#include <vector>
 
 namespace execbench::models {
 
@@ -32,18 +29,8 @@ using error_code = boost::system::error_code;
 
 using clock = std::chrono::steady_clock;
 
-/// One event loop: its io_context, its thread, its connections and its own downstream client; nothing is shared
-/// between loops.
-struct event_loop {
-    event_loop() : io(1), sweep_timer(io.get_executor()) {}
-
-    /// The connections' deadlines; declared before `io` so it outlives the connections that `io` destroys.
-    deadline_sweep deadlines;
-    asio::io_context io;
-    std::optional<downstream_client> downstream;  // from start(): the server may be its own downstream
-    timer_type sweep_timer;
-    std::thread thread;
-};
+/// One event loop: an io_context run by one thread, with its own connections, deadline sweep and downstream client.
+using event_loop = io_group;
 
 /// One client connection, served by callbacks on its loop.
 ///
@@ -269,64 +256,19 @@ private:
     bool streaming_ = false;  // the write in progress is an event of /stream, not a whole response
 };
 
-class loop_server final : public server {
+class loop_server final : public io_server {
 public:
-    explicit loop_server(const server_context& context) : context_(context) {}
+    // An io_group per loop, one thread each: a connection stays on the loop it was accepted to.
+    explicit loop_server(const server_context& context) : io_server(context, context.threads, 1) {}
 
     ~loop_server() override { shutdown(clock::now()); }
 
-    void listen() override
-    {
-        for (unsigned i = 0; i < context_.threads; ++i)
-            loops_.push_back(std::make_unique<event_loop>());
-        listener_.emplace(loops_.front()->io, context_.host, context_.port);
-    }
-
     void start() override
     {
-        auto downstream = resolve_downstream(context_.downstream);
-        std::vector<asio::io_context*> targets;
-        for (auto& loop : loops_) {
-            loop->downstream.emplace(loop->io.get_executor(), context_.downstream, downstream, context_.timeouts);
-            loop->deadlines.start(loop->sweep_timer, sweep_period(context_.timeouts));
-            targets.push_back(&loop->io);
-        }
-        // Accepting is just another callback on the first loop; connections are spread round-robin over the loops,
-        // and each is then owned by its loop alone.
-        listener_->start(std::move(targets), [this](socket_type socket, std::size_t i) {
-            auto& target = *loops_[i];
-            asio::post(target.io, [this, &target, socket = std::move(socket)]() mutable {
-                std::make_shared<connection>(std::move(socket), target, context_, stopping_)->start();
-            });
+        start_serving([this](socket_type socket, io_group& loop) {
+            std::make_shared<connection>(std::move(socket), loop, context_, stopping_)->start();
         });
-        for (auto& loop : loops_)
-            loop->thread = run_in_thread(loop->io);
     }
-
-    [[nodiscard]] std::uint16_t port() const noexcept override { return listener_->port(); }
-
-    bool shutdown(clock::time_point deadline) override
-    {
-        if (!listener_)
-            return true;
-        stopping_ = true;
-        listener_->stop();
-        bool drained = wait_for_drain(context_.app.counters(), deadline);
-        for (auto& loop : loops_)
-            loop->io.stop();
-        for (auto& loop : loops_)
-            if (loop->thread.joinable())
-                loop->thread.join();
-        listener_.reset();
-        loops_.clear();
-        return drained;
-    }
-
-private:
-    const server_context& context_;
-    std::vector<std::unique_ptr<event_loop>> loops_;
-    std::optional<listener> listener_;
-    std::atomic<bool> stopping_{false};
 };
 
 }  // namespace

@@ -154,3 +154,31 @@ TEST_CASE("a pool's idle keep-alive connections hold no worker", "[concurrency]"
     // And the idle ones are still served when they come back.
     CHECK(idle.front()->get("/io?delayInMillis=0").status == 200);
 }
+
+TEST_CASE("a fiber carrier that computes does not hold up the fibers waiting on it", "[concurrency]")
+{
+    server_settings settings;
+    settings.threads = 2;
+    test_server server(models::model::fiber, settings);
+
+    // Connections are spread over both carriers, so some of the quick ones wait on the carrier that computes.
+    std::vector<std::unique_ptr<raw_client>> clients;
+    for (int i = 0; i < 6; ++i)
+        clients.push_back(std::make_unique<raw_client>(server.port()));
+    clients.front()->send_get("/cpu?iterations=1000000");  // about 0.15 s of SHA-256 on one carrier
+    auto deadline = clock_type::now() + std::chrono::seconds(5);
+    while (server.counters().in_flight() == 0 && clock_type::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(server.counters().in_flight() == 1);
+
+    // A fiber that becomes ready runs on whichever carrier is free (as a virtual thread does on its ForkJoinPool),
+    // so every quick request is answered while the computation still runs. Were fibers tied to the carrier they
+    // started on, the ones sharing it would be answered only after the computation had finished and been counted,
+    // as connections on a busy event loop are.
+    for (std::size_t i = 1; i < clients.size(); ++i) {
+        INFO("connection " << i);
+        CHECK(clients[i]->get("/epoch-millis?delayInMillis=0").status == 200);
+        CHECK(server.counters().requests(endpoints::endpoint::cpu, http::status::ok) == 0);
+    }
+    CHECK(clients.front()->read_response(std::chrono::seconds(30)).status == 200);
+}
