@@ -11,12 +11,15 @@
 # Needs wrk, nginx and taskset. Loopback only; every server is stopped after its run.
 set -euo pipefail
 rounds=${1:-5}; seconds=${2:-5}
+threads=${THREADS:-"1 2"}
+for n in "$rounds" "$seconds" $threads; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "hotpath.sh: '$n' is not a positive whole number (usage: [ROUNDS] [SECONDS], THREADS=\"1 2\")" >&2; exit 2; }
+done
 here=$(cd "$(dirname "$0")/.." && pwd)
 servers=${SERVERS:-"build=$here/build/release/bench-server"}
 work=$(mktemp -d); trap 'pkill -f "nginx -c $work" 2>/dev/null || true; rm -rf "$work"' EXIT
 port=18190; path='/epoch-millis?delayInMillis=0'
 
-threads=${THREADS:-"1 2"}
 for t in $threads; do
   cat > "$work/nginx-$t.conf" <<CONF
 worker_processes $t;
@@ -59,7 +62,7 @@ for r in $(seq "$rounds"); do
         model=${c%%@*}; spec=${c#*@}; name="$model-${spec%%=*}"
         $spin "${spec#*=}" --model "$model" --threads "$t" --port "$port" >/dev/null 2>&1 & pid=$!
       fi
-      wait_ready
+      wait_ready || { echo "hotpath.sh: $name did not answer on 127.0.0.1:$port within 10 s" >&2; exit 1; }
       timeout 60 $wpin wrk -t"$t" -c$((100 * t)) -d1s "http://127.0.0.1:$port$path" >/dev/null
       before=$(cpu_ticks "$pid")
       out=$(timeout 60 $wpin wrk -t"$t" -c$((100 * t)) -d"${seconds}s" "http://127.0.0.1:$port$path")
