@@ -2,8 +2,8 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
-#include "execbench/load/scenario.hpp"
-#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/scenario/scenario.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/report/compare.hpp"
 #include "execbench/report/merge.hpp"
 #include "execbench/report/report.hpp"

@@ -8,9 +8,9 @@
 #include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/run_output.hpp"
-#include "execbench/load/scale.hpp"
-#include "execbench/load/scenario.hpp"
-#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/scenario/scale.hpp"
+#include "execbench/load/scenario/scenario.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/slo.hpp"
 #include "execbench/load/suite.hpp"
 

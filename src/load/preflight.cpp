@@ -1,7 +1,7 @@
 #include "execbench/load/preflight.hpp"
 
 #include "execbench/http/url.hpp"
-#include "execbench/load/open_files.hpp"
+#include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/suite.hpp"
 
 #include "http_get.hpp"

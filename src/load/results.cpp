@@ -2,7 +2,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/load/metric_names.hpp"
-#include "execbench/load/scale.hpp"
+#include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/trial_metrics.hpp"
 
 #include "csv_lines.hpp"

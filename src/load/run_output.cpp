@@ -1,7 +1,7 @@
 #include "execbench/load/run_output.hpp"
 
 #include "execbench/load/metric_names.hpp"
-#include "execbench/load/scale.hpp"
+#include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/trial_metrics.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "execbench/report/markdown.hpp"
 
 #include "execbench/load/metric_names.hpp"
-#include "execbench/load/scale.hpp"
+#include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/parity.hpp"
 #include "execbench/report/winners.hpp"

@@ -2,9 +2,9 @@
 
 #include "execbench/core/model_names.hpp"
 #include "execbench/load/metric_names.hpp"
-#include "execbench/load/scale.hpp"
-#include "execbench/load/scenario.hpp"
-#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/scenario/scale.hpp"
+#include "execbench/load/scenario/scenario.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/report/trial_figures.hpp"
 
 #include <nlohmann/json.hpp>

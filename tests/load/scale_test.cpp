@@ -1,14 +1,14 @@
-#include "execbench/load/scale.hpp"
+#include "execbench/load/scenario/scale.hpp"
 
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
-#include "execbench/load/open_files.hpp"
-#include "execbench/load/overrides.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/run_output.hpp"
 #include "execbench/load/runner.hpp"
-#include "execbench/load/scenario_json.hpp"
+#include "execbench/load/scenario/open_files.hpp"
+#include "execbench/load/scenario/overrides.hpp"
+#include "execbench/load/scenario/scenario_json.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 
-#include "execbench/load/overrides.hpp"
-#include "execbench/load/scenario_json.hpp"
+#include "execbench/load/scenario/overrides.hpp"
+#include "execbench/load/scenario/scenario_json.hpp"
 
 #include <catch2/catch.hpp>
 

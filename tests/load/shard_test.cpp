@@ -1,6 +1,6 @@
 // Shards of a distributed run (issue 13): splitting the load, the exact trials file a --processes parent reads.
-#include "execbench/load/overrides.hpp"
 #include "execbench/load/processes.hpp"
+#include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/shard.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
-#include "execbench/load/scenario_json.hpp"
+#include "execbench/load/scenario/scenario_json.hpp"
 #include "execbench/load/suite.hpp"
 
 #include "support/temp_dir.hpp"
 
 #include "execbench/core/cpus.hpp"
-#include "execbench/load/open_files.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/scenario/open_files.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "execbench/load/measurement.hpp"
 #include "execbench/load/request.hpp"
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 #include "execbench/stats/histogram.hpp"
 #include "execbench/stats/interval_series.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/runner.hpp"
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/target.hpp"
 
 #include <chrono>

@@ -3,7 +3,7 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/result.hpp"
 #include "execbench/load/runner.hpp"
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 
 #include <chrono>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/target.hpp"
 
 #include <string>

@@ -5,7 +5,7 @@
 #include "execbench/load/arm.hpp"
 #include "execbench/load/engine.hpp"
 #include "execbench/load/machine_context.hpp"
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/server_probe.hpp"
 #include "execbench/stats/sampler.hpp"
 #include "execbench/stats/trials.hpp"

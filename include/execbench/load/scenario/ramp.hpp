@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/duration.hpp"
+#include "execbench/load/scenario/duration.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "execbench/load/open_files.hpp"
+#include "execbench/load/scenario/open_files.hpp"
 
 #include <algorithm>
 #include <charconv>

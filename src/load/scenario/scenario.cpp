@@ -1,4 +1,4 @@
-#include "execbench/load/scenario.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "execbench/load/overrides.hpp"
+#include "execbench/load/scenario/overrides.hpp"
 
 #include "execbench/core/file.hpp"
-#include "execbench/load/scale.hpp"
+#include "execbench/load/scenario/scale.hpp"
 
 namespace execbench::load {
 

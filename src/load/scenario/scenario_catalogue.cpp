@@ -1,7 +1,7 @@
-#include "execbench/load/scenario_catalogue.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 
 #include "execbench/core/file.hpp"
-#include "execbench/load/scenario_json.hpp"
+#include "execbench/load/scenario/scenario_json.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "execbench/load/ramp.hpp"
+#include "execbench/load/scenario/ramp.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,6 @@
-#include "execbench/load/scale.hpp"
+#include "execbench/load/scenario/scale.hpp"
 
-#include "execbench/load/open_files.hpp"
-#include "execbench/load/suite.hpp"
+#include "execbench/load/scenario/open_files.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/duration.hpp"
-#include "execbench/load/ramp.hpp"
+#include "execbench/load/scenario/duration.hpp"
+#include "execbench/load/scenario/ramp.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "execbench/load/duration.hpp"
+#include "execbench/load/scenario/duration.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "execbench/load/scenario_json.hpp"
+#include "execbench/load/scenario/scenario_json.hpp"
 
 #include "execbench/core/file.hpp"
 
