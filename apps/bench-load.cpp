@@ -3,6 +3,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/load/engine/target.hpp"
 #include "execbench/load/hlog.hpp"
 #include "execbench/load/preflight.hpp"
 #include "execbench/load/processes.hpp"
@@ -15,7 +16,6 @@
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/shard.hpp"
 #include "execbench/load/slo.hpp"
-#include "execbench/load/target.hpp"
 
 #include <CLI/CLI.hpp>
 

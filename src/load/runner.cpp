@@ -3,8 +3,8 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/machine.hpp"
+#include "execbench/load/engine/target.hpp"
 #include "execbench/load/scenario/open_files.hpp"
-#include "execbench/load/target.hpp"
 #include "execbench/load/trial_metrics.hpp"
 
 #include <algorithm>

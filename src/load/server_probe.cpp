@@ -1,6 +1,6 @@
 #include "execbench/load/server_probe.hpp"
 
-#include "execbench/load/target.hpp"
+#include "execbench/load/engine/target.hpp"
 
 #include "http_get.hpp"
 

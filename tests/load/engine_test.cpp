@@ -1,9 +1,9 @@
 #include "execbench/load/runner.hpp"
 
+#include "execbench/load/engine/target.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/run_output.hpp"
 #include "execbench/load/scenario/open_files.hpp"
-#include "execbench/load/target.hpp"
 #include "support/misbehaving_server.hpp"
 
 #include <catch2/catch.hpp>

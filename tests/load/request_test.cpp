@@ -1,6 +1,6 @@
-#include "execbench/load/request.hpp"
+#include "execbench/load/engine/request.hpp"
 
-#include "execbench/load/target.hpp"
+#include "execbench/load/engine/target.hpp"
 
 #include <catch2/catch.hpp>
 

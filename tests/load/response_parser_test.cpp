@@ -1,4 +1,4 @@
-#include "execbench/load/response_parser.hpp"
+#include "execbench/load/engine/response_parser.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/engine/target.hpp"
 #include "execbench/load/runner.hpp"
 #include "execbench/load/scenario/scenario.hpp"
-#include "execbench/load/target.hpp"
 
 #include <chrono>
 #include <string>

@@ -3,7 +3,7 @@
 #include "execbench/core/machine.hpp"
 #include "execbench/core/result.hpp"
 #include "execbench/load/arm.hpp"
-#include "execbench/load/engine.hpp"
+#include "execbench/load/engine/engine.hpp"
 #include "execbench/load/machine_context.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/server_probe.hpp"

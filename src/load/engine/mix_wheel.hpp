@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/request.hpp"
+#include "execbench/load/engine/request.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "execbench/load/request.hpp"
+#include "execbench/load/engine/request.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "execbench/load/measurement.hpp"
+#include "execbench/load/engine/measurement.hpp"
 
 #include <algorithm>
 #include <numeric>

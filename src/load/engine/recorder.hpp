@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/measurement.hpp"
+#include "execbench/load/engine/measurement.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/engine.hpp"
+#include "execbench/load/engine/engine.hpp"
 
 #include "connection.hpp"
 #include "mix_wheel.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "execbench/load/measurement.hpp"
-#include "execbench/load/request.hpp"
+#include "execbench/load/engine/measurement.hpp"
+#include "execbench/load/engine/request.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <boost/asio/ip/tcp.hpp>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "execbench/load/measurement.hpp"
-#include "execbench/load/request.hpp"
-#include "execbench/load/response_parser.hpp"
+#include "execbench/load/engine/measurement.hpp"
+#include "execbench/load/engine/request.hpp"
+#include "execbench/load/engine/response_parser.hpp"
 
 #include "recorder.hpp"
 

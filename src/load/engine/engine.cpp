@@ -1,4 +1,4 @@
-#include "execbench/load/engine.hpp"
+#include "execbench/load/engine/engine.hpp"
 
 #include "group.hpp"
 

@@ -1,4 +1,4 @@
-#include "execbench/load/target.hpp"
+#include "execbench/load/engine/target.hpp"
 
 #include "execbench/http/url.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "execbench/load/engine/target.hpp"
 #include "execbench/load/scenario/scenario.hpp"
-#include "execbench/load/target.hpp"
 
 #include <string>
 
