@@ -5,17 +5,17 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/hlog.hpp"
-#include "execbench/load/preflight.hpp"
 #include "execbench/load/processes.hpp"
-#include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
-#include "execbench/load/run_output.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/preflight.hpp"
+#include "execbench/load/run/progress.hpp"
+#include "execbench/load/run/run_output.hpp"
+#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/slo.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/shard.hpp"
-#include "execbench/load/slo.hpp"
 
 #include <CLI/CLI.hpp>
 

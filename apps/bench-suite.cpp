@@ -4,14 +4,14 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/text.hpp"
-#include "execbench/load/metric_names.hpp"
-#include "execbench/load/progress.hpp"
 #include "execbench/load/results.hpp"
-#include "execbench/load/run_output.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/progress.hpp"
+#include "execbench/load/run/run_output.hpp"
+#include "execbench/load/run/slo.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
-#include "execbench/load/slo.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,9 +1,9 @@
 #include "execbench/load/results.hpp"
 
 #include "execbench/core/file.hpp"
-#include "execbench/load/metric_names.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
-#include "execbench/load/trial_metrics.hpp"
 
 #include "csv_lines.hpp"
 

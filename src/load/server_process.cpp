@@ -3,7 +3,7 @@
 #include "execbench/core/run_command.hpp"
 #include "execbench/stats/process.hpp"
 
-#include "http_get.hpp"
+#include "execbench/load/run/http_get.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/runner.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include <chrono>

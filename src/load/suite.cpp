@@ -2,13 +2,13 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/hlog.hpp"
-#include "execbench/load/metric_names.hpp"
 #include "execbench/load/postgres_cluster.hpp"
 #include "execbench/load/results.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
-#include "execbench/load/trial_metrics.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include "csv_lines.hpp"

@@ -1,6 +1,6 @@
 #include "execbench/report/headline.hpp"
 
-#include "execbench/load/metric_names.hpp"
+#include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"

@@ -1,7 +1,7 @@
 #include "execbench/report/suite_reader.hpp"
 
 #include "execbench/core/model_names.hpp"
-#include "execbench/load/metric_names.hpp"
+#include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"

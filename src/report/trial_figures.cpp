@@ -1,6 +1,6 @@
 #include "execbench/report/trial_figures.hpp"
 
-#include "execbench/load/metric_names.hpp"
+#include "execbench/load/run/metric_names.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 #include "execbench/core/cpus.hpp"
-#include "execbench/load/arm.hpp"
 #include "execbench/load/ledger.hpp"
 #include "execbench/load/results.hpp"
-#include "execbench/load/run_output.hpp"
+#include "execbench/load/run/arm.hpp"
+#include "execbench/load/run/run_output.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/suite.hpp"
-#include "execbench/load/trial_metrics.hpp"
 
 #include "support/temp_dir.hpp"
 

@@ -1,6 +1,6 @@
 // Integration: bench-load's library against the real bench-server binary, every shape under every model.
-#include "execbench/load/run_output.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/run_output.hpp"
+#include "execbench/load/run/runner.hpp"
 
 #include <catch2/catch.hpp>
 

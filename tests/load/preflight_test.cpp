@@ -1,4 +1,4 @@
-#include "execbench/load/preflight.hpp"
+#include "execbench/load/run/preflight.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 #include "execbench/load/results.hpp"
-#include "execbench/load/run_output.hpp"
-#include "execbench/load/trial_metrics.hpp"
+#include "execbench/load/run/run_output.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -4,8 +4,8 @@
 #include "support/temp_dir.hpp"
 
 #include "execbench/load/results.hpp"
-#include "execbench/load/run_output.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/run_output.hpp"
+#include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario_json.hpp"

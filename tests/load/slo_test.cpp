@@ -1,6 +1,6 @@
-#include "execbench/load/slo.hpp"
+#include "execbench/load/run/slo.hpp"
 
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/runner.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <atomic>

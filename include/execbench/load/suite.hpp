@@ -2,9 +2,9 @@
 
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/result.hpp"
-#include "execbench/load/arm.hpp"
 #include "execbench/load/ledger.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/arm.hpp"
+#include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/server_process.hpp"

@@ -1,11 +1,11 @@
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/runner.hpp"
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/machine.hpp"
 #include "execbench/load/engine/target.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
-#include "execbench/load/trial_metrics.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/load/engine/target.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/runner.hpp"
 
 #include <cstdio>
 

@@ -1,8 +1,8 @@
-#include "execbench/load/server_probe.hpp"
+#include "execbench/load/run/server_probe.hpp"
 
 #include "execbench/load/engine/target.hpp"
 
-#include "http_get.hpp"
+#include "execbench/load/run/http_get.hpp"
 
 #include <nlohmann/json.hpp>
 

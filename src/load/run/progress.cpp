@@ -1,4 +1,4 @@
-#include "execbench/load/progress.hpp"
+#include "execbench/load/run/progress.hpp"
 
 #include "execbench/core/text.hpp"
 

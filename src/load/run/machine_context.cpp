@@ -1,4 +1,4 @@
-#include "execbench/load/machine_context.hpp"
+#include "execbench/load/run/machine_context.hpp"
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/machine.hpp"

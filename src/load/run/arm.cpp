@@ -1,4 +1,4 @@
-#include "execbench/load/arm.hpp"
+#include "execbench/load/run/arm.hpp"
 
 #include "execbench/core/model_names.hpp"
 

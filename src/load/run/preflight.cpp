@@ -1,10 +1,9 @@
-#include "execbench/load/preflight.hpp"
+#include "execbench/load/run/preflight.hpp"
 
 #include "execbench/http/url.hpp"
 #include "execbench/load/scenario/open_files.hpp"
-#include "execbench/load/suite.hpp"
 
-#include "http_get.hpp"
+#include "execbench/load/run/http_get.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,11 +2,11 @@
 
 #include "execbench/core/machine.hpp"
 #include "execbench/core/result.hpp"
-#include "execbench/load/arm.hpp"
 #include "execbench/load/engine/engine.hpp"
-#include "execbench/load/machine_context.hpp"
+#include "execbench/load/run/arm.hpp"
+#include "execbench/load/run/machine_context.hpp"
+#include "execbench/load/run/server_probe.hpp"
 #include "execbench/load/scenario/scenario.hpp"
-#include "execbench/load/server_probe.hpp"
 #include "execbench/stats/sampler.hpp"
 #include "execbench/stats/trials.hpp"
 

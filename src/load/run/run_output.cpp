@@ -1,8 +1,8 @@
-#include "execbench/load/run_output.hpp"
+#include "execbench/load/run/run_output.hpp"
 
-#include "execbench/load/metric_names.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
-#include "execbench/load/trial_metrics.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/engine/target.hpp"
-#include "execbench/load/runner.hpp"
+#include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <chrono>

@@ -1,8 +1,8 @@
-#include "execbench/load/slo.hpp"
+#include "execbench/load/run/slo.hpp"
 
-#include "execbench/load/metric_names.hpp"
-#include "execbench/load/runner.hpp"
-#include "execbench/load/trial_metrics.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/trial_metrics.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "execbench/load/runner.hpp"
-#include "execbench/load/slo.hpp"
+#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/slo.hpp"
 
 #include <string>
 #include <vector>
