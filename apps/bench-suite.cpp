@@ -4,7 +4,7 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/text.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"

@@ -1,9 +1,9 @@
 #include "execbench/load/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
-#include "execbench/load/hlog.hpp"
 #include "execbench/load/postgres_cluster.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
@@ -11,8 +11,8 @@
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/stats/sampler.hpp"
 
-#include "csv_lines.hpp"
-#include "server_timeline.hpp"
+#include "execbench/load/results/csv_lines.hpp"
+#include "execbench/load/results/server_timeline.hpp"
 
 #include <algorithm>
 #include <optional>

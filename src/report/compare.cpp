@@ -1,6 +1,6 @@
 #include "execbench/report/compare.hpp"
 
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/trial_figures.hpp"

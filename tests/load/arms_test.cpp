@@ -1,6 +1,6 @@
 #include "execbench/core/cpus.hpp"
-#include "execbench/load/ledger.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/ledger.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/trial_metrics.hpp"

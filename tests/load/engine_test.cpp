@@ -1,7 +1,7 @@
 #include "execbench/load/run/runner.hpp"
 
 #include "execbench/load/engine/target.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "support/misbehaving_server.hpp"

@@ -1,7 +1,7 @@
 // Interval logs beyond one process (issue 13): bench-load --hlog against a real bench-server, read back by
 // HdrHistogram's reference implementation (Java, Debian's libhdrhistogram-java) and merged by bench-report.
-#include "execbench/load/hlog.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/report/merge.hpp"
 #include "execbench/stats/interval_log.hpp"
 

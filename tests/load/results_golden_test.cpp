@@ -1,7 +1,7 @@
 // The results files of one fixed run, compared byte for byte with tests/load/golden/: any change to what
 // write_results writes (columns, order, number formats, context keys) shows here as a diff of a committed file.
 // After an intended format change, regenerate with EXECBENCH_UPDATE_GOLDEN=1 and review the diff.
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 
 #include "execbench/core/file.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 

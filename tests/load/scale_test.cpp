@@ -3,7 +3,7 @@
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/open_files.hpp"

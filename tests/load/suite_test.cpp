@@ -4,7 +4,7 @@
 #include "support/temp_dir.hpp"
 
 #include "execbench/core/cpus.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
 #include <catch2/catch.hpp>

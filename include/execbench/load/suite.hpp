@@ -2,7 +2,7 @@
 
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/result.hpp"
-#include "execbench/load/ledger.hpp"
+#include "execbench/load/results/ledger.hpp"
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/overrides.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 #include "execbench/load/suite.hpp"
 
 #include <filesystem>

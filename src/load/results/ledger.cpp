@@ -1,8 +1,8 @@
-#include "execbench/load/ledger.hpp"
+#include "execbench/load/results/ledger.hpp"
 
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 
-#include "csv_lines.hpp"
+#include "execbench/load/results/csv_lines.hpp"
 
 #include <cstdlib>
 

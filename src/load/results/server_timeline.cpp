@@ -1,6 +1,6 @@
-#include "server_timeline.hpp"
+#include "execbench/load/results/server_timeline.hpp"
 
-#include "csv_lines.hpp"
+#include "execbench/load/results/csv_lines.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "execbench/load/hlog.hpp"
+#include "execbench/load/results/hlog.hpp"
 
 #include "execbench/stats/interval_log.hpp"
 

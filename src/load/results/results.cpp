@@ -1,11 +1,11 @@
-#include "execbench/load/results.hpp"
+#include "execbench/load/results/results.hpp"
 
 #include "execbench/core/file.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 
-#include "csv_lines.hpp"
+#include "execbench/load/results/csv_lines.hpp"
 
 #include <nlohmann/json.hpp>
 

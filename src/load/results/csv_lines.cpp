@@ -1,4 +1,4 @@
-#include "csv_lines.hpp"
+#include "execbench/load/results/csv_lines.hpp"
 
 #include <cstdio>
 #include <fstream>
