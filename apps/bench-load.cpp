@@ -3,8 +3,9 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/load/distributed/processes.hpp"
+#include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/engine/target.hpp"
-#include "execbench/load/processes.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/preflight.hpp"
@@ -15,7 +16,6 @@
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
-#include "execbench/load/shard.hpp"
 
 #include <CLI/CLI.hpp>
 

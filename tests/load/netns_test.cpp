@@ -2,8 +2,8 @@
 // others, each joined to the server's by its own veth pair; the shards' interval logs merged must hold every request
 // the server answered. Needs root (CAP_NET_ADMIN) and `ip`; skipped with a message where namespaces cannot be made.
 // Everything runs inside the namespaces the test creates, and removing them removes their links.
+#include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/shard.hpp"
 #include "execbench/report/merge.hpp"
 
 #include "support/child_process.hpp"

@@ -1,7 +1,7 @@
 // Shards of a distributed run (issue 13): splitting the load, the exact trials file a --processes parent reads.
-#include "execbench/load/processes.hpp"
+#include "execbench/load/distributed/processes.hpp"
+#include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/scenario/overrides.hpp"
-#include "execbench/load/shard.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-#include "execbench/load/processes.hpp"
+#include "execbench/load/distributed/processes.hpp"
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
-#include "execbench/load/shard.hpp"
+#include "execbench/load/distributed/shard.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "execbench/load/shard.hpp"
+#include "execbench/load/distributed/shard.hpp"
 
 #include <algorithm>
 #include <charconv>
