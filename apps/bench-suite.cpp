@@ -12,7 +12,7 @@
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
-#include "execbench/load/suite.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -4,7 +4,7 @@
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
-#include "execbench/load/suite.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include "support/temp_dir.hpp"
 

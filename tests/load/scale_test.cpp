@@ -9,7 +9,7 @@
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario_json.hpp"
-#include "execbench/load/suite.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include <catch2/catch.hpp>
 

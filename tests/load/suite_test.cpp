@@ -1,5 +1,5 @@
 #include "execbench/load/scenario/scenario_json.hpp"
-#include "execbench/load/suite.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include "support/temp_dir.hpp"
 

@@ -1,7 +1,7 @@
 // The movies store on PostgreSQL under each model, against a real throwaway cluster (load::postgres_cluster, the
 // one bench-suite starts too): the same answers as SQLite, 503 and reconnection across a database restart, 504 at
 // --db-timeout, the loop serving others while its database calls wait, and no acknowledged POST lost to kill -9.
-#include "execbench/load/postgres_cluster.hpp"
+#include "execbench/load/suite/postgres_cluster.hpp"
 #include "support/child_process.hpp"
 #include "support/movie_json.hpp"
 #include "support/raw_client.hpp"

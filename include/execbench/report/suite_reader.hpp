@@ -2,7 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/suite.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include <filesystem>
 #include <map>

@@ -1,4 +1,4 @@
-#include "execbench/load/postgres_cluster.hpp"
+#include "execbench/load/suite/postgres_cluster.hpp"
 
 #include "execbench/core/run_command.hpp"
 

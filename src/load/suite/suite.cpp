@@ -1,7 +1,6 @@
-#include "execbench/load/suite.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
-#include "execbench/load/postgres_cluster.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
@@ -9,6 +8,7 @@
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
+#include "execbench/load/suite/postgres_cluster.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include "execbench/load/results/csv_lines.hpp"

@@ -7,7 +7,7 @@
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
-#include "execbench/load/server_process.hpp"
+#include "execbench/load/suite/server_process.hpp"
 
 #include <atomic>
 #include <chrono>

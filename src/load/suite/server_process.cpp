@@ -1,4 +1,4 @@
-#include "execbench/load/server_process.hpp"
+#include "execbench/load/suite/server_process.hpp"
 
 #include "execbench/core/run_command.hpp"
 #include "execbench/stats/process.hpp"
