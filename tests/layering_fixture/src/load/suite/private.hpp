@@ -1,0 +1,2 @@
+#pragma once
+#include "execbench/load/scenario/upward.hpp"
