@@ -5,7 +5,7 @@
                        [--pid PID --port PORT] [-- extra bench-server options]
 
 Idle (default): opens N connections, sends one GET /epoch-millis?delayInMillis=0 on each and reads its answer, then
-leaves them idle; prints VmRSS of the server before and after and the growth per connection.
+leaves them idle; prints VmRSS of the server before and after and the growth per connection answered.
 --in-flight: sends GET /io?delayInMillis=D (--delay-ms, 4000) on each of the N connections at once and samples VmRSS
 every 20 ms until every answer has arrived; prints the peak and the peak growth per connection.
 
@@ -227,8 +227,9 @@ def main():
         n = args.connections
         what = args.model if args.pid is None else f"pid {pid}"
         print(f"{what}: {n} connections, {ok} answered 200 in {took:.1f} s")
+        # Per connection that was answered and so is idle now (a refused connect holds nothing).
         print(f"  RSS before {before} KiB, after (idle) {after} KiB: "
-              f"{(after - before) * 1024 / n:.0f} B per idle connection")
+              f"{(after - before) * 1024 / max(ok, 1):.0f} B per idle connection")
         if args.in_flight:
             print(f"  peak RSS while {n} in flight {peak} KiB ({peak / 1024:.1f} MB): "
                   f"{(peak - before) * 1024 / n:.0f} B per connection in flight")
