@@ -227,12 +227,14 @@ def main():
         n = args.connections
         what = args.model if args.pid is None else f"pid {pid}"
         print(f"{what}: {n} connections, {ok} answered 200 in {took:.1f} s")
-        # Per connection that was answered and so is idle now (a refused connect holds nothing).
-        print(f"  RSS before {before} KiB, after (idle) {after} KiB: "
-              f"{(after - before) * 1024 / max(ok, 1):.0f} B per idle connection")
         if args.in_flight:
+            print(f"  RSS before {before} KiB, after the answers {after} KiB")
             print(f"  peak RSS while {n} in flight {peak} KiB ({peak / 1024:.1f} MB): "
                   f"{(peak - before) * 1024 / n:.0f} B per connection in flight")
+        else:
+            # Per connection that was answered and so is idle now (a refused connect holds nothing).
+            print(f"  RSS before {before} KiB, after (idle) {after} KiB: "
+                  f"{(after - before) * 1024 / max(ok, 1):.0f} B per idle connection")
         for c in conns:
             c.sock.close()
         return 0 if ok == n else 1
