@@ -33,6 +33,9 @@ public:
     /// Ends every wait, now and later (the eventfd stays readable).
     void raise() noexcept { ::eventfd_write(fd_, 1); }
 
+    /// True once raised.
+    [[nodiscard]] bool raised() const noexcept { return !wait(-1, 0, std::chrono::milliseconds(0)); }
+
     /// Blocks until `socket` is ready for `events` (when not -1) or `timeout` passes; false when raised first.
     bool wait(int socket, short events, std::chrono::milliseconds timeout) const noexcept
     {

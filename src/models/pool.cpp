@@ -210,8 +210,15 @@ private:
     bool serve(connection& c)
     {
         std::optional<bool> streamed;
-        if (c.cycle().begin(stopping_) && wait_or_call(c))
-            streamed = do_work(c);
+        if (c.cycle().begin(stopping_)) {
+            const bool called = wait_or_call(c);
+            // The shutdown deadline cut the delay short or cancelled the call: neither its answer nor a 502 would be
+            // true, so the connection closes unanswered, as under fiber and loop, whose io_context stops.
+            if (abort_.raised())
+                return c.cycle().finish(false);
+            if (called)
+                streamed = do_work(c);
+        }
         return c.cycle().finish(streamed ? *streamed : write_response(c));
     }
 
