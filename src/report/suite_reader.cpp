@@ -101,6 +101,24 @@ double run_view::scale() const
     return it == summary.end() || it->second.empty() ? 1 : to_number(it->second);
 }
 
+namespace {
+
+/// The results sets in `dir`: the stems of its `-runs.csv` and `-trials.csv` files.
+std::set<std::string> stems_in(const std::filesystem::path& dir)
+{
+    std::set<std::string> stems;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        auto file = e.path().filename().string();
+        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
+            if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+                stems.insert(file.substr(0, file.size() - suffix.size()));
+    }
+    return stems;
+}
+
+}  // namespace
+
 std::string results_stem(const std::filesystem::path& dir)
 {
     auto name = dir.filename().string();
@@ -110,14 +128,24 @@ std::string results_stem(const std::filesystem::path& dir)
     if (std::filesystem::exists(dir / (name + ".csv"), ec) || std::filesystem::exists(dir / (name + "-runs.csv"), ec))
         return name;
     // A folder named by the user (bench-suite --out /tmp/x, bench-load --out /tmp/x/y.csv): the one results set in it.
-    std::set<std::string> stems;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-        auto file = e.path().filename().string();
-        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
-            if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
-                stems.insert(file.substr(0, file.size() - suffix.size()));
-    }
+    auto stems = stems_in(dir);
     return stems.size() == 1 ? *stems.begin() : std::string{};
+}
+
+std::string why_no_results(const std::filesystem::path& dir)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        return "no such folder";
+    auto stems = stems_in(dir);
+    if (stems.size() > 1) {
+        std::string names;
+        for (const auto& s : stems)
+            names += (names.empty() ? "" : ", ") + s + ".csv";
+        return "holds more than one results set (" + names + "); give a folder with one";
+    }
+    return "holds no results: neither a <name>.csv with its <name>-trials.csv (bench-load --out, bench-suite --out) "
+           "nor folders holding one (bench-suite --results-dir)";
 }
 
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)
@@ -133,14 +161,14 @@ std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& resul
     return out;
 }
 
-result<suite_data> read_suite(const std::filesystem::path& dir)
+result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view run_selector)
 {
     suite_data d;
     d.dir = dir;
     d.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
     d.stem = results_stem(dir);
     if (d.stem.empty())
-        return fail(dir.string() + ": no results (expected <name>.csv, <name>-trials.csv or <name>-runs.csv)");
+        return fail(dir.string() + ": " + why_no_results(dir));
     auto paths = load::output_paths_for(dir / (d.stem + ".csv"));
     auto note_scenario = [&](const std::string& s) {
         if (std::find(d.scenarios.begin(), d.scenarios.end(), s) == d.scenarios.end())
@@ -160,12 +188,22 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             summary_by_run[field(row, column::run_id)] = std::move(row);
         }
     }
+    // A selected run: its run id or its summary row's git revision starts with the selector.
+    auto selected = [&](const std::string& run_id) {
+        if (run_selector.empty() || run_id.starts_with(run_selector))
+            return true;
+        auto it = summary_by_run.find(run_id);
+        return it != summary_by_run.end() && !run_id.empty() &&
+               field(it->second, "git_revision").starts_with(run_selector);
+    };
     auto ledger_file = load::ledger_path(dir, d.stem);
     if (std::filesystem::exists(ledger_file)) {
         auto ledger = load::read_ledger(ledger_file);
         if (!ledger)
             return ledger.err();
         for (const auto& e : *ledger) {
+            if (!selected(e.run_id))
+                continue;
             note_scenario(e.scenario);
             run_view v;
             v.scenario = e.scenario;
@@ -184,6 +222,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
     } else {
         // Plain bench-load results: every summary row is a run; the last one of a scenario × model counts.
         for (const auto& id : summary_order) {
+            if (!selected(id))
+                continue;
             const auto& row = summary_by_run[id];
             run_view v;
             v.scenario = field(row, column::scenario);
