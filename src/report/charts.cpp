@@ -151,11 +151,15 @@ nlohmann::json winners_chart_data(const suite_data& s)
             } else {
                 cell["state"] = "won";
                 cell["winner"] = v->winner;
-                if (const auto* p = deciding_pair(*v, rule)) {
+                if (const auto* p = deciding_pair(*v, rule); p && p->by_failures) {
+                    // Won because every other arm failed: there is no measured lead to print, only who failed.
+                    cell["state"] = "won_by_failures";
+                    cell["failed"] = v->demoted();
+                } else if (p) {
                     // The lead as "how many times better, minus one": 2× either way reads 100 %.
                     double r = p->ratio.ratio > 0 ? p->ratio.ratio : 1.0;
                     cell["runner_up"] = p->first == v->winner ? p->second : p->first;
-                    cell["lead_percent"] = p->by_failures ? 100.0 : (std::max(r, 1.0 / r) - 1.0) * 100.0;
+                    cell["lead_percent"] = (std::max(r, 1.0 / r) - 1.0) * 100.0;
                 }
             }
             row.push_back(cell);

@@ -302,6 +302,15 @@ def winners_chart(data):
                 ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=alpha, edgecolor="white"))
                 text = "%s\n+%s vs %s" % (c["winner"], fmt_pct(lead), c["runner_up"])
                 ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5)
+            elif c["state"] == "won_by_failures":
+                # No measured lead: the others failed. Pale, cross-hatched and without a number.
+                st = style(data, c["winner"])
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=0.25, edgecolor="white"))
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor="none", edgecolor="#555555", hatch="xx",
+                                           linewidth=0))
+                text = "%s\n%s failed" % (c["winner"], ", ".join(c.get("failed") or ["others"]))
+                ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5,
+                        bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})
             elif c["state"] == "shared":
                 # Arms that tie with each other but each beat the rest: a stripe of each leader's colour.
                 leaders = c["leaders"]
@@ -326,11 +335,61 @@ def winners_chart(data):
         side.set_visible(False)
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in data["all_arms"]]
     handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="#dddddd", hatch="//"))
+    labels = list(data["all_arms"]) + ["tie"]
+    if any(c["state"] == "won_by_failures" for row in cells for c in row):
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#555555", hatch="xx"))
+        labels.append("won because the others failed\n(no measured lead)")
     # Right of the grid: clear of the cells and of the rotated scenario names below it.
-    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               frameon=False)
     ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
                  "stronger); a = b: a and b tie with each other and lead the rest", fontsize=9)
+    return fig
+
+
+# --- summary (the index page) -------------------------------------------------------------------------------------
+
+def summary_chart(data):
+    """Small multiples: one panel per suite, a group of bars per scenario (one per arm), p99 on a log axis. A bar
+    whose arm failed beyond the tolerance is hatched and labelled; an arm with no figure gets an "x" at the floor."""
+    suites = data["suites"]
+    widest = max(len(s["scenarios"]) for s in suites)
+    fig, axes = plt.subplots(len(suites), 1, figsize=(max(9.0, 2.5 + 0.75 * widest), 3.6 * len(suites)), dpi=80,
+                             squeeze=False)
+    for ax, s in zip((row[0] for row in axes), suites):
+        arms, scenarios = s["arms"], s["scenarios"]
+        width = 0.8 / max(1, len(arms))
+        values = [v for a in arms for v in s["p99"][a] if v is not None and v > 0]
+        floor = min(values) / 3 if values else 0.1
+        for k, a in enumerate(arms):
+            st = style(data, a)
+            for i, v in enumerate(s["p99"][a]):
+                x = i - 0.4 + width * (k + 0.5)
+                failed = s["failed"][a][i]
+                if v is None or v <= 0:
+                    ax.plot([x], [floor * 1.2], marker="x", color=st["color"], markersize=5)
+                    continue
+                ax.bar([x], [v - floor], bottom=floor, width=width * 0.92, color="white" if failed else st["color"],
+                       edgecolor=st["color"], linewidth=1.0, hatch="xxx" if failed else None,
+                       label=a if i == 0 else None)
+        # One legend entry per arm even when its first bar is hatched or missing.
+        handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in arms]
+        labels = list(arms)
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#444444", hatch="xxx"))
+        labels.append("failures over %g %% of requests" % data["failure_tolerance_percent"])
+        handles.append(plt.Line2D([], [], marker="x", color="#444444", linestyle="none"))
+        labels.append("no successful request / not run")
+        ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False)
+        log_axis(ax, floor, (max(values) if values else 1) * 2.2)
+        ax.set_axisbelow(True)  # the grid behind the bars
+        ax.set_ylabel("p99, ms (log)", fontsize=8)
+        ax.set_xticks(range(len(scenarios)))
+        ax.set_xticklabels(scenarios, rotation=25, ha="right", fontsize=7)
+        ax.set_xlim(-0.6, len(scenarios) - 0.4)
+        ax.set_title("%s suite" % s["name"], fontsize=9, loc="left")
+        ax.grid(alpha=0.3, axis="y", which="both")
+    fig.suptitle(data["title"], fontsize=11)
+    fig.subplots_adjust(hspace=1.25, top=1 - 0.5 / (3.6 * len(suites)))
     return fig
 
 

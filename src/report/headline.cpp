@@ -34,6 +34,10 @@ std::string headline_cell(const run_view* v)
         auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + unsent;
         cell += " · " + num(100.0 * unsent / planned, 0) + " % unsent";
     }
+    // Failures the median hides (one bad trial of three, one unsent request) from the worst trial.
+    if (v->number(metric::requests_error) == 0 && whole(v->number(metric::requests_unsent)) == 0)
+        if (auto f = failures_of(v->trials); f.any())
+            cell += " · " + failure_text(f);
     if (v->scale() != 1)
         cell += " · *at " + load::format_scale(v->scale()) + " scale*";
     return cell;
@@ -133,11 +137,16 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
           "of the ratio of medians lies more than "
        << tie_margin * 100
-       << " % from 1. Shared leads (two arms tied with each other, both ahead of the rest), "
+       << " % from 1; *of which by failures*: decided cells where an arm ranked last for failed or unsent requests "
+          "over "
+       << failure_tolerance * 100
+       << " % of a trial's requests rather than for a measurement. Shared leads (two arms tied with each other, both "
+          "ahead of the rest), "
           "ties and cells without a verdict are counted apart; the pages say which:\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());
     wheader.push_back("decided");
+    wheader.push_back("of which by failures");
     wheader.push_back("shared leads");
     wheader.push_back("ties");
     std::vector<std::vector<std::string>> wrows;
@@ -150,6 +159,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             r.push_back(none || !in ? "n/a" : num(100.0 * w.share(m), 0) + " %");
         }
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided));
+        r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided_by_failures));
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.shared));
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.ties));
         wrows.push_back(std::move(r));

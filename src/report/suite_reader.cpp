@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -268,6 +269,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
                 auto& numbers = rows_by_run[field(row, column::run_id)].emplace_back();
                 for (const auto& [column, text] : row)
                     numbers[column] = to_number(text);
+                add_derived_metrics(numbers);
             }
         for (auto& [sc, by_model] : d.runs)
             for (auto& [m, v] : by_model) {

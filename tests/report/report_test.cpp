@@ -139,9 +139,10 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("- fiber: 2 reset errors\n"));  // the ledger's errors_reset=2, in words
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
-    CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool |"));
-    CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber had failed or unsent requests; pool / "
-                                   "fiber 1.67× ("));
+    CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber: up to 2 errors in 2 of 3 trials, over "
+                                   "0.1 % of its requests; pool / fiber 1.67× ("));
+    CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool (by failures) |"));
+    CHECK_THAT(md, Catch::Contains("- io: fiber up to 2 errors in 2 of 3 trials\n"));
     CHECK_THAT(md, Catch::Contains("![io](s/io.png)"));
 }
 
@@ -176,8 +177,8 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     // Without drawing, the charts and their list are still missing.
     REQUIRE(stale.size() == 5);  // the chart list, two PNGs and two SVGs
     CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
-                                             "315 ms · **2 errors** | not run | pool: fiber had failed or unsent "
-                                             "requests |"));
+                                             "315 ms · **2 errors** | not run | pool (failures over 0.1 % of requests: "
+                                             "fiber up to 2 errors in 2 of 3 trials) |"));
     CHECK_THAT(read(readme), Catch::Contains("| p99 verdict (95 % interval) |"));
 
     if (!have_matplotlib()) {
