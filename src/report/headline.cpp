@@ -168,6 +168,24 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     return rb.str();
 }
 
+std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<std::string>& only)
+{
+    std::vector<std::string> out;
+    auto w = rank(figures_of(s), s.models);
+    for (const auto& sc : w.scenarios) {
+        if (!only.empty() && std::find(only.begin(), only.end(), sc) == only.end())
+            continue;
+        const auto& cells = w.cells.at(sc);
+        for (auto column : {metric::latency_millis_p99, metric::requests_per_second, cpu_seconds_per_1k_requests}) {
+            const auto& rule = *std::find_if(winner_metrics().begin(), winner_metrics().end(),
+                                             [&](const metric_rule& m) { return m.column == column; });
+            if (auto it = cells.find(rule.column); it != cells.end())
+                out.push_back(sc + " " + rule.label + " — " + verdict_line(it->second, rule));
+        }
+    }
+    return out;
+}
+
 std::string replace_headline(std::string_view readme, std::string_view block)
 {
     constexpr std::string_view begin = "<!-- results:begin -->";
