@@ -6,6 +6,7 @@
 #include "execbench/report/winners.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 namespace execbench::report {
@@ -74,8 +75,16 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
         for (const auto& m : s->models)
             if (std::find(arms.begin(), arms.end(), m) == arms.end())
                 arms.push_back(m);
-        if (!s->file_settings.empty())
-            shortened.push_back(s->name);
+        if (!s->file_settings.empty()) {
+            // Which way the suite's runs differ from their files: one word when they all went one way.
+            std::set<std::string> ways;
+            for (const auto& [sc, way] : s->file_change)
+                ways.insert(to_string(way));
+            std::string words;
+            for (const auto& w : ways)
+                words += (words.empty() ? "" : ", ") + w;
+            shortened.push_back(s->name + " (" + words + ")");
+        }
     }
     auto c = summarize_contexts(contexts);
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; revision " << c.revision
@@ -87,7 +96,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
           "holds 1 (every pair and metric "
           "on the pages).";
     if (!shortened.empty()) {
-        rb << " Trials were shorter than their scenario files in:";
+        rb << " Runs differ in length from their scenario files (bench-suite overrides) in:";
         for (std::size_t i = 0; i < shortened.size(); ++i)
             rb << (i ? ", " : " ") << shortened[i];
         rb << " (both lengths on the pages).";

@@ -266,7 +266,10 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
                                    any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
                                    get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
-            r.push_back(!any ? "–" : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "**" : "same");
+            r.push_back(!any                        ? "–"
+                        : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "** (ran " +
+                                                          std::string(to_string(s.file_change.at(sc))) + ")"
+                                                    : "same");
         r.push_back(cell_escape(server.empty() ? "–" : server));
         r.push_back(cell_escape(desc.empty() ? "–" : desc));
         rows.push_back(std::move(r));
@@ -278,14 +281,15 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
     header.push_back("description");
     md << "## Scenarios\n\n" << markdown_table(header, rows) << "\n";
     if (!s.file_settings.empty())
-        md << "Runs shown in **bold** under \"scenario file\" were shortened from their scenario files (bench-suite "
-              "overrides); an open loop that falls behind grows its latency with the trial length, so those figures "
-              "would differ at the file's length.\n\n";
+        md << "Runs shown in **bold** under \"scenario file\" differ from their scenario files (bench-suite "
+              "overrides): *shorter* or *longer* when every setting that differs went that way (duration, warm-up, "
+              "trials), else *different*; an open loop that falls behind grows its latency with the trial length, so "
+              "those figures would differ at the file's length.\n\n";
 }
 
-void winners_section(std::ostringstream& md, const suite_data& s)
+void winners_section(std::ostringstream& md, const suite_data& s, const report_paths& paths)
 {
-    md << winners_markdown(s, rank(figures_of(s), s.models));
+    md << winners_markdown(s, rank(figures_of(s), s.models), paths.methodology_link);
 }
 
 /// A run's ledger message as a reader reads it: bench-suite's "requests_unsent=150501 (max 150600)" and

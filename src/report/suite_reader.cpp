@@ -69,6 +69,16 @@ std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
 
 }  // namespace
 
+const char* to_string(settings_change c)
+{
+    switch (c) {
+    case settings_change::shorter: return "shorter";
+    case settings_change::longer: return "longer";
+    case settings_change::different: return "different";
+    }
+    return "?";
+}
+
 const std::vector<std::string>& known_models()
 {
     static const std::vector<std::string> models(model_names.begin(), model_names.end());
@@ -410,9 +420,27 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
         auto file_warmup = load::format_duration(sc->warmup);
         auto file_trials = std::to_string(sc->trials);
         if (file_duration != get(column::duration) || file_warmup != get(column::warmup) ||
-            file_trials != get(column::trials))
+            file_trials != get(column::trials)) {
             s.file_settings[name] = (sc->load.kind == load::shape::burst ? std::string{} : file_duration + ", ") +
                                     "warm-up " + file_warmup + ", " + file_trials + " trial(s)";
+            // Which way each setting that differs went: all one way is shorter or longer, else different.
+            std::set<int> ways;
+            auto way = [&](double ran, double file) {
+                if (ran >= 0 && file >= 0 && ran != file)  // a setting not recorded (older results) says nothing
+                    ways.insert(ran < file ? -1 : 1);
+            };
+            auto seconds = [](const std::string& text) {
+                auto d = load::parse_duration(text);
+                return d ? std::chrono::duration<double>(*d).count() : -1.0;
+            };
+            if (sc->load.kind != load::shape::burst)
+                way(seconds(get(column::duration)), seconds(file_duration));
+            way(seconds(get(column::warmup)), seconds(file_warmup));
+            way(get(column::trials).empty() ? -1.0 : to_number(get(column::trials)), double(sc->trials));
+            s.file_change[name] = ways.size() != 1    ? settings_change::different
+                                  : *ways.begin() < 0 ? settings_change::shorter
+                                                      : settings_change::longer;
+        }
     }
 }
 

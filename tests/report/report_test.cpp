@@ -146,6 +146,35 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("![io](s/io.png)"));
 }
 
+TEST_CASE("runs that differ from their scenario files say which way", "[report]")
+{
+    temp_dir d("execbench-report-test");
+    auto s = read_suite(fake_suite(d.path / "results"));
+    REQUIRE(s);
+    auto scenarios = d.path / "scenarios";
+    std::filesystem::create_directories(scenarios);
+    auto file_with = [&](int trials) {
+        write(scenarios / "io.json", R"({"description": "600 at once", "requests": [{"path": "/io"}],
+            "load": {"shape": "burst", "requests": 600, "connections": 600}, "trials": )" +
+                                         std::to_string(trials) + "}");
+        auto copy = *s;
+        add_scenario_files(copy, scenarios);
+        return copy;
+    };
+    // The runs had 3 trials (the warm-up is not recorded in this fake, so it says nothing either way).
+    auto longer = file_with(2);
+    REQUIRE(longer.file_change.count("io"));
+    CHECK(longer.file_change.at("io") == settings_change::longer);
+    report_paths paths;
+    paths.headline_suites = {"s"};
+    auto block = headline_block({longer}, paths);
+    CHECK_THAT(block, Catch::Contains("Runs differ in length from their scenario files (bench-suite overrides) in: s "
+                                      "(longer)"));
+    CHECK_THAT(block, !Catch::Contains("shorter"));
+    CHECK_THAT(suite_markdown(longer, paths), Catch::Contains("trial(s)** (ran longer)"));
+    CHECK(file_with(5).file_change.at("io") == settings_change::shorter);
+}
+
 TEST_CASE("the README headline replaces only the text between its markers", "[report]")
 {
     CHECK(replace_headline("# Title\n\nProse.\n", "\nT\n") ==

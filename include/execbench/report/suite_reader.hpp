@@ -38,6 +38,13 @@ struct run_view {
     [[nodiscard]] double scale() const;
 };
 
+/// How the duration, warm-up and trials that ran compare with the scenario file's: every setting that differs
+/// shorter (fewer trials, a shorter duration or warm-up), every one longer, or some each way.
+enum class settings_change { shorter, longer, different };
+
+/// "shorter", "longer", "different".
+const char* to_string(settings_change c);
+
 /// Everything read from `results/<suite>/`.
 struct suite_data {
     std::string name;  ///< the folder's name: the page is <name>.md
@@ -51,6 +58,7 @@ struct suite_data {
     std::vector<std::string> contexts;                            ///< context JSON of the runs shown, in order
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
+    std::map<std::string, settings_change> file_change;  ///< scenario → which way what ran differs from its file
 };
 
 /// The models in display order before any other: the three execution models.
