@@ -204,7 +204,7 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     REQUIRE(write_report(out, readme, {}, ""));  // pages only
     auto stale = stale_files(out, readme);
     // Without drawing, the charts and their list are still missing.
-    REQUIRE(stale.size() == 5);  // the chart list, two PNGs and two SVGs
+    REQUIRE(stale.size() == 8);  // two chart lists, io's and the summary's PNG and SVG, the winners' PNG and SVG
     CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
                                              "315 ms · **2 errors** | not run | pool (failures over 0.1 % of requests: "
                                              "fiber up to 2 errors in 2 of 3 trials) |"));
@@ -388,6 +388,39 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     add("distribution", scenario_chart_data(*burst, "io"), "distribution");
     add("timeline", scenario_chart_data(timeline, "io"), "timeline");
     add("winners", winners_chart_data(*burst), "winners");
+    // A ramp whose timeline did not record users (results from before it did): the scenario's schedule instead.
+    auto ramp = timeline;
+    ramp.runs["io"]["pool"].context =
+        R"({"run_id":"r1","scenario":{"name":"io","load":{"shape":"ramp","stages":[{"duration":"2s","target":100},)"
+        R"({"duration":"2799999999ns","target":100},{"duration":"1s","target":0}]}}})";
+    for (auto& row : ramp.runs["io"]["pool"].timeline) {  // and no generator series
+        row.erase("loadgen_cpu_percent");
+        row.erase("connections_open");
+    }
+    auto ramp_data = scenario_chart_data(ramp, "io");
+    REQUIRE(ramp_data["arms"][0].contains("schedule"));
+    CHECK(ramp_data["arms"][0]["schedule"]["users"] == nlohmann::json::array({0, 100, 100, 0}));
+    CHECK(ramp_data["arms"][0]["schedule"]["second"][2].get<double>() == Approx(4.8));
+    CHECK_FALSE(ramp_data["arms"][1].contains("schedule"));  // its context says nothing of a ramp
+    add("ramp", ramp_data, "timeline");
+    // The index page's picture: p99 per scenario and arm; fiber's errors are beyond the tolerance, hatched.
+    auto summary = summary_chart_data({*burst});
+    CHECK(summary["suites"][0]["p99"]["pool"] == nlohmann::json::array({1201.0}));
+    CHECK(summary["suites"][0]["failed"]["fiber"] == nlohmann::json::array({true}));
+    CHECK(summary["suites"][0]["failed"]["pool"] == nlohmann::json::array({false}));
+    CHECK(summary["suites"][0]["p99"]["loop"] == nlohmann::json::array({nullptr}));  // not run
+    add("summary", summary, "summary");
+    // The winners chart prints no lead where fiber's failures decided the cell: it names who failed.
+    auto winners = winners_chart_data(*burst);
+    bool by_failures = false;
+    for (const auto& row : winners["cells"])
+        for (const auto& cell : row)
+            if (cell["state"] == "won_by_failures") {
+                by_failures = true;
+                CHECK(cell["failed"] == nlohmann::json::array({"fiber"}));
+                CHECK(cell["lead_percent"].is_null());
+            }
+    CHECK(by_failures);
     auto jobs_file = d.path / "jobs.json";
     write(jobs_file, jobs.dump());
     auto manifest_file = d.path / "manifest.json";
@@ -397,7 +430,7 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     REQUIRE(rc);
     REQUIRE(*rc == 0);
     auto manifest = nlohmann::json::parse(read(manifest_file));
-    REQUIRE(manifest.size() == 3);
+    REQUIRE(manifest.size() == 5);
     for (const auto& chart : manifest) {
         INFO(chart["png"].get<std::string>());
         REQUIRE(chart["panels"].size() >= 1);
@@ -420,6 +453,14 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     CHECK(has("CPU: server (filled), load generator (hollow)"));
     CHECK(has("open sockets"));
     CHECK_FALSE(has("ramp users"));
+    // Without a generator series, the CPU panel's title promises no hollow one.
+    std::vector<std::string> ramp_titles;
+    for (const auto& panel : manifest[3]["panels"])
+        ramp_titles.push_back(panel["title"].get<std::string>());
+    CHECK(std::count(ramp_titles.begin(), ramp_titles.end(), "server CPU") == 1);
+    CHECK(std::count(ramp_titles.begin(), ramp_titles.end(), "server open sockets") == 1);
+    // The schedule is drawn on its own axis beside the pool's latency: one more panel than the plain timeline.
+    CHECK(ramp_titles.size() == titles.size() + 1);
     // A series a run lacks is absent from its chart data, not zeros; one with values in some seconds only keeps them.
     auto timeline_data = nlohmann::json::parse(jobs[1]["data"].dump());
     CHECK(timeline_data["arms"][0]["series"].contains("connections_open@second"));
