@@ -421,7 +421,10 @@ def summary_chart(data):
         handles.append(plt.Line2D([], [], marker="x", color="#444444", linestyle="none"))
         labels.append("no successful request / not run")
         ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False)
-        log_axis(ax, floor, (max(values) if values else 1) * 2.2)
+        top = (max(values) if values else 1) * 2.2
+        log_axis(ax, floor, top)
+        if top / floor > 300:  # over several decades 1-2-3-5 labels crowd: powers of ten only
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0,)))
         ax.set_axisbelow(True)  # the grid behind the bars
         ax.set_ylabel("p99, ms (log)", fontsize=8)
         ax.set_xticks(range(len(scenarios)))
@@ -429,8 +432,8 @@ def summary_chart(data):
         ax.set_xlim(-0.6, len(scenarios) - 0.4)
         ax.set_title("%s suite" % s["name"], fontsize=9, loc="left")
         ax.grid(alpha=0.3, axis="y", which="both")
-    fig.suptitle(data["title"], fontsize=11)
-    fig.subplots_adjust(hspace=1.25, top=1 - 0.5 / (3.6 * len(suites)))
+    fig.suptitle(data["title"], fontsize=11, y=1 - 0.15 / (3.6 * len(suites)))
+    fig.subplots_adjust(hspace=1.25, top=1 - 0.9 / (3.6 * len(suites)))
     return fig
 
 
