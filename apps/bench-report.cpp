@@ -97,8 +97,12 @@ int main(int argc, char** argv)
                                                   "something regressed, 2 on bad input");
     report::compare_options co;
     std::string format = "md";
-    compare->add_option("OLD", co.old_dir, "Baseline: a suite folder (results/<suite>) or a results root")->required();
-    compare->add_option("NEW", co.new_dir, "Candidate: a suite folder or a results root")->required();
+    compare
+        ->add_option("OLD", co.old_dir,
+                     "Baseline: a results folder of any name (what bench-suite --out or bench-load --out wrote) or a "
+                     "results root")
+        ->required();
+    compare->add_option("NEW", co.new_dir, "Candidate: a results folder or a results root")->required();
     compare->add_option("--old-run", co.old_run, "In OLD, only runs whose run id or git revision starts with this");
     compare->add_option("--new-run", co.new_run, "In NEW, only runs whose run id or git revision starts with this");
     compare
@@ -133,6 +137,8 @@ int main(int argc, char** argv)
             std::cerr << "bench-report compare: " << c.err().message << "\nRun with --help for the options.\n";
             return 2;
         }
+        for (const auto& w : c->warnings)
+            std::cerr << "bench-report compare: warning: " << w << "\n";
         std::cout << (format == "json" ? report::compare_json(*c) : report::compare_markdown(*c));
         return c->count(report::change::regressed) > 0 ? 1 : 0;
     }

@@ -13,6 +13,9 @@
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
+#include "execbench/report/headline.hpp"
+#include "execbench/report/suite_reader.hpp"
+#include "execbench/report/winners.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -227,7 +230,7 @@ int main(int argc, char** argv)
     std::optional<std::string> slo_text;
     app.add_option("--slo", slo_text,
                    "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");
-    app.add_flag("--quiet", quiet, "No per-run progress bar");
+    app.add_flag("--quiet", quiet, "No per-round progress lines or progress bar (the results table still prints)");
 
     if (auto code = parse_command_line(app, program, argc, argv))
         return *code;
@@ -320,6 +323,8 @@ int main(int argc, char** argv)
     options.stop = &stop_requested;
     load::progress_printer progress(stderr);
     options.on_run_start = [&](const load::suite_progress& p) {
+        if (quiet)
+            return;
         progress.clear();
         std::string round = p.rounds > 1 ? " round " + std::to_string(p.round) + "/" + std::to_string(p.rounds) : "";
         std::fprintf(stderr, "== [%zu/%zu] %s %s%s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
@@ -366,6 +371,17 @@ int main(int argc, char** argv)
     if (!entries)
         return usage_error(program, entries.err().message);
     print_table(table);
+    // The answer under the figures, in the words of the README headline (bench-report's code).
+    if (auto written = execbench::report::read_suite(options.out_dir); written) {
+        auto lines = execbench::report::verdict_summary(*written, options.scenarios);
+        if (!lines.empty())
+            std::printf("verdicts (ratio of medians, 95 %% bootstrap interval; a tie within %g %%):\n",
+                        execbench::report::tie_margin * 100);
+        for (const auto& line : lines)
+            std::printf("  %s\n", line.c_str());
+    } else {
+        std::fprintf(stderr, "bench-suite: no verdicts: %s\n", written.err().message.c_str());
+    }
     std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0;
     for (const auto& e : *entries) {
         switch (e.status) {

@@ -1,10 +1,12 @@
 #include "execbench/report/charts.hpp"
 
 #include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/scenario/ramp.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -64,6 +66,37 @@ bool is_burst(const run_view& v)
     return v.text(load::column::shape) == "burst" || v.number(metric::wall_millis) < burst_millis;
 }
 
+/// The users a ramp's scenario scheduled, as (second, users) points at each stage's ends, from a run's context
+/// (the stages as run, scale included); null when the run is no ramp or the context does not say.
+nlohmann::json ramp_schedule(const run_view& v)
+{
+    auto j = nlohmann::json::parse(v.context, nullptr, false);
+    if (!j.is_object() || !j.contains("scenario") || !j["scenario"].is_object())
+        return nullptr;
+    const auto& l = j["scenario"].value("load", nlohmann::json::object());
+    if (!l.is_object() || l.value("shape", std::string{}) != "ramp" || !l.contains("stages") || !l["stages"].is_array())
+        return nullptr;
+    std::vector<load::ramp_stage> stages;
+    for (const auto& st : l["stages"]) {
+        if (!st.is_object() || !st.contains("duration") || !st["duration"].is_string())
+            return nullptr;
+        auto d = load::parse_duration(st["duration"].get<std::string>());
+        if (!d)
+            return nullptr;
+        stages.push_back({*d, st.value("target", 0u)});
+    }
+    nlohmann::json t = nlohmann::json::array(), users = nlohmann::json::array();
+    load::duration at{};
+    t.push_back(0.0);
+    users.push_back(load::ramp_users_at(stages, at));
+    for (const auto& st : stages) {
+        at += st.length;
+        t.push_back(std::chrono::duration<double>(at).count());
+        users.push_back(st.target);  // each stage ends at its target, linear between (k6's stages)
+    }
+    return {{"second", t}, {"users", users}};
+}
+
 nlohmann::json spectrum_json(const std::vector<std::pair<double, double>>& spectrum)
 {
     nlohmann::json a = nlohmann::json::array();
@@ -104,6 +137,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             a["spectrum"] = spectrum_json(v->latency_spectrum);
             a["service_spectrum"] = spectrum_json(v->service_spectrum);
             a[metric::wall_millis] = v->number(metric::wall_millis);
+            if (!shape_burst)  // a fixed duration: the wall time is the setting, CPU says more
+                a[metric::server_cpu_percent_avg] = v->number(metric::server_cpu_percent_avg);
             a[metric::requests_per_second] = v->number(metric::requests_per_second);
             a["trials"] = whole(v->number(load::column::trials));
         } else {
@@ -111,6 +146,11 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             a["full_seconds"] = v->number(metric::wall_millis) / 1000.0;
             a["series"] = columns_of(v->timeline);
             a["server"] = columns_of(v->server_timeline);
+            // Results from before the timeline recorded users: the schedule the scenario set, so a collapse at the
+            // peak reads against the load that caused it.
+            if (!a["series"].contains(load::column::users) && !a["series"].contains(load::column::users_target))
+                if (auto schedule = ramp_schedule(*v); !schedule.is_null())
+                    a["schedule"] = std::move(schedule);
         }
         j["arms"].push_back(a);
     }
@@ -151,11 +191,15 @@ nlohmann::json winners_chart_data(const suite_data& s)
             } else {
                 cell["state"] = "won";
                 cell["winner"] = v->winner;
-                if (const auto* p = deciding_pair(*v, rule)) {
+                if (const auto* p = deciding_pair(*v, rule); p && p->by_failures) {
+                    // Won because every other arm failed: there is no measured lead to print, only who failed.
+                    cell["state"] = "won_by_failures";
+                    cell["failed"] = v->demoted();
+                } else if (p) {
                     // The lead as "how many times better, minus one": 2× either way reads 100 %.
                     double r = p->ratio.ratio > 0 ? p->ratio.ratio : 1.0;
                     cell["runner_up"] = p->first == v->winner ? p->second : p->first;
-                    cell["lead_percent"] = p->by_failures ? 100.0 : (std::max(r, 1.0 / r) - 1.0) * 100.0;
+                    cell["lead_percent"] = (std::max(r, 1.0 / r) - 1.0) * 100.0;
                 }
             }
             row.push_back(cell);
@@ -163,6 +207,56 @@ nlohmann::json winners_chart_data(const suite_data& s)
         cells.push_back(row);
     }
     j["cells"] = cells;
+    return j;
+}
+
+nlohmann::json summary_chart_data(const std::vector<suite_data>& suites)
+{
+    nlohmann::json j;
+    j["kind"] = "summary";
+    j["title"] = "latency p99 per scenario and arm (median of the trials, log scale)";
+    j["failure_tolerance_percent"] = failure_tolerance * 100;
+    std::vector<std::string> arms;
+    j["suites"] = nlohmann::json::array();
+    for (const auto& s : suites) {
+        nlohmann::json suite{{"name", s.name}, {"scenarios", nlohmann::json::array()}, {"arms", s.models}};
+        nlohmann::json p99 = nlohmann::json::object(), failed = nlohmann::json::object();
+        for (const auto& m : s.models) {
+            p99[m] = nlohmann::json::array();
+            failed[m] = nlohmann::json::array();
+        }
+        for (const auto& sc : s.scenarios) {
+            if (!any_ran(s, sc))
+                continue;
+            suite["scenarios"].push_back(sc + scale_suffix(s, sc));
+            for (const auto& m : s.models) {
+                const auto* v = find_run(s, sc, m);
+                bool ran = v && v->ran() && v->number(metric::requests_ok) > 0;
+                p99[m].push_back(ran ? nlohmann::json(v->number(metric::latency_millis_p99)) : nlohmann::json(nullptr));
+                // Failed beyond the tolerance, or no run at all: either way its bar is no like-for-like figure.
+                failed[m].push_back(!v || !v->ran() || failed_or_unsent(usable_trials(v->trials)) ||
+                                    v->number(metric::requests_ok) == 0);
+            }
+        }
+        if (suite["scenarios"].empty())
+            continue;
+        for (const auto& m : s.models)
+            if (std::find(arms.begin(), arms.end(), m) == arms.end())
+                arms.push_back(m);
+        suite["p99"] = std::move(p99);
+        suite["failed"] = std::move(failed);
+        j["suites"].push_back(std::move(suite));
+    }
+    if (j["suites"].empty())
+        return nullptr;
+    // The execution models first, so each keeps the colour it has on the suites' own charts.
+    std::stable_sort(arms.begin(), arms.end(), [](const std::string& a, const std::string& b) {
+        auto rank = [](const std::string& x) {
+            return std::find(known_models().begin(), known_models().end(), x) - known_models().begin();
+        };
+        return rank(a) < rank(b);
+    });
+    j["all_arms"] = arms;
     return j;
 }
 

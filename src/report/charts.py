@@ -6,7 +6,9 @@ Each job is {"png": path, "svg": path, "name": chart name, "data": {...}} where 
                   plus wall time and req/s as labelled bars;
   "timeline"      longer runs: per-second latency (log axis: p50/p90/p99, max), requests, errors/unsent, target
                   rate or users when recorded, server CPU (and the generator's), memory, threads and sockets;
-  "winners"       best and runner-up per metric and scenario, shaded by the size of the lead; ties shown.
+  "summary"       the index page: p99 per scenario and arm, one panel per suite, log axis, failures hatched;
+  "winners"       best and runner-up per metric and scenario, shaded by the size of the lead; ties shown; a cell
+                  won because the other arms failed is cross-hatched and names them, with no lead.
 Output is deterministic for the same input: no timestamps or software version in the metadata, a fixed size, DPI
 and SVG id salt. `--manifest FILE` writes, per chart and panel, how many data points were drawn, so a test can
 check that no panel is empty.
@@ -105,7 +107,11 @@ def distribution_chart(data):
     names = [a["arm"] for a in data["arms"]]
     colors = [style(data, n)["color"] for n in names]
     hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
-    for row, (key, title, fmt) in enumerate((("wall_millis", "wall time (median of trials), ms", fmt_ms),
+    # A burst's wall time is a result; a closed or open run's is its configured duration, so CPU is shown instead.
+    first_bar = ("wall_millis", "wall time (median of trials), ms", fmt_ms)
+    if all("server_cpu_percent_avg" in a for a in data["arms"]):
+        first_bar = ("server_cpu_percent_avg", "server CPU avg (median of trials), % of one core", fmt_count)
+    for row, (key, title, fmt) in enumerate((first_bar,
                                              ("requests_per_second", "requests per second", fmt_count))):
         bx = fig.add_subplot(grid[row, 1])
         values = [a.get(key, 0) for a in data["arms"]]
@@ -151,6 +157,19 @@ REFERENCE = {"color": "black", "linestyle": (0, (4, 3)), "marker": None}
 SECONDARY = {"markerfacecolor": "none", "linewidth": 1.0, "alpha": 0.8}
 
 
+def users_of(a):
+    """(seconds, users, label) of an arm's offered load: the users it recorded, else the ramp schedule of its
+    scenario; None for shapes without users."""
+    s = a["series"]
+    for name, label in (("users", "users (recorded)"), ("users_target", "users (ramp target)")):
+        if s.get(name):
+            return x_of(s, name), list(s[name]), label
+    sched = a.get("schedule")
+    if sched and sched.get("users"):
+        return list(sched["second"]), list(sched["users"]), "users (scenario schedule)"
+    return None
+
+
 def timeline_chart(data):
     arms = data["arms"]
     for a in arms:
@@ -177,9 +196,10 @@ def timeline_chart(data):
         x = x_of(cols, name)
         return (x, y) if y and len(x) == len(y) else None
 
-    def panel(title, unit, measured, reference=None, secondary=()):
+    def panel(title, unit, measured, reference=None, secondary=(), title_alone=None):
         """Per arm the `measured` columns ((source, column, label suffix)); the `secondary` ones in the generator's
-        style; a `reference` column drawn once (the first arm holding it), in black."""
+        style; a `reference` column drawn once (the first arm holding it), in black. `title_alone` is the title
+        when no secondary series has data (a legend entry for a series that is not drawn would mislead)."""
         lines = []
         for a in arms:
             for source, name, label in measured:
@@ -194,6 +214,8 @@ def timeline_chart(data):
                     lines.append((None, xy[0], xy[1], label, REFERENCE))
                     break
         if any(arm is not None for arm, *_ in lines):
+            if title_alone and not any(extra is SECONDARY for *_, extra in lines):
+                title = title_alone
             panels.append((title, unit, lines))
 
     panel("requests ok per second", "req/s", [("series", "requests_ok", "")],
@@ -216,12 +238,12 @@ def timeline_chart(data):
     generator = {("series", "loadgen_cpu_percent"), ("series", "connections_open")}
     panel("CPU: server (filled), load generator (hollow)", "% of one core",
           [("server", "server_cpu_percent", " server"), ("series", "loadgen_cpu_percent", " generator")],
-          secondary=generator)
+          secondary=generator, title_alone="server CPU")
     panel("server resident memory", "MiB", [("server", "server_rss_mb", "")])
     panel("server threads", "threads", [("server", "server_threads", "")])
     panel("open sockets: server (filled), load generator (hollow)", "sockets",
           [("server", "server_sockets", " server"), ("series", "connections_open", " generator")],
-          secondary=generator)
+          secondary=generator, title_alone="server open sockets")
 
     ncols = max(len(arms), 3)
     nrows = 1 + math.ceil(len(panels) / ncols)
@@ -262,7 +284,24 @@ def timeline_chart(data):
             ax.set_ylim(bottom=0)
         ax.set_xlabel("second")
         ax.grid(alpha=0.3, which="both")
-        outside_legend(ax)
+        users = users_of(a)
+        if users and ax.lines:
+            # The offered load behind the latency, on its own axis: a collapse at the peak reads against its cause.
+            ux = ax.twinx()
+            ux.fill_between(users[0], users[1], color="#888888", alpha=0.13, linewidth=0)
+            ux.plot(users[0], users[1], color="#666666", linewidth=1.0, linestyle=(0, (2, 2)), label=users[2])
+            ux.set_ylim(0, max(users[1] + [1]) * 1.1)
+            ux.set_ylabel("users", fontsize=8, color="#555555")
+            ux.tick_params(labelsize=7, colors="#555555")
+            # The latency in front of the shaded load.
+            ax.set_zorder(ux.get_zorder() + 1)
+            ax.patch.set_visible(False)
+            handles, labels = ax.get_legend_handles_labels()
+            more, more_labels = ux.get_legend_handles_labels()
+            ax.legend(handles + more, labels + more_labels, fontsize=7, loc="upper center",
+                      bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+        else:
+            outside_legend(ax)
     for i in range(len(arms), ncols):
         fig.delaxes(axes[0][i])  # removed, not hidden: every axes left on the chart holds data
     for j, (title, unit, lines) in enumerate(panels):
@@ -281,7 +320,9 @@ def timeline_chart(data):
         outside_legend(ax, ncol=2)
     for j in range(len(panels), ncols * (nrows - 1)):
         fig.delaxes(axes[1 + j // ncols][j % ncols])
-    fig.subplots_adjust(hspace=0.75, wspace=0.3)
+    # Room for the users axis on the right of a latency panel when there is one.
+    with_users = any(users_of(a) for a in arms)
+    fig.subplots_adjust(hspace=0.9 if with_users else 0.75, wspace=0.45 if with_users else 0.3)
     return fig
 
 
@@ -302,6 +343,15 @@ def winners_chart(data):
                 ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=alpha, edgecolor="white"))
                 text = "%s\n+%s vs %s" % (c["winner"], fmt_pct(lead), c["runner_up"])
                 ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5)
+            elif c["state"] == "won_by_failures":
+                # No measured lead: the others failed. Pale, cross-hatched and without a number.
+                st = style(data, c["winner"])
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor=st["color"], alpha=0.25, edgecolor="white"))
+                ax.add_patch(plt.Rectangle((c_i, r), 1, 1, facecolor="none", edgecolor="#555555", hatch="xx",
+                                           linewidth=0))
+                text = "%s\n%s failed" % (c["winner"], ", ".join(c.get("failed") or ["others"]))
+                ax.text(c_i + 0.5, r + 0.5, text, ha="center", va="center", fontsize=6.5,
+                        bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})
             elif c["state"] == "shared":
                 # Arms that tie with each other but each beat the rest: a stripe of each leader's colour.
                 leaders = c["leaders"]
@@ -326,11 +376,64 @@ def winners_chart(data):
         side.set_visible(False)
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in data["all_arms"]]
     handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="#dddddd", hatch="//"))
+    labels = list(data["all_arms"]) + ["tie"]
+    if any(c["state"] == "won_by_failures" for row in cells for c in row):
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#555555", hatch="xx"))
+        labels.append("won because the others failed\n(no measured lead)")
     # Right of the grid: clear of the cells and of the rotated scenario names below it.
-    ax.legend(handles, list(data["all_arms"]) + ["tie"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               frameon=False)
     ax.set_title(data["title"] + "\ncell: winner, its lead over the runner-up (colour: the bigger the lead, the "
                  "stronger); a = b: a and b tie with each other and lead the rest", fontsize=9)
+    return fig
+
+
+# --- summary (the index page) -------------------------------------------------------------------------------------
+
+def summary_chart(data):
+    """Small multiples: one panel per suite, a group of bars per scenario (one per arm), p99 on a log axis. A bar
+    whose arm failed beyond the tolerance is hatched and labelled; an arm with no figure gets an "x" at the floor."""
+    suites = data["suites"]
+    widest = max(len(s["scenarios"]) for s in suites)
+    fig, axes = plt.subplots(len(suites), 1, figsize=(max(9.0, 2.5 + 0.75 * widest), 3.6 * len(suites)), dpi=80,
+                             squeeze=False)
+    for ax, s in zip((row[0] for row in axes), suites):
+        arms, scenarios = s["arms"], s["scenarios"]
+        width = 0.8 / max(1, len(arms))
+        values = [v for a in arms for v in s["p99"][a] if v is not None and v > 0]
+        floor = min(values) / 3 if values else 0.1
+        for k, a in enumerate(arms):
+            st = style(data, a)
+            for i, v in enumerate(s["p99"][a]):
+                x = i - 0.4 + width * (k + 0.5)
+                failed = s["failed"][a][i]
+                if v is None or v <= 0:
+                    ax.plot([x], [floor * 1.2], marker="x", color=st["color"], markersize=5)
+                    continue
+                ax.bar([x], [v - floor], bottom=floor, width=width * 0.92, color="white" if failed else st["color"],
+                       edgecolor=st["color"], linewidth=1.0, hatch="xxx" if failed else None,
+                       label=a if i == 0 else None)
+        # One legend entry per arm even when its first bar is hatched or missing.
+        handles = [plt.Rectangle((0, 0), 1, 1, facecolor=style(data, a)["color"]) for a in arms]
+        labels = list(arms)
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#444444", hatch="xxx"))
+        labels.append("failures over %g %% of requests" % data["failure_tolerance_percent"])
+        handles.append(plt.Line2D([], [], marker="x", color="#444444", linestyle="none"))
+        labels.append("no successful request / not run")
+        ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False)
+        top = (max(values) if values else 1) * 2.2
+        log_axis(ax, floor, top)
+        if top / floor > 300:  # over several decades 1-2-3-5 labels crowd: powers of ten only
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0,)))
+        ax.set_axisbelow(True)  # the grid behind the bars
+        ax.set_ylabel("p99, ms (log)", fontsize=8)
+        ax.set_xticks(range(len(scenarios)))
+        ax.set_xticklabels(scenarios, rotation=25, ha="right", fontsize=7)
+        ax.set_xlim(-0.6, len(scenarios) - 0.4)
+        ax.set_title("%s suite" % s["name"], fontsize=9, loc="left")
+        ax.grid(alpha=0.3, axis="y", which="both")
+    fig.suptitle(data["title"], fontsize=11, y=1 - 0.15 / (3.6 * len(suites)))
+    fig.subplots_adjust(hspace=1.25, top=1 - 0.9 / (3.6 * len(suites)))
     return fig
 
 
@@ -394,7 +497,8 @@ def main():
         sys.exit("usage: charts.py JOBS.json [--manifest OUT.json]")
     with open(args[0], encoding="utf-8") as f:
         jobs = json.load(f)
-    draw = {"distribution": distribution_chart, "timeline": timeline_chart, "winners": winners_chart}
+    draw = {"distribution": distribution_chart, "timeline": timeline_chart, "winners": winners_chart,
+            "summary": summary_chart}
     manifest = []
     for job in jobs:
         kind = job["data"]["kind"]

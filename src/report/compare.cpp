@@ -26,6 +26,7 @@ const char* to_string(change c)
     case change::improved: return "improved";
     case change::regressed: return "regressed";
     case change::unchanged: return "unchanged";
+    case change::inconclusive: return "inconclusive";
     case change::too_few_trials: return "too few trials";
     case change::not_sampled: return "not sampled";
     }
@@ -67,13 +68,6 @@ std::vector<headline_metric> headline_metrics(bool burst)
     };
 }
 
-double number_of(const std::string& s)
-{
-    char* end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    return end == s.c_str() ? 0 : v;
-}
-
 /// One run as compare needs it: its summary texts and its trials.
 struct run_rows {
     std::string run_id;
@@ -85,86 +79,41 @@ struct run_rows {
 /// scenario → arm → the chosen run.
 using suite_runs = std::map<std::string, std::map<std::string, run_rows>>;
 
-bool selected(const std::string& selector, const std::string& run_id, const std::string& revision)
-{
-    return selector.empty() || run_id.rfind(selector, 0) == 0 ||
-           (!revision.empty() && revision.rfind(selector, 0) == 0);
-}
-
+/// The runs of a results folder, read as `bench-report --results` reads it (read_suite): the latest selected run
+/// of each scenario × arm that ran.
 result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string& selector)
 {
-    auto name = dir.filename().string();
-    auto paths = load::output_paths_for(dir / (name + ".csv"));
-    auto summary = load::read_csv(paths.summary);
-    if (!summary)
-        return summary.err();
-    auto col = [](const load::csv_table& t, std::string_view c) { return t.column(c); };
-    auto text = [](const std::vector<std::string>& row, int i) { return i < 0 ? std::string{} : row[std::size_t(i)]; };
-    int scenario = col(*summary, column::scenario), model = col(*summary, column::model),
-        arm = col(*summary, column::arm), run_id = col(*summary, column::run_id), shape = col(*summary, column::shape),
-        revision = col(*summary, "git_revision"), scale = col(*summary, column::scale);
-    if (scenario < 0 || model < 0 || run_id < 0)
-        return fail(paths.summary.string() + ": no scenario, model or run_id column");
+    auto suite = read_suite(dir, selector);
+    if (!suite)
+        return suite.err();
     suite_runs out;
-    std::map<std::string, run_rows*> by_id;
-    for (const auto& row : summary->rows) {
-        if (!selected(selector, text(row, run_id), text(row, revision)))
-            continue;
-        // Readers of files without an arm column take the model as the arm.
-        auto arm_name = arm >= 0 && !text(row, arm).empty() ? text(row, arm) : text(row, model);
-        run_rows r;
-        r.run_id = text(row, run_id);
-        r.shape = text(row, shape);
-        r.scale = scale >= 0 && !text(row, scale).empty() ? number_of(text(row, scale)) : 1.0;
-        out[text(row, scenario)][arm_name] = std::move(r);  // later rows are later runs
-    }
-    for (auto& [sc, arms] : out)
-        for (auto& [a, r] : arms)
-            by_id[r.run_id] = &r;
-    if (std::filesystem::exists(paths.trials)) {
-        auto trials = load::read_csv(paths.trials);
-        if (!trials)
-            return trials.err();
-        int id = trials->column(column::run_id);
-        if (id < 0)
-            return fail(paths.trials.string() + ": no run_id column");
-        for (const auto& row : trials->rows) {
-            auto it = by_id.find(row[std::size_t(id)]);
-            if (it == by_id.end())
-                continue;
-            trial_row t;
-            for (std::size_t i = 0; i < trials->header.size() && i < row.size(); ++i)
-                t[trials->header[i]] = number_of(row[i]);
-            t[failures_column] = t[std::string(metric::requests_error)] + t[std::string(metric::requests_unsent)];
-            it->second->trials.push_back(std::move(t));
+    for (const auto& [sc, arms] : suite->runs)
+        for (const auto& [arm, v] : arms) {
+            if (!v.ran())
+                continue;  // its latest run failed or did not run: nothing measured to compare
+            run_rows r;
+            r.run_id = v.run_id;
+            r.shape = v.text(column::shape);
+            r.scale = v.scale();
+            r.trials = v.trials;
+            for (auto& t : r.trials)
+                t[failures_column] = t[std::string(metric::requests_error)] + t[std::string(metric::requests_unsent)];
+            out[sc][arm] = std::move(r);
         }
-    }
     return out;
 }
 
-bool is_suite_dir(const std::filesystem::path& dir)
-{
-    return std::filesystem::exists(dir / (dir.filename().string() + ".csv"));
-}
-
-/// suite name → folder: the folder itself when it is a suite, else the suite folders under it.
+/// suite name → folder: the folder itself when it is a results folder, else the results folders under it.
 result<std::map<std::string, std::filesystem::path>> suites_in(const std::filesystem::path& dir)
 {
-    if (!std::filesystem::is_directory(dir))
-        return fail(dir.string() + ": no such folder");
-    std::map<std::string, std::filesystem::path> out;
     auto clean = dir.lexically_normal();
     if (clean.filename().empty())
         clean = clean.parent_path();
-    if (is_suite_dir(clean)) {
-        out[clean.filename().string()] = clean;
-        return out;
-    }
+    std::map<std::string, std::filesystem::path> out;
     for (const auto& d : suite_dirs(clean))
-        if (is_suite_dir(d))
-            out[d.filename().string()] = d;
+        out[d.filename().string()] = d;
     if (out.empty())
-        return fail(dir.string() + ": holds no results (neither <name>/<name>.csv nor suite folders with one)");
+        return fail(dir.string() + ": " + why_no_results(clean));
     return out;
 }
 
@@ -175,7 +124,8 @@ change verdict_of(const stats::ratio_interval& r, bool higher_is_better, double 
         return higher_is_better ? change::improved : change::regressed;
     if (r.high < down)
         return higher_is_better ? change::regressed : change::improved;
-    return change::unchanged;
+    // Unchanged only when the whole interval lies within ± the threshold; one that reaches past it is no answer.
+    return r.low >= down && r.high <= up ? change::unchanged : change::inconclusive;
 }
 
 arm_comparison compare_arm(const run_rows& old_run, const run_rows& new_run, double threshold)
@@ -238,7 +188,7 @@ result<comparison> compare_results(const compare_options& o)
         return new_suites.err();
     // Two suite folders are compared with each other whatever their names; two roots suite by suite.
     std::vector<std::tuple<std::string, std::filesystem::path, std::filesystem::path>> pairs;
-    if (old_suites->size() == 1 && new_suites->size() == 1 && is_suite_dir(old_suites->begin()->second))
+    if (old_suites->size() == 1 && new_suites->size() == 1)
         pairs.emplace_back(new_suites->begin()->first, old_suites->begin()->second, new_suites->begin()->second);
     else
         for (const auto& [name, dir] : *new_suites)
@@ -280,9 +230,23 @@ result<comparison> compare_results(const compare_options& o)
                     c.only_one_side.push_back(name + "/" + sc + "/" + arm + ": only in OLD");
             }
     }
+    // The same folder twice, or a copy of it: every ratio is 1 by construction, which says nothing about noise.
+    std::error_code ec;
+    bool same_folder = std::filesystem::equivalent(o.old_dir, o.new_dir, ec) && o.old_run == o.new_run;
+    bool same_runs = !c.rows.empty() && std::all_of(c.rows.begin(), c.rows.end(), [](const arm_comparison& a) {
+        return a.old_run_id == a.new_run_id;
+    });
+    if (same_folder)
+        c.warnings.push_back("OLD and NEW are the same folder (" + o.old_dir.string() +
+                             "): the same runs compared with themselves; every ratio is 1 by construction");
+    else if (same_runs)
+        c.warnings.push_back("OLD and NEW hold the same runs (the same run ids): a copy compared with itself; every "
+                             "ratio is 1 by construction");
     if (c.rows.empty())
         return fail("nothing in common: no scenario × arm has a run in both " + c.old_label + " and " + c.new_label);
-    if (c.count(change::improved) + c.count(change::regressed) + c.count(change::unchanged) == 0)
+    if (c.count(change::improved) + c.count(change::regressed) + c.count(change::unchanged) +
+            c.count(change::inconclusive) ==
+        0)
         return fail("nothing comparable: every scenario × arm in common has fewer than " +
                     std::to_string(min_verdict_trials) + " usable trials on one side");
     return c;
@@ -294,7 +258,8 @@ std::string compare_markdown(const comparison& c)
     md << "# Compare: " << c.old_label << " → " << c.new_label << "\n\n";
     md << "Ratio NEW / OLD of the medians over the trials, with its 95 % percentile bootstrap interval. A change "
           "counts only when the whole interval lies beyond ±"
-       << figure(c.threshold_percent) << " %.\n\n";
+       << figure(c.threshold_percent) << " %; *unchanged* when it lies within ±" << figure(c.threshold_percent)
+       << " %, *inconclusive* when it reaches past it.\n\n";
     md << "| suite | scenario | arm | metric | OLD | NEW | NEW / OLD (95 % CI) | verdict |\n"
           "|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : c.rows)
@@ -311,11 +276,15 @@ std::string compare_markdown(const comparison& c)
     md << "\n"
        << c.count(change::regressed) << " regressed, " << c.count(change::improved) << " improved, "
        << c.count(change::unchanged) << " unchanged";
+    if (auto n = c.count(change::inconclusive))
+        md << ", " << n << " inconclusive (the interval reaches past ±" << figure(c.threshold_percent) << " %)";
     if (auto n = c.count(change::too_few_trials) + c.count(change::not_sampled))
         md << ", " << n << " without a verdict (too few trials or not sampled)";
     md << ".\n";
     for (const auto& s : c.only_one_side)
         md << "- " << s << "\n";
+    for (const auto& w : c.warnings)
+        md << "\n**Warning:** " << w << ".\n";
     return md.str();
 }
 
@@ -346,12 +315,12 @@ std::string compare_json(const comparison& c)
         }
         j["rows"].push_back(std::move(row));
     }
-    j["summary"] = {{"regressed", c.count(change::regressed)},
-                    {"improved", c.count(change::improved)},
-                    {"unchanged", c.count(change::unchanged)},
-                    {"too_few_trials", c.count(change::too_few_trials)},
-                    {"not_sampled", c.count(change::not_sampled)}};
+    j["summary"] = {
+        {"regressed", c.count(change::regressed)},           {"improved", c.count(change::improved)},
+        {"unchanged", c.count(change::unchanged)},           {"inconclusive", c.count(change::inconclusive)},
+        {"too_few_trials", c.count(change::too_few_trials)}, {"not_sampled", c.count(change::not_sampled)}};
     j["only_one_side"] = c.only_one_side;
+    j["warnings"] = c.warnings;
     return j.dump(2) + "\n";
 }
 

@@ -6,6 +6,7 @@
 #include "execbench/report/winners.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 namespace execbench::report {
@@ -34,6 +35,10 @@ std::string headline_cell(const run_view* v)
         auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + unsent;
         cell += " · " + num(100.0 * unsent / planned, 0) + " % unsent";
     }
+    // Failures the median hides (one bad trial of three, one unsent request) from the worst trial.
+    if (v->number(metric::requests_error) == 0 && whole(v->number(metric::requests_unsent)) == 0)
+        if (auto f = failures_of(v->trials); f.any())
+            cell += " · " + failure_text(f);
     if (v->scale() != 1)
         cell += " · *at " + load::format_scale(v->scale()) + " scale*";
     return cell;
@@ -70,8 +75,16 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
         for (const auto& m : s->models)
             if (std::find(arms.begin(), arms.end(), m) == arms.end())
                 arms.push_back(m);
-        if (!s->file_settings.empty())
-            shortened.push_back(s->name);
+        if (!s->file_settings.empty()) {
+            // Which way the suite's runs differ from their files: one word when they all went one way.
+            std::set<std::string> ways;
+            for (const auto& [sc, way] : s->file_change)
+                ways.insert(to_string(way));
+            std::string words;
+            for (const auto& w : ways)
+                words += (words.empty() ? "" : ", ") + w;
+            shortened.push_back(s->name + " (" + words + ")");
+        }
     }
     auto c = summarize_contexts(contexts);
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; revision " << c.revision
@@ -83,7 +96,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
           "holds 1 (every pair and metric "
           "on the pages).";
     if (!shortened.empty()) {
-        rb << " Trials were shorter than their scenario files in:";
+        rb << " Runs differ in length from their scenario files (bench-suite overrides) in:";
         for (std::size_t i = 0; i < shortened.size(); ++i)
             rb << (i ? ", " : " ") << shortened[i];
         rb << " (both lengths on the pages).";
@@ -133,11 +146,16 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
           "of the ratio of medians lies more than "
        << tie_margin * 100
-       << " % from 1. Shared leads (two arms tied with each other, both ahead of the rest), "
+       << " % from 1; *of which by failures*: decided cells where an arm ranked last for failed or unsent requests "
+          "over "
+       << failure_tolerance * 100
+       << " % of a trial's requests rather than for a measurement. Shared leads (two arms tied with each other, both "
+          "ahead of the rest), "
           "ties and cells without a verdict are counted apart; the pages say which:\n\n";
     std::vector<std::string> wheader{"suite"};
     wheader.insert(wheader.end(), arms.begin(), arms.end());
     wheader.push_back("decided");
+    wheader.push_back("of which by failures");
     wheader.push_back("shared leads");
     wheader.push_back("ties");
     std::vector<std::vector<std::string>> wrows;
@@ -150,12 +168,31 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             r.push_back(none || !in ? "n/a" : num(100.0 * w.share(m), 0) + " %");
         }
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided));
+        r.push_back(w.single_arm ? "n/a" : std::to_string(w.decided_by_failures));
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.shared));
         r.push_back(w.single_arm ? "n/a" : std::to_string(w.ties));
         wrows.push_back(std::move(r));
     }
     rb << markdown_table(wheader, wrows) << "\n";
     return rb.str();
+}
+
+std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<std::string>& only)
+{
+    std::vector<std::string> out;
+    auto w = rank(figures_of(s), s.models);
+    for (const auto& sc : w.scenarios) {
+        if (!only.empty() && std::find(only.begin(), only.end(), sc) == only.end())
+            continue;
+        const auto& cells = w.cells.at(sc);
+        for (auto column : {metric::latency_millis_p99, metric::requests_per_second, cpu_seconds_per_1k_requests}) {
+            const auto& rule = *std::find_if(winner_metrics().begin(), winner_metrics().end(),
+                                             [&](const metric_rule& m) { return m.column == column; });
+            if (auto it = cells.find(rule.column); it != cells.end())
+                out.push_back(sc + " " + rule.label + " — " + verdict_line(it->second, rule));
+        }
+    }
+    return out;
 }
 
 std::string replace_headline(std::string_view readme, std::string_view block)

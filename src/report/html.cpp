@@ -1,5 +1,6 @@
 #include "execbench/report/html.hpp"
 
+#include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/markdown.hpp"
 
@@ -283,12 +284,14 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
     std::ostringstream md;
     md << "# execbench results\n\n";
     for (const auto& s : suites)
-        md << "- [" << s.name << "](" << s.name << ".md): " << s.scenarios.size() << " scenario(s), arms " << [&] {
+        md << "- [" << s.name << "](" << s.name << ".html): " << s.scenarios.size() << " scenario(s), arms " << [&] {
             std::string a;
             for (const auto& m : s.models)
                 a += (a.empty() ? "" : ", ") + m;
             return a;
         }() << "\n";
+    if (!summary_chart_data(suites).is_null())
+        md << "\n![latency p99 per scenario and arm, failures hatched](" << summary_chart_name << ")\n";
     md << "\n## Headline\n";
     auto local = paths;
     local.docs_link = ".";

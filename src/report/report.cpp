@@ -53,8 +53,16 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
         out.chart_lists.push_back({paths.docs_dir / s.name / "charts.txt", list});
     }
     out.readme_block = headline_block(suites, paths);
-    if (!suites.empty())
+    if (!suites.empty()) {
         out.html.push_back({paths.docs_dir / "index.html", index_html(suites, paths)});
+        if (auto j = summary_chart_data(suites); !j.is_null()) {
+            auto data = j.dump();
+            chart_job job{paths.docs_dir / summary_chart_name, data, fnv1a_hex(data)};
+            out.chart_lists.push_back(
+                {paths.docs_dir / "charts.txt", std::string(summary_chart_name) + " " + job.hash + "\n"});
+            out.charts.push_back(std::move(job));
+        }
+    }
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -68,6 +69,16 @@ std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
 
 }  // namespace
 
+const char* to_string(settings_change c)
+{
+    switch (c) {
+    case settings_change::shorter: return "shorter";
+    case settings_change::longer: return "longer";
+    case settings_change::different: return "different";
+    }
+    return "?";
+}
+
 const std::vector<std::string>& known_models()
 {
     static const std::vector<std::string> models(model_names.begin(), model_names.end());
@@ -101,6 +112,24 @@ double run_view::scale() const
     return it == summary.end() || it->second.empty() ? 1 : to_number(it->second);
 }
 
+namespace {
+
+/// The results sets in `dir`: the stems of its `-runs.csv` and `-trials.csv` files.
+std::set<std::string> stems_in(const std::filesystem::path& dir)
+{
+    std::set<std::string> stems;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        auto file = e.path().filename().string();
+        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
+            if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+                stems.insert(file.substr(0, file.size() - suffix.size()));
+    }
+    return stems;
+}
+
+}  // namespace
+
 std::string results_stem(const std::filesystem::path& dir)
 {
     auto name = dir.filename().string();
@@ -110,14 +139,24 @@ std::string results_stem(const std::filesystem::path& dir)
     if (std::filesystem::exists(dir / (name + ".csv"), ec) || std::filesystem::exists(dir / (name + "-runs.csv"), ec))
         return name;
     // A folder named by the user (bench-suite --out /tmp/x, bench-load --out /tmp/x/y.csv): the one results set in it.
-    std::set<std::string> stems;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-        auto file = e.path().filename().string();
-        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
-            if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
-                stems.insert(file.substr(0, file.size() - suffix.size()));
-    }
+    auto stems = stems_in(dir);
     return stems.size() == 1 ? *stems.begin() : std::string{};
+}
+
+std::string why_no_results(const std::filesystem::path& dir)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        return "no such folder";
+    auto stems = stems_in(dir);
+    if (stems.size() > 1) {
+        std::string names;
+        for (const auto& s : stems)
+            names += (names.empty() ? "" : ", ") + s + ".csv";
+        return "holds more than one results set (" + names + "); give a folder with one";
+    }
+    return "holds no results: neither a <name>.csv with its <name>-trials.csv (bench-load --out, bench-suite --out) "
+           "nor folders holding one (bench-suite --results-dir)";
 }
 
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)
@@ -133,14 +172,14 @@ std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& resul
     return out;
 }
 
-result<suite_data> read_suite(const std::filesystem::path& dir)
+result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view run_selector)
 {
     suite_data d;
     d.dir = dir;
     d.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
     d.stem = results_stem(dir);
     if (d.stem.empty())
-        return fail(dir.string() + ": no results (expected <name>.csv, <name>-trials.csv or <name>-runs.csv)");
+        return fail(dir.string() + ": " + why_no_results(dir));
     auto paths = load::output_paths_for(dir / (d.stem + ".csv"));
     auto note_scenario = [&](const std::string& s) {
         if (std::find(d.scenarios.begin(), d.scenarios.end(), s) == d.scenarios.end())
@@ -160,12 +199,22 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
             summary_by_run[field(row, column::run_id)] = std::move(row);
         }
     }
+    // A selected run: its run id or its summary row's git revision starts with the selector.
+    auto selected = [&](const std::string& run_id) {
+        if (run_selector.empty() || run_id.starts_with(run_selector))
+            return true;
+        auto it = summary_by_run.find(run_id);
+        return it != summary_by_run.end() && !run_id.empty() &&
+               field(it->second, "git_revision").starts_with(run_selector);
+    };
     auto ledger_file = load::ledger_path(dir, d.stem);
     if (std::filesystem::exists(ledger_file)) {
         auto ledger = load::read_ledger(ledger_file);
         if (!ledger)
             return ledger.err();
         for (const auto& e : *ledger) {
+            if (!selected(e.run_id))
+                continue;
             note_scenario(e.scenario);
             run_view v;
             v.scenario = e.scenario;
@@ -184,6 +233,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
     } else {
         // Plain bench-load results: every summary row is a run; the last one of a scenario × model counts.
         for (const auto& id : summary_order) {
+            if (!selected(id))
+                continue;
             const auto& row = summary_by_run[id];
             run_view v;
             v.scenario = field(row, column::scenario);
@@ -228,6 +279,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir)
                 auto& numbers = rows_by_run[field(row, column::run_id)].emplace_back();
                 for (const auto& [column, text] : row)
                     numbers[column] = to_number(text);
+                add_derived_metrics(numbers);
             }
         for (auto& [sc, by_model] : d.runs)
             for (auto& [m, v] : by_model) {
@@ -368,9 +420,27 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
         auto file_warmup = load::format_duration(sc->warmup);
         auto file_trials = std::to_string(sc->trials);
         if (file_duration != get(column::duration) || file_warmup != get(column::warmup) ||
-            file_trials != get(column::trials))
+            file_trials != get(column::trials)) {
             s.file_settings[name] = (sc->load.kind == load::shape::burst ? std::string{} : file_duration + ", ") +
                                     "warm-up " + file_warmup + ", " + file_trials + " trial(s)";
+            // Which way each setting that differs went: all one way is shorter or longer, else different.
+            std::set<int> ways;
+            auto way = [&](double ran, double file) {
+                if (ran >= 0 && file >= 0 && ran != file)  // a setting not recorded (older results) says nothing
+                    ways.insert(ran < file ? -1 : 1);
+            };
+            auto seconds = [](const std::string& text) {
+                auto d = load::parse_duration(text);
+                return d ? std::chrono::duration<double>(*d).count() : -1.0;
+            };
+            if (sc->load.kind != load::shape::burst)
+                way(seconds(get(column::duration)), seconds(file_duration));
+            way(seconds(get(column::warmup)), seconds(file_warmup));
+            way(get(column::trials).empty() ? -1.0 : to_number(get(column::trials)), double(sc->trials));
+            s.file_change[name] = ways.size() != 1    ? settings_change::different
+                                  : *ways.begin() < 0 ? settings_change::shorter
+                                                      : settings_change::longer;
+        }
     }
 }
 

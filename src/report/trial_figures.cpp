@@ -1,6 +1,7 @@
 #include "execbench/report/trial_figures.hpp"
 
 #include "execbench/load/run/metric_names.hpp"
+#include "execbench/report/markdown.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,11 +47,59 @@ double server_samples(const trial_row& trial)
     return 2 + std::floor(value_or(trial, metric::wall_millis, 0) / period_millis);
 }
 
+void add_derived_metrics(trial_row& trial)
+{
+    auto ok = value_or(trial, metric::requests_ok, 0);
+    auto cpu = trial.find(std::string(metric::server_cpu_percent_avg));
+    auto wall = trial.find(std::string(metric::wall_millis));
+    // Nothing served, not sampled, or less CPU than the sampler resolves (a short burst): no figure, rather than a
+    // division by zero or a tie of zeros.
+    if (ok <= 0 || cpu == trial.end() || cpu->second <= 0 || wall == trial.end())
+        return;
+    trial[std::string(cpu_seconds_per_1k_requests)] = cpu->second / 100 * wall->second / 1000 / ok * 1000;
+}
+
+failure_record failures_of(const std::vector<trial_row>& trials)
+{
+    failure_record f;
+    double worst = 0;
+    for (const auto& t : trials) {
+        ++f.trials;
+        auto errors = value_or(t, metric::requests_error, 0);
+        auto unsent = value_or(t, metric::requests_unsent, 0);
+        if (errors + unsent <= 0)
+            continue;
+        ++f.trials_with_any;
+        auto total = t.find(std::string(metric::requests_total));
+        bool over = total == t.end() || errors + unsent > failure_tolerance * (total->second + unsent);
+        f.trials_over += over ? 1 : 0;
+        if (errors + unsent > worst) {
+            worst = errors + unsent;
+            f.worst_errors = errors;
+            f.worst_unsent = unsent;
+        }
+    }
+    return f;
+}
+
+std::string failure_text(const failure_record& f)
+{
+    if (!f.any())
+        return {};
+    std::string worst;
+    if (f.worst_errors > 0)
+        worst = count(f.worst_errors) + (f.worst_errors == 1 ? " error" : " errors");
+    if (f.worst_unsent > 0)
+        worst += (worst.empty() ? "" : " + ") + count(f.worst_unsent) + " unsent";
+    if (!f.over())
+        return "≤" + worst;
+    return (f.trials_over > 1 ? "up to " : "") + worst + " in " + std::to_string(f.trials_over) + " of " +
+           std::to_string(f.trials) + " trials";
+}
+
 bool failed_or_unsent(const std::vector<trial_row>& trials)
 {
-    return std::any_of(trials.begin(), trials.end(), [](const trial_row& t) {
-        return value_or(t, metric::requests_error, 0) > 0 || value_or(t, metric::requests_unsent, 0) > 0;
-    });
+    return failures_of(trials).over();
 }
 
 }  // namespace execbench::report

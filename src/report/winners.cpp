@@ -28,13 +28,16 @@ const std::vector<metric_rule>& winner_metrics()
         {std::string(metric::latency_millis_p90), "latency p90", better::lower, requests},
         {std::string(metric::latency_millis_p99), "latency p99", better::lower, requests},
         {std::string(metric::latency_millis_max), "latency max", better::lower, requests},
-        {std::string(metric::server_cpu_percent_avg), "CPU avg", better::lower, server_sampled},
-        {std::string(metric::server_cpu_percent_max), "CPU max", better::lower, server_sampled},
-        {std::string(metric::server_rss_mb_avg), "RSS avg", better::lower, server_sampled},
-        {std::string(metric::server_rss_mb_max), "RSS max", better::lower, server_sampled},
+        // CPU per request, not CPU %: an arm that serves fewer requests in the same wall time uses less CPU % for
+        // less work. The figures that grow with the work done rank only at equal work.
+        {std::string(cpu_seconds_per_1k_requests), "CPU s per 1k requests", better::lower, server_sampled},
+        {std::string(metric::server_cpu_percent_max), "CPU max", better::lower, server_equal_work},
+        {std::string(metric::server_rss_mb_avg), "RSS avg", better::lower, server_equal_work},
+        {std::string(metric::server_rss_mb_max), "RSS max", better::lower, server_equal_work},
         {std::string(metric::server_threads_max), "threads max", better::lower, server_sampled},
-        {std::string(metric::server_voluntary_switches), "voluntary ctx switches", better::lower, server_sampled},
-        {std::string(metric::server_involuntary_switches), "involuntary ctx switches", better::lower, server_sampled},
+        {std::string(metric::server_voluntary_switches), "voluntary ctx switches", better::lower, server_equal_work},
+        {std::string(metric::server_involuntary_switches), "involuntary ctx switches", better::lower,
+         server_equal_work},
         {std::string(metric::server_sockets_max), "sockets max", better::higher, client_set},
     };
     return rules;
@@ -49,6 +52,7 @@ std::string_view to_string(verdict v)
     case verdict::too_few_trials: return "too few trials";
     case verdict::not_sampled: return "not sampled";
     case verdict::not_ranked: return "not ranked";
+    case verdict::unequal_work: return "unequal work";
     }
     return "?";
 }
@@ -104,12 +108,29 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             c.kind = verdict::not_ranked;
             return c;
         }
-        if (rule.source == metric_source::server_sampled &&
+        if ((rule.source == metric_source::server_sampled || rule.source == metric_source::server_equal_work) &&
             any_trial(ts, [](const trial_row& t) { return server_samples(t) < min_server_samples; })) {
             c.kind = verdict::not_sampled;
             return c;
         }
     }
+    if (rule.source == metric_source::server_equal_work)
+        for (std::size_t i = 0; i < names.size(); ++i)
+            for (std::size_t j = i + 1; j < names.size(); ++j) {
+                auto a = values_of(usable[names[i]], metric::requests_ok);
+                auto b = values_of(usable[names[j]], metric::requests_ok);
+                if (!a.empty() && !b.empty() && stats::ratio_of_medians(a, b).clears(tie_margin)) {
+                    c.kind = verdict::unequal_work;
+                    return c;
+                }
+            }
+    for (const auto& a : names)
+        if (auto f = failures_of(usable[a]); f.any())
+            c.failures[a] = f;
+    auto over = [&](const std::string& a) {
+        auto it = c.failures.find(a);
+        return it != c.failures.end() && it->second.over();
+    };
     std::map<std::string, unsigned> above;  // arm → pairs it ranks higher in
     for (std::size_t i = 0; i < names.size(); ++i)
         for (std::size_t j = i + 1; j < names.size(); ++j) {
@@ -119,10 +140,12 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             auto a = values_of(usable[p.first], rule.column);
             auto b = values_of(usable[p.second], rule.column);
             p.ratio = stats::ratio_of_medians(a, b);
-            bool fa = failed_or_unsent(usable[p.first]);
-            bool fb = failed_or_unsent(usable[p.second]);
+            bool fa = over(p.first);
+            bool fb = over(p.second);
             p.by_failures = fa != fb;
             p.better = better_of(p, fa, fb, rule.direction);
+            if (p.by_failures)
+                p.failure = failure_text(c.failures.at(fa ? p.first : p.second));
             if (!p.better.empty())
                 ++above[p.better];
             c.pairs.push_back(std::move(p));
@@ -151,6 +174,25 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
         c.leaders = std::move(top);
     }
     return c;
+}
+
+std::vector<std::string> cell_verdict::demoted() const
+{
+    std::vector<std::string> out;
+    auto add = [&](const std::string& a) {
+        if (std::find(out.begin(), out.end(), a) == out.end())
+            out.push_back(a);
+    };
+    // In display order: the pairs are.
+    for (const auto& p : pairs)
+        if (p.by_failures && std::find(leaders.begin(), leaders.end(), p.better) != leaders.end())
+            add(p.better == p.first ? p.second : p.first);
+    return out;
+}
+
+bool cell_verdict::by_failures() const
+{
+    return !demoted().empty();
 }
 
 std::string cell_text(const cell_verdict& c)
@@ -190,6 +232,7 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
     for (const auto& m : models) {
         t.wins[m] = 0;
         t.shared_leads[m] = 0;
+        t.wins_by_failures[m] = 0;
     }
     for (const auto& sc : scenarios) {
         if (sc.arms.size() < 2)
@@ -207,6 +250,10 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
             case verdict::winner:
                 ++t.decided;
                 ++t.wins[c.winner];
+                if (c.by_failures()) {
+                    ++t.decided_by_failures;
+                    ++t.wins_by_failures[c.winner];
+                }
                 break;
             case verdict::shared:
                 ++t.shared;
@@ -217,6 +264,7 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
             case verdict::too_few_trials: ++t.too_few_trials; break;
             case verdict::not_sampled: ++t.not_sampled; break;
             case verdict::not_ranked: ++t.not_ranked; break;
+            case verdict::unequal_work: ++t.unequal_work; break;
             }
             t.cells[sc.scenario][rule.column] = std::move(c);
         }
@@ -284,6 +332,14 @@ std::string in_favour(const pair_verdict& p, const metric_rule& rule)
                   : factor_with_interval(r.ratio, r.low, r.high);
 }
 
+/// failure_tolerance as the pages state it: "0.1 %".
+std::string tolerance_text()
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%g %%", failure_tolerance * 100);
+    return buf;
+}
+
 std::string tie_text(const pair_verdict& p)
 {
     return "tie: " + p.first + " / " + p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high);
@@ -311,8 +367,9 @@ std::string describe(const pair_verdict& p, const metric_rule& rule)
         return tie_text(p);
     const auto& worse = worse_of(p);
     if (p.by_failures)
-        return p.better + " above " + worse + " (" + worse + " had failed or unsent requests; " + p.first + " / " +
-               p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high) + ")";
+        return p.better + " above " + worse + " (" + worse + ": " + p.failure + ", over " + tolerance_text() +
+               " of its requests; " + p.first + " / " + p.second + " " +
+               factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high) + ")";
     return p.better + ": " + in_favour(p, rule) + (rule.direction == better::lower ? " lower " : " higher ") +
            rule.label + " than " + worse;
 }
@@ -366,10 +423,15 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
     if (c.kind == verdict::tie)
         return tie_text(*p);
     auto lead = cell_text(c);
+    // Every arm the failures ranked down, with the figure that did it (the worst trial's).
+    std::string failed;
+    for (const auto& a : c.demoted())
+        failed += (failed.empty() ? "" : ", ") + a + " " + failure_text(c.failures.at(a));
+    failed = failed.empty() ? failed : "failures over " + tolerance_text() + " of requests: " + failed;
     if (p->by_failures)
-        return lead + ": " + worse_of(*p) + " had failed or unsent requests";
+        return lead + " (" + failed + ")";
     return lead + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") + " than " +
-           worse_of(*p);
+           worse_of(*p) + (failed.empty() ? "" : "; " + failed);
 }
 
 std::string share_text(const winners_table& t)
@@ -383,6 +445,8 @@ std::string share_text(const winners_table& t)
         for (const auto& m : t.ranking())
             out += (out.empty() ? "" : ", ") + m + " " + percent(t.share(m));
         out += " of " + std::to_string(t.decided) + " decided cells";
+        if (t.decided_by_failures > 0)
+            out += " (" + std::to_string(t.decided_by_failures) + " of them with an arm ranked down for failures)";
     }
     if (t.shared > 0)
         out += "; " + std::to_string(t.shared) + (t.shared == 1 ? " shared lead" : " shared leads");
@@ -391,17 +455,23 @@ std::string share_text(const winners_table& t)
         out += ", " + std::to_string(t.too_few_trials) + " too few trials";
     if (t.not_sampled > 0)
         out += ", " + std::to_string(t.not_sampled) + " not sampled";
+    if (t.unequal_work > 0)
+        out += ", " + std::to_string(t.unequal_work) + " unequal work";
     return out;
 }
 
-std::string winners_markdown(const suite_data& s, const winners_table& w)
+std::string winners_markdown(const suite_data& s, const winners_table& w, std::string_view methodology_link)
 {
     std::ostringstream md;
     md << "## Winners\n\n";
     md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
-          "bootstrap interval (method and limits in [methodology](../methodology.md#statistics)). An arm wins a "
-          "cell only when it ranks above every other arm: an arm with any failed or unsent request ranks below "
-          "every arm without; otherwise a pair is decided only where the whole interval lies more than "
+          "bootstrap interval (method and limits in [methodology]("
+       << methodology_link
+       << "#statistics)). An arm wins a cell only when it ranks above every other arm: an arm whose failed and unsent "
+          "requests exceed "
+       << tolerance_text()
+       << " of a trial's requests ranks below every arm without (the cells name the arm and its worst trial's "
+          "count); otherwise a pair is decided only where the whole interval lies more than "
        << tie_margin * 100
        << " % from 1 (the A/A noise floor: a smaller difference is a tie, however consistent). Arms that tie with each "
           "other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); anything else "
@@ -409,20 +479,25 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
        << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
        << min_server_samples
        << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
-          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket). "
-          "Requests ok, requests per second and sockets are higher-is-better, everything else lower-is-better, as "
+          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket), "
+          "*unequal work* (CPU max, memory and context switches, which grow with the work done, where the arms' "
+          "requests ok differ by more than the noise floor). CPU is ranked as CPU-seconds per 1,000 completed "
+          "requests (CPU avg × wall time ÷ requests ok), so an arm that serves fewer requests does not win it by "
+          "doing less. Requests ok, requests per second and sockets are higher-is-better, everything else "
+          "lower-is-better, as "
           "in the Loom/WebFlux study. Arms that failed or did not run take no part.\n\n";
     if (w.single_arm) {
         md << "n/a: a suite with one arm has no winners.\n\n";
         return md.str();
     }
-    md << "| arm | wins | share of decided cells | shared leads |\n|---|---|---|---|\n";
+    md << "| arm | wins | of which by failures | share of decided cells | shared leads |\n|---|---|---|---|---|\n";
     for (const auto& m : w.ranking())
-        md << "| " << m << " | " << w.wins.at(m) << " | " << (w.decided ? percent(w.share(m)) : "–") << " | "
-           << w.shared_leads.at(m) << " |\n";
-    md << "\nDecided cells: " << w.decided << "; shared leads: " << w.shared << "; ties: " << w.ties
+        md << "| " << m << " | " << w.wins.at(m) << " | " << w.wins_by_failures.at(m) << " | "
+           << (w.decided ? percent(w.share(m)) : "–") << " | " << w.shared_leads.at(m) << " |\n";
+    md << "\nDecided cells: " << w.decided << " (" << w.decided_by_failures
+       << " with an arm ranked down for failures); shared leads: " << w.shared << "; ties: " << w.ties
        << "; no verdict: " << w.too_few_trials << " too few trials, " << w.not_sampled << " not sampled, "
-       << w.not_ranked << " not ranked.\n\n";
+       << w.not_ranked << " not ranked, " << w.unequal_work << " unequal work.\n\n";
     if (w.decided + w.shared + w.ties > 0)
         md << "![winners](" << s.name << "/winners.png)\n\n";
     if (w.scenarios.empty())
@@ -466,10 +541,28 @@ std::string winners_markdown(const suite_data& s, const winners_table& w)
         for (const auto& sc : w.scenarios) {
             const auto& cells = w.cells.at(sc);
             auto it = cells.find(rule.column);
-            md << " " << (it == cells.end() ? std::string{"–"} : cell_text(it->second)) << " |";
+            md << " " << (it == cells.end() ? std::string{"–"} : cell_text(it->second))
+               << (it != cells.end() && it->second.by_failures() ? " (by failures)" : "") << " |";
         }
         md << "\n";
     }
+    // What "by failures" rests on: each arm's worst trial, per scenario.
+    std::string failed;
+    for (const auto& sc : w.scenarios) {
+        std::map<std::string, failure_record> by_arm;  // the same trials in every cell of the scenario
+        for (const auto& [col, c] : w.cells.at(sc))
+            by_arm.insert(c.failures.begin(), c.failures.end());
+        std::string arms;
+        for (const auto& m : s.models)
+            if (auto it = by_arm.find(m); it != by_arm.end())
+                arms += (arms.empty() ? "" : ", ") + m + " " + failure_text(it->second);
+        if (!arms.empty())
+            failed += "- " + sc + ": " + arms + "\n";
+    }
+    if (!failed.empty())
+        md << "\nFailed or unsent requests (worst trial; *by failures* where they exceed " << tolerance_text()
+           << " of a trial's requests):\n\n"
+           << failed;
     md << "\n</details>\n\n<details><summary>Ratios of medians with 95 % intervals, per pair of arms</summary>\n\n";
     for (const auto& sc : w.scenarios) {
         const auto& cells = w.cells.at(sc);

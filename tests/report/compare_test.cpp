@@ -25,7 +25,8 @@ struct fake_run {
     double rps = 1000;
     unsigned trials = 5;
     double unsent = 0;
-    std::string scale;  ///< "" = no scale column (older results)
+    double spread = 0.01;  ///< each trial is the median times 1 - spread, 1 or 1 + spread
+    std::string scale;     ///< "" = no scale column (older results)
 };
 
 /// Writes `<root>/<suite>/<suite>.csv` and `-trials.csv` as bench-suite would, with the columns compare reads.
@@ -43,7 +44,7 @@ void write_suite(const std::filesystem::path& root, const std::string& suite, co
         summary << r.scenario << "," << r.arm << "," << r.trials << "," << r.run_id << ",closed,abc123"
                 << (scaled ? "," + r.scale : "") << "\n";
         for (unsigned t = 1; t <= r.trials; ++t) {
-            double k = 1 + 0.01 * (double(t % 3) - 1);
+            double k = 1 + r.spread * (double(t % 3) - 1);
             trials << r.run_id << "," << r.scenario << "," << r.arm << "," << t << ",20000," << r.rps * k << ","
                    << r.p99 / 2 * k << "," << r.p99 * k << ",0," << r.unsent << ",12," << 50 * k << "\n";
         }
@@ -144,6 +145,22 @@ TEST_CASE("compare: a change inside the threshold is unchanged; unsent requests 
     CHECK(o.out.find("errors + unsent | 0 | 40 | ∞× (∞–∞) | **regressed**") != std::string::npos);
 }
 
+TEST_CASE("compare: an interval that reaches past the threshold is inconclusive, not unchanged", "[report][compare]")
+{
+    temp_dir tmp;
+    write_suite(tmp.path / "old", "s", {run("r1")});
+    // p99 +10 % at the median, but the trials spread ±30 %: the interval holds both 0.95 and 1.05.
+    write_suite(tmp.path / "new", "s", {with(run("r2", 110), &fake_run::spread, 0.3)});
+    auto o = bench_report({"compare", (tmp.path / "old/s").string(), (tmp.path / "new/s").string()});
+    INFO(o.out << o.err);
+    CHECK(o.code == 0);
+    CHECK(o.out.find("| latency p99 | 100 | 110 | 1.1× (") != std::string::npos);
+    CHECK(o.out.find(") | inconclusive |") != std::string::npos);
+    CHECK(o.out.find("inconclusive (the interval reaches past ±5 %)") != std::string::npos);
+    // The unchanged metrics' intervals lie within ±5 %.
+    CHECK(o.out.find("| req/s | 1000 | 1000 | 1× (") != std::string::npos);
+}
+
 TEST_CASE("compare: bad input exits 2 with the reason", "[report][compare]")
 {
     temp_dir tmp;
@@ -178,6 +195,100 @@ TEST_CASE("compare: --old-run and --new-run pick runs inside one folder", "[repo
     auto o = bench_report({"compare", dir, dir, "--old-run", "2026-11-01", "--new-run", "2026-11-02"});
     INFO(o.out << o.err);
     CHECK(o.code == 1);
-    // Without selectors both sides are the latest run: nothing changed.
-    CHECK(bench_report({"compare", dir, dir}).code == 0);
+    // Without selectors both sides are the latest run: nothing changed, and it says so.
+    auto same = bench_report({"compare", dir, dir});
+    CHECK(same.code == 0);
+    CHECK(same.err.find("warning: OLD and NEW are the same folder") != std::string::npos);
+    CHECK(same.out.find("**Warning:** OLD and NEW are the same folder") != std::string::npos);
+    CHECK(o.err.find("warning") == std::string::npos);
+}
+
+TEST_CASE("compare reads every folder bench-suite and bench-load write, whatever its name", "[report][compare]")
+{
+    // Real folders: a tiny burst scenario, three trials, one arm; bench-suite --out twice, --results-dir once, and
+    // bench-load --out into a folder whose summary has yet another name.
+    temp_dir tmp;
+    std::string scenarios = std::string(EXECBENCH_SOURCE_DIR) + "/scenarios";
+    auto suite = [&](std::vector<std::string> where) {
+        std::vector<std::string> argv{EXECBENCH_BENCH_SUITE_PATH,
+                                      "--scenarios-dir",
+                                      scenarios,
+                                      "--scenarios",
+                                      "smoke-burst-io",
+                                      "--models",
+                                      "fiber,loop",
+                                      "--trials",
+                                      "3",
+                                      "--warmup",
+                                      "0s",
+                                      "--server-bin",
+                                      EXECBENCH_BENCH_SERVER_PATH,
+                                      "--quiet"};
+        argv.insert(argv.end(), where.begin(), where.end());
+        child_process p(argv);
+        auto code = p.wait_exit(std::chrono::seconds{120});
+        outcome o;
+        try {
+            for (;;)
+                o.out += p.read_line(std::chrono::seconds{2}) + "\n";
+        } catch (const std::runtime_error&) {
+            // end of its stdout
+        }
+        o.err = p.stderr_text();
+        INFO(o.err);
+        REQUIRE(code == 0);
+        o.code = *code;
+        return o;
+    };
+    auto first = suite({"--out", (tmp.path / "a").string()});
+    // The run ends with its answer, in the headline's words, and --quiet leaves out the per-round lines.
+    INFO(first.out << first.err);
+    CHECK(first.out.find("\n\nverdicts (ratio of medians, 95 % bootstrap interval; a tie within 2 %):\n") !=
+          std::string::npos);
+    CHECK(first.out.find("  smoke-burst-io latency p99 — ") != std::string::npos);
+    CHECK(first.out.find("  smoke-burst-io req/s — ") != std::string::npos);
+    CHECK(first.err.find("== [") == std::string::npos);
+    suite({"--out", (tmp.path / "b").string()});
+    suite({"--results-dir", (tmp.path / "root").string()});
+    {
+        execbench::test_support::server_process server({"--model=loop"});
+        child_process load({EXECBENCH_BENCH_LOAD_PATH, "--scenarios-dir", scenarios, "--scenario", "smoke-burst-io",
+                            "--url", "http://127.0.0.1:" + std::to_string(server.port()), "--trials", "3", "--warmup",
+                            "0s", "--quiet", "--out", (tmp.path / "c" / "mine.csv").string()});
+        auto code = load.wait_exit(std::chrono::seconds{60});
+        INFO(load.stderr_text());
+        REQUIRE(code == 0);
+    }
+    REQUIRE(std::filesystem::exists(tmp.path / "a" / "adhoc.csv"));  // named after no folder
+    REQUIRE(std::filesystem::exists(tmp.path / "root" / "adhoc" / "adhoc.csv"));
+
+    for (auto [old_dir, new_dir] :
+         {std::pair{"a", "b"}, std::pair{"a", "root"}, std::pair{"root/adhoc", "c"}, std::pair{"c", "a"}}) {
+        auto o = bench_report({"compare", (tmp.path / old_dir).string(), (tmp.path / new_dir).string()});
+        INFO(old_dir << " → " << new_dir << "\n" << o.out << o.err);
+        CHECK((o.code == 0 || o.code == 1));  // regressed or not: the machine is noisy; read and compared
+        CHECK(o.out.find(" | smoke-burst-io | loop | latency p99 | ") != std::string::npos);
+        CHECK(o.out.find(" | smoke-burst-io | loop | wall time | ") != std::string::npos);
+        if (std::string(new_dir) != "c" && std::string(old_dir) != "c")  // bench-load ran loop only
+            CHECK(o.out.find(" | smoke-burst-io | fiber | latency p99 | ") != std::string::npos);
+        CHECK(o.err.find("warning") == std::string::npos);
+    }
+    auto self = bench_report({"compare", (tmp.path / "a").string(), (tmp.path / "a").string()});
+    CHECK(self.code == 0);
+    CHECK(self.err.find("warning: OLD and NEW are the same folder") != std::string::npos);
+    // A copy under another name holds the same runs: warned as well.
+    std::filesystem::copy(tmp.path / "a", tmp.path / "a-copy");
+    auto copy = bench_report({"compare", (tmp.path / "a").string(), (tmp.path / "a-copy").string()});
+    CHECK(copy.err.find("warning: OLD and NEW hold the same runs") != std::string::npos);
+    // The main command reads the same folders by the same rule.
+    for (const auto* dir : {"a", "c"}) {
+        auto r = bench_report({"--results", (tmp.path / dir).string(), "--docs", (tmp.path / "docs").string(),
+                               "--readme", (tmp.path / "README.md").string(), "--no-charts"});
+        INFO(dir << "\n" << r.out << r.err);
+        CHECK(r.code == 0);
+    }
+    std::filesystem::create_directories(tmp.path / "empty");
+    auto none = bench_report({"compare", (tmp.path / "a").string(), (tmp.path / "empty").string()});
+    CHECK(none.code == 2);
+    CHECK(none.err.find("empty: holds no results") != std::string::npos);
 }

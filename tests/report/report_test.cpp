@@ -139,10 +139,40 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("- fiber: 2 reset errors\n"));  // the ledger's errors_reset=2, in words
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
-    CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool |"));
-    CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber had failed or unsent requests; pool / "
-                                   "fiber 1.67× ("));
+    CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber: up to 2 errors in 2 of 3 trials, over "
+                                   "0.1 % of its requests; pool / fiber 1.67× ("));
+    CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool (by failures) |"));
+    CHECK_THAT(md, Catch::Contains("- io: fiber up to 2 errors in 2 of 3 trials\n"));
     CHECK_THAT(md, Catch::Contains("![io](s/io.png)"));
+}
+
+TEST_CASE("runs that differ from their scenario files say which way", "[report]")
+{
+    temp_dir d("execbench-report-test");
+    auto s = read_suite(fake_suite(d.path / "results"));
+    REQUIRE(s);
+    auto scenarios = d.path / "scenarios";
+    std::filesystem::create_directories(scenarios);
+    auto file_with = [&](int trials) {
+        write(scenarios / "io.json", R"({"description": "600 at once", "requests": [{"path": "/io"}],
+            "load": {"shape": "burst", "requests": 600, "connections": 600}, "trials": )" +
+                                         std::to_string(trials) + "}");
+        auto copy = *s;
+        add_scenario_files(copy, scenarios);
+        return copy;
+    };
+    // The runs had 3 trials (the warm-up is not recorded in this fake, so it says nothing either way).
+    auto longer = file_with(2);
+    REQUIRE(longer.file_change.count("io"));
+    CHECK(longer.file_change.at("io") == settings_change::longer);
+    report_paths paths;
+    paths.headline_suites = {"s"};
+    auto block = headline_block({longer}, paths);
+    CHECK_THAT(block, Catch::Contains("Runs differ in length from their scenario files (bench-suite overrides) in: s "
+                                      "(longer)"));
+    CHECK_THAT(block, !Catch::Contains("shorter"));
+    CHECK_THAT(suite_markdown(longer, paths), Catch::Contains("trial(s)** (ran longer)"));
+    CHECK(file_with(5).file_change.at("io") == settings_change::shorter);
 }
 
 TEST_CASE("the README headline replaces only the text between its markers", "[report]")
@@ -174,10 +204,10 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     REQUIRE(write_report(out, readme, {}, ""));  // pages only
     auto stale = stale_files(out, readme);
     // Without drawing, the charts and their list are still missing.
-    REQUIRE(stale.size() == 5);  // the chart list, two PNGs and two SVGs
+    REQUIRE(stale.size() == 8);  // two chart lists, io's and the summary's PNG and SVG, the winners' PNG and SVG
     CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
-                                             "315 ms · **2 errors** | not run | pool: fiber had failed or unsent "
-                                             "requests |"));
+                                             "315 ms · **2 errors** | not run | pool (failures over 0.1 % of requests: "
+                                             "fiber up to 2 errors in 2 of 3 trials) |"));
     CHECK_THAT(read(readme), Catch::Contains("| p99 verdict (95 % interval) |"));
 
     if (!have_matplotlib()) {
@@ -358,6 +388,39 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     add("distribution", scenario_chart_data(*burst, "io"), "distribution");
     add("timeline", scenario_chart_data(timeline, "io"), "timeline");
     add("winners", winners_chart_data(*burst), "winners");
+    // A ramp whose timeline did not record users (results from before it did): the scenario's schedule instead.
+    auto ramp = timeline;
+    ramp.runs["io"]["pool"].context =
+        R"({"run_id":"r1","scenario":{"name":"io","load":{"shape":"ramp","stages":[{"duration":"2s","target":100},)"
+        R"({"duration":"2799999999ns","target":100},{"duration":"1s","target":0}]}}})";
+    for (auto& row : ramp.runs["io"]["pool"].timeline) {  // and no generator series
+        row.erase("loadgen_cpu_percent");
+        row.erase("connections_open");
+    }
+    auto ramp_data = scenario_chart_data(ramp, "io");
+    REQUIRE(ramp_data["arms"][0].contains("schedule"));
+    CHECK(ramp_data["arms"][0]["schedule"]["users"] == nlohmann::json::array({0, 100, 100, 0}));
+    CHECK(ramp_data["arms"][0]["schedule"]["second"][2].get<double>() == Approx(4.8));
+    CHECK_FALSE(ramp_data["arms"][1].contains("schedule"));  // its context says nothing of a ramp
+    add("ramp", ramp_data, "timeline");
+    // The index page's picture: p99 per scenario and arm; fiber's errors are beyond the tolerance, hatched.
+    auto summary = summary_chart_data({*burst});
+    CHECK(summary["suites"][0]["p99"]["pool"] == nlohmann::json::array({1201.0}));
+    CHECK(summary["suites"][0]["failed"]["fiber"] == nlohmann::json::array({true}));
+    CHECK(summary["suites"][0]["failed"]["pool"] == nlohmann::json::array({false}));
+    CHECK(summary["suites"][0]["p99"]["loop"] == nlohmann::json::array({nullptr}));  // not run
+    add("summary", summary, "summary");
+    // The winners chart prints no lead where fiber's failures decided the cell: it names who failed.
+    auto winners = winners_chart_data(*burst);
+    bool by_failures = false;
+    for (const auto& row : winners["cells"])
+        for (const auto& cell : row)
+            if (cell["state"] == "won_by_failures") {
+                by_failures = true;
+                CHECK(cell["failed"] == nlohmann::json::array({"fiber"}));
+                CHECK(cell["lead_percent"].is_null());
+            }
+    CHECK(by_failures);
     auto jobs_file = d.path / "jobs.json";
     write(jobs_file, jobs.dump());
     auto manifest_file = d.path / "manifest.json";
@@ -367,7 +430,7 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     REQUIRE(rc);
     REQUIRE(*rc == 0);
     auto manifest = nlohmann::json::parse(read(manifest_file));
-    REQUIRE(manifest.size() == 3);
+    REQUIRE(manifest.size() == 5);
     for (const auto& chart : manifest) {
         INFO(chart["png"].get<std::string>());
         REQUIRE(chart["panels"].size() >= 1);
@@ -390,6 +453,14 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     CHECK(has("CPU: server (filled), load generator (hollow)"));
     CHECK(has("open sockets"));
     CHECK_FALSE(has("ramp users"));
+    // Without a generator series, the CPU panel's title promises no hollow one.
+    std::vector<std::string> ramp_titles;
+    for (const auto& panel : manifest[3]["panels"])
+        ramp_titles.push_back(panel["title"].get<std::string>());
+    CHECK(std::count(ramp_titles.begin(), ramp_titles.end(), "server CPU") == 1);
+    CHECK(std::count(ramp_titles.begin(), ramp_titles.end(), "server open sockets") == 1);
+    // The schedule is drawn on its own axis beside the pool's latency: one more panel than the plain timeline.
+    CHECK(ramp_titles.size() == titles.size() + 1);
     // A series a run lacks is absent from its chart data, not zeros; one with values in some seconds only keeps them.
     auto timeline_data = nlohmann::json::parse(jobs[1]["data"].dump());
     CHECK(timeline_data["arms"][0]["series"].contains("connections_open@second"));

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace execbench::report {
 
@@ -23,6 +24,13 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
 /// The data of the suite's winners chart (per metric × scenario: the verdict of the winners rules, the runner-up and
 /// the lead over it in percent), or null when no cell was ranked.
 nlohmann::json winners_chart_data(const suite_data& s);
+
+/// The chart file of the index page's summary picture, relative to the docs folder.
+inline constexpr const char* summary_chart_name = "summary.png";
+
+/// The data of the index page's summary picture: per suite, per scenario and arm, the median p99 and whether the
+/// arm's failed and unsent requests exceeded failure_tolerance (hatched); null when no suite has two arms' runs.
+nlohmann::json summary_chart_data(const std::vector<suite_data>& suites);
 
 /// FNV-1a 64-bit hash as 16 hex digits.
 std::string fnv1a_hex(std::string_view data);

@@ -11,7 +11,7 @@ namespace execbench::report {
 
 /// What `bench-report compare OLD NEW` compares.
 struct compare_options {
-    std::filesystem::path old_dir;  ///< a suite folder (holding <name>.csv) or a results root of suite folders
+    std::filesystem::path old_dir;  ///< a results folder (any name, as read_suite reads) or a root of such folders
     std::filesystem::path new_dir;
     std::string old_run;  ///< only runs whose run id or git revision starts with this ("" = latest)
     std::string new_run;
@@ -20,7 +20,9 @@ struct compare_options {
 };
 
 /// The verdict on one metric of one scenario × arm.
-enum class change { improved, regressed, unchanged, too_few_trials, not_sampled };
+/// unchanged: the interval lies within ± the threshold; inconclusive: it reaches past the threshold on one side
+/// without lying wholly beyond it.
+enum class change { improved, regressed, unchanged, inconclusive, too_few_trials, not_sampled };
 
 /// "improved", "regressed", ...
 const char* to_string(change c);
@@ -55,6 +57,7 @@ struct comparison {
     double threshold_percent = 5;
     std::vector<arm_comparison> rows;
     std::vector<std::string> only_one_side;  ///< "suite/scenario/arm: only in OLD" and the like
+    std::vector<std::string> warnings;       ///< e.g. OLD and NEW are the same runs
     /// How many metrics got `c`.
     [[nodiscard]] unsigned count(change c) const;
 };

@@ -16,6 +16,11 @@ std::vector<const suite_data*> headline_suites(const std::vector<suite_data>& su
 /// subset of pages is being written.
 std::string headline_block(const std::vector<suite_data>& suites, const report_paths& paths);
 
+/// The key verdicts of a suite in the headline's words, one line per scenario (of `only`, or every one when
+/// empty) and key metric (latency p99, req/s, CPU per request): "io-600 latency p99 — fiber = loop: 2.98×
+/// (2.93–3.00) lower than pool". Scenarios where fewer than two arms ran have none.
+std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<std::string>& only = {});
+
 /// Replaces the text between `<!-- results:begin -->` and `<!-- results:end -->` with `block` (markers kept);
 /// appends both markers and the block at the end when they are absent.
 std::string replace_headline(std::string_view readme, std::string_view block);

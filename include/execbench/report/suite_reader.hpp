@@ -38,6 +38,13 @@ struct run_view {
     [[nodiscard]] double scale() const;
 };
 
+/// How the duration, warm-up and trials that ran compare with the scenario file's: every setting that differs
+/// shorter (fewer trials, a shorter duration or warm-up), every one longer, or some each way.
+enum class settings_change { shorter, longer, different };
+
+/// "shorter", "longer", "different".
+const char* to_string(settings_change c);
+
 /// Everything read from `results/<suite>/`.
 struct suite_data {
     std::string name;  ///< the folder's name: the page is <name>.md
@@ -51,6 +58,7 @@ struct suite_data {
     std::vector<std::string> contexts;                            ///< context JSON of the runs shown, in order
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
+    std::map<std::string, settings_change> file_change;  ///< scenario → which way what ran differs from its file
 };
 
 /// The models in display order before any other: the three execution models.
@@ -59,13 +67,18 @@ const std::vector<std::string>& known_models();
 /// A CSV cell as a number: 0 when empty or not a number.
 double to_number(const std::string& s);
 
-/// Reads a suite folder written by bench-suite (or bench-load with --out <dir>/<suite>.csv): the latest run of
-/// each scenario × model wins. The error names the file and line.
-result<suite_data> read_suite(const std::filesystem::path& dir);
+/// Reads a results folder, whatever its name: one written by bench-suite (`--out`, `--results-dir`) or by
+/// bench-load (`--out <dir>/<any>.csv`). The latest run of each scenario × arm wins; with a `run_selector`, the
+/// latest of those whose run id or git revision starts with it. The error names the file and line.
+result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view run_selector = {});
 
 /// The base name of the results files in `dir`: its own name when `<dir>/<dir>.csv` or `-runs.csv` exists, else
 /// the one `<stem>-runs.csv` / `<stem>-trials.csv` in it; "" when there is none or more than one.
 std::string results_stem(const std::filesystem::path& dir);
+
+/// Why `dir` is no results folder, for an error message: "no such folder", the results sets it holds when there
+/// are several, or what a results folder holds.
+std::string why_no_results(const std::filesystem::path& dir);
 
 /// Compares each scenario's recorded settings with its file in `scenario_dir` (fills `file_settings`) and takes the
 /// description of scenarios that never ran from there.

@@ -26,8 +26,38 @@ std::vector<double> values_of(const std::vector<trial_row>& trials, std::string_
 /// trial's wall time and bench-load's 10 Hz sampler (one sample at the start, one per 100 ms, one at the end).
 double server_samples(const trial_row& trial);
 
-/// True when any of `trials` had a failed request or, in an open shape, a request it could not send: such an arm
-/// did less work, and ranks below every arm without.
+/// The share of a trial's planned requests (completed + unsent) that may fail or go unsent before the failures
+/// outrank the measurements: one unsent request at the end of a 30,000-request window is no verdict on a model.
+inline constexpr double failure_tolerance = 0.001;
+
+/// The derived column of server CPU time per 1,000 completed requests, in CPU-seconds: CPU avg × wall time ÷ ok
+/// requests. The CPU verdict ranks it rather than CPU %: an arm that serves five times fewer requests in the same
+/// wall time does not use less CPU for the work.
+inline constexpr std::string_view cpu_seconds_per_1k_requests = "server_cpu_seconds_per_1k_requests";
+
+/// Adds the derived columns (cpu_seconds_per_1k_requests) to a trial row read from a trials CSV.
+void add_derived_metrics(trial_row& trial);
+
+/// An arm's failed and unsent requests over its trials, as the verdicts weigh them.
+struct failure_record {
+    unsigned trials = 0;
+    unsigned trials_with_any = 0;  ///< trials with a failed or unsent request
+    unsigned trials_over = 0;      ///< trials whose failed + unsent requests exceed failure_tolerance
+    double worst_errors = 0;       ///< of the worst trial (by failed + unsent requests)
+    double worst_unsent = 0;
+    /// Failures beyond the tolerance in some trial: the arm did less of the work and ranks below every arm without.
+    [[nodiscard]] bool over() const noexcept { return trials_over > 0; }
+    [[nodiscard]] bool any() const noexcept { return trials_with_any > 0; }
+};
+
+/// The failures of `trials`. A trial without a requests_total column counts any failure as beyond the tolerance.
+failure_record failures_of(const std::vector<trial_row>& trials);
+
+/// The failures in a few words, from the worst trial: "974 errors in 1 of 3 trials", "up to 40 unsent in 3 of 3
+/// trials", or, within the tolerance, "≤1 unsent"; "" when there were none.
+std::string failure_text(const failure_record& f);
+
+/// True when any of `trials` had failed or unsent requests beyond failure_tolerance.
 bool failed_or_unsent(const std::vector<trial_row>& trials);
 
 }  // namespace execbench::report

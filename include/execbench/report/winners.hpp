@@ -19,7 +19,10 @@ enum class metric_source {
     requests,        ///< counted by the load generator: always measured
     per_second,      ///< over whole seconds of the trial: one bucket in a trial under 2 s says nothing
     server_sampled,  ///< from the server samples: needs min_server_samples per trial
-    client_set,      ///< set by the load generator's own settings (sockets = its connections): never ranked
+    /// From the server samples and growing with the work done (CPU max, memory, context switches): ranked only
+    /// where every arm completed the same number of requests within tie_margin, else "unequal work".
+    server_equal_work,
+    client_set,  ///< set by the load generator's own settings (sockets = its connections): never ranked
 };
 
 /// One metric the winners table ranks, by its summary and trials CSV column.
@@ -42,6 +45,7 @@ enum class verdict {
     too_few_trials,  ///< an arm had fewer than min_verdict_trials usable trials
     not_sampled,     ///< a trial had fewer than min_server_samples server samples
     not_ranked,      ///< the metric cannot decide here (client-set, or one per-second bucket)
+    unequal_work,    ///< a server_equal_work metric where the arms completed different numbers of requests
 };
 
 /// How the text of a cell reads ("tie", "too few trials", ...); the arm's name for a winner.
@@ -53,7 +57,8 @@ struct pair_verdict {
     std::string second;
     stats::ratio_interval ratio;  ///< median(first) / median(second), with its 95 % interval
     std::string better;           ///< the arm ranked higher; "" for a tie
-    bool by_failures = false;     ///< decided because one arm had failed or unsent requests and the other none
+    bool by_failures = false;     ///< decided because one arm failed beyond failure_tolerance and the other did not
+    std::string failure;          ///< when by_failures: the lower arm's failures ("974 errors in 1 of 3 trials")
 };
 
 /// One arm's trials in one scenario, every trial (generator-bound ones included).
@@ -70,9 +75,14 @@ struct scenario_figures {
 /// The verdict of one scenario × metric.
 struct cell_verdict {
     verdict kind = verdict::tie;
-    std::string winner;                ///< when kind == winner
-    std::vector<std::string> leaders;  ///< the winner, or the arms sharing the lead (display order)
-    std::vector<pair_verdict> pairs;   ///< every pair, when the metric could be ranked
+    std::string winner;                              ///< when kind == winner
+    std::vector<std::string> leaders;                ///< the winner, or the arms sharing the lead (display order)
+    std::vector<pair_verdict> pairs;                 ///< every pair, when the metric could be ranked
+    std::map<std::string, failure_record> failures;  ///< arm → its failed and unsent requests, when it had any
+    /// The arms ranked below the leaders because they failed beyond failure_tolerance, in display order.
+    [[nodiscard]] std::vector<std::string> demoted() const;
+    /// True when a leader's lead over some arm rests on that arm's failures rather than on a measurement.
+    [[nodiscard]] bool by_failures() const;
 };
 
 /// Smallest factor between two arms that can decide a pair: the A/A control (docs/methodology.md) found identical
@@ -80,9 +90,10 @@ struct cell_verdict {
 inline constexpr double tie_margin = 0.02;
 
 /// Compares every pair of `arms` (display order) on `rule`: the ratio of medians with its bootstrap interval; an
-/// arm with failed or unsent requests ranks below every arm without; otherwise a pair is decided only where the
-/// whole interval lies beyond 1 ± tie_margin (2 %). The cell's winner is the arm ranked above every other; arms that
-/// tie with each other and each rank above every remaining arm share the lead; anything else is a tie.
+/// arm whose failed and unsent requests exceed failure_tolerance in some trial ranks below every arm without;
+/// a server_equal_work metric is not ranked when the arms did different amounts of work; otherwise a pair is decided
+/// only where the whole interval lies beyond 1 ± tie_margin (2 %). The cell's winner is the arm ranked above every
+/// other; arms that tie with each other and each rank above every remaining arm share the lead; anything else is a tie.
 cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
                    const metric_rule& rule);
 
@@ -93,12 +104,15 @@ struct winners_table {
     std::map<std::string, std::map<std::string, cell_verdict>> cells;  ///< scenario → metric column → verdict
     std::map<std::string, unsigned> wins;                              ///< arm → cells won over all scenarios
     std::map<std::string, unsigned> shared_leads;                      ///< arm → cells whose lead it shared
+    std::map<std::string, unsigned> wins_by_failures;  ///< arm → won cells where failures ranked an arm below it
     unsigned decided = 0;
-    unsigned shared = 0;  ///< cells with a shared lead (counted apart from decided cells)
+    unsigned decided_by_failures = 0;  ///< decided cells where failures, not a measurement, ranked an arm below
+    unsigned shared = 0;               ///< cells with a shared lead (counted apart from decided cells)
     unsigned ties = 0;
     unsigned too_few_trials = 0;
     unsigned not_sampled = 0;
     unsigned not_ranked = 0;
+    unsigned unequal_work = 0;
     bool single_arm = false;  ///< fewer than two arms ran anywhere: no winners ("n/a")
     /// Arms sorted by wins (most first; equal counts in display order).
     [[nodiscard]] std::vector<std::string> ranking() const;
@@ -131,6 +145,7 @@ std::string share_text(const winners_table& t);
 
 /// The "## Winners" section of a suite page: the rules, the shares, per scenario counts, the verdict per metric
 /// and every pair's ratio with its interval.
-std::string winners_markdown(const suite_data& suite, const winners_table& t);
+std::string winners_markdown(const suite_data& suite, const winners_table& t,
+                             std::string_view methodology_link = "../methodology.md");
 
 }  // namespace execbench::report

@@ -50,6 +50,8 @@ result<duration> parse_duration(std::string_view input)
         scale = 1e6;
     else if (unit == "us")
         scale = 1e3;
+    else if (unit == "ns")  // format_duration writes what is not a whole number of microseconds in ns
+        scale = 1;
     else if (unit == "m" || unit == "min")
         scale = 60e9;
     else if (unit == "h")
