@@ -15,7 +15,7 @@ namespace {
 /// Reads a remote server's process figures from its Prometheus /metrics.
 stats::sample_source metrics_source(boost::asio::ip::tcp::endpoint ep, std::string host)
 {
-    return [ep, host = std::move(host)]() -> std::optional<stats::process_sample> {
+    return [ep, host = std::move(host)](stats::sample_depth) -> std::optional<stats::process_sample> {
         auto r = detail::http_get(ep, host, "/metrics", std::chrono::milliseconds{1000});
         if (!r || r->status != 200)
             return std::nullopt;
