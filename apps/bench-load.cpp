@@ -233,6 +233,8 @@ int main(int argc, char** argv)
     }
     for (const auto& warning : load::server_mismatches(s, *target, server))
         std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
+    if (auto warning = load::port_range_check(s, *target); !warning.empty())
+        std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
 
     const bool json = format == "json";
     apps::stop_on_sigint();

@@ -382,7 +382,7 @@ int main(int argc, char** argv)
     } else {
         std::fprintf(stderr, "bench-suite: no verdicts: %s\n", written.err().message.c_str());
     }
-    std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0;
+    std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0, bound = 0;
     for (const auto& e : *entries) {
         switch (e.status) {
         case load::run_status::ok: ++ok; break;
@@ -390,12 +390,13 @@ int main(int argc, char** argv)
         case load::run_status::errors: ++errors; break;
         case load::run_status::failed: ++failed; break;
         case load::run_status::not_run: ++not_run; break;
+        case load::run_status::generator_bound: ++bound; break;
         }
     }
     std::printf(
         "bench-suite %s: %zu run(s): %zu ok, %zu behind (unsent requests), %zu with request errors, %zu failed, "
-        "%zu not run; order %s, seed %llu%s\n",
-        options.suite.c_str(), entries->size(), ok, behind, errors, failed, not_run,
+        "%zu not run, %zu generator-bound (not results); order %s, seed %llu%s\n",
+        options.suite.c_str(), entries->size(), ok, behind, errors, failed, not_run, bound,
         std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
         stop_requested.load() ? " (stopped early)" : "");
     for (const auto& b : broken)

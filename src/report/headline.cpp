@@ -22,6 +22,8 @@ std::string headline_cell(const run_view* v)
         return "–";
     if (!v->ran())
         return v->status == load::run_status::not_run ? "not run" : "failed";
+    if (auto why = v->not_a_result(); !why.empty())
+        return "*" + why + "*";
     if (v->number(metric::requests_ok) == 0)
         return "no answer · **" + count(v->number(metric::requests_error)) + " errors**";
     bool burst = v->text(load::column::shape) == "burst";
@@ -117,6 +119,8 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
                                     [](const metric_rule& m) { return m.column == metric::latency_millis_p99; });
     std::vector<std::vector<std::string>> rows;
     bool any_scaled = false;
+    bool any_bound = false;
+    bool any_awaiting = false;
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
         for (const auto& sc : s->scenarios) {
@@ -124,6 +128,9 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale() != 1;
+                auto why = v ? v->not_a_result() : std::string{};
+                any_bound |= why == "generator-bound";
+                any_awaiting |= !why.empty() && why != "generator-bound";
                 r.push_back(headline_cell(v));
             }
             // Fewer than two arms ran: nothing to compare.
@@ -136,6 +143,14 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
         }
     }
     rb << markdown_table(header, rows);
+    if (any_bound)
+        rb << "\n*generator-bound*: every trial of the arm saturated the load generator (its CPU at the bound over "
+              "the trial or for three seconds in a row), so its figures measure the generator, not the server; "
+              "they are on the page as evidence and take part in no verdict.\n";
+    if (any_awaiting)
+        rb << "\n*awaits re-measurement*: a ramp recorded before the generator was checked second by second; its "
+              "average may hide a generator saturated at the peak, which would make the figures the generator's. "
+              "They take part in no verdict until the scenario is run again.\n";
     if (any_scaled)
         rb << "\n*at F scale*: the scenario ran with its users, connections and rates times F to fit this machine's "
               "open-file limits; from "

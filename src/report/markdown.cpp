@@ -186,14 +186,36 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
 
 namespace {
 
+/// The kernel counter columns and their row labels on the page.
+const std::vector<std::pair<std::string_view, std::string_view>>& kernel_rows()
+{
+    static const std::vector<std::pair<std::string_view, std::string_view>> rows{
+        {metric::kernel_listen_overflows, "kernel: listen queue overflows"},
+        {metric::kernel_listen_drops, "kernel: listen drops"},
+        {metric::kernel_syn_retransmits, "kernel: SYN retransmits"},
+        {metric::kernel_tcp_timeouts, "kernel: TCP timeouts"},
+        {metric::kernel_active_opens, "kernel: active opens (connects)"},
+        {metric::kernel_passive_opens, "kernel: passive opens (accepts)"},
+        {metric::kernel_resets_sent, "kernel: resets sent"},
+        {metric::kernel_aborts, "kernel: aborted connections"},
+        {metric::kernel_time_wait, "kernel: TIME_WAIT at the trial's end"},
+    };
+    return rows;
+}
+
 std::string status_text(const run_view& v)
 {
+    if (auto why = v.not_a_result(); why == "generator-bound")
+        return "**generator-bound** (not a result)";
+    else if (!why.empty())
+        return "**" + why + "** (recorded before the per-second generator check)";
     switch (v.status) {
     case load::run_status::ok: return "ok";
     case load::run_status::behind: return "behind (unsent requests)";
     case load::run_status::errors: return "**request errors**";
     case load::run_status::failed: return "**failed**";
     case load::run_status::not_run: return "not run";
+    case load::run_status::generator_bound: return "**generator-bound** (not a result)";
     }
     return "?";
 }
@@ -402,14 +424,19 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
 std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const std::string& sc)
 {
     std::vector<std::vector<std::string>> rows;
-    auto row = [&](const std::string& label, auto cell) {
+    // The evidence (the server's and the generator's own figures, counts, the kernel's counters) is shown for
+    // every run; what would be the model's result is not where the figures are the generator's.
+    auto row_of = [&](const std::string& label, auto cell, bool result) {
         std::vector<std::string> r{label};
         for (const auto& m : s.models) {
             const auto* v = find_run(s, sc, m);
-            r.push_back(v && v->ran() ? cell(*v) : std::string{"–"});
+            auto why = v ? v->not_a_result() : std::string{};
+            r.push_back(!v || !v->ran() ? std::string{"–"} : result && !why.empty() ? "*" + why + "*" : cell(*v));
         }
         rows.push_back(std::move(r));
     };
+    auto row = [&](const std::string& label, auto cell) { row_of(label, cell, true); };
+    auto evidence = [&](const std::string& label, auto cell) { row_of(label, cell, false); };
     {
         std::vector<std::string> r{"status"};
         for (const auto& m : s.models) {
@@ -425,14 +452,14 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
             unsent |= v->number(metric::requests_unsent) > 0;
             burst |= v->text(load::column::shape) == "burst";
         }
-    row("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
+    evidence("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
     if (!scale_suffix(s, sc).empty())
-        row("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
-    row("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
-    row("requests ok / error", [](const run_view& v) {
+        evidence("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
+    evidence("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
+    evidence("requests ok / error", [](const run_view& v) {
         return count(v.number(metric::requests_ok)) + " / " + count(v.number(metric::requests_error));
     });
-    row("error classes", [](const run_view& v) {
+    evidence("error classes", [](const run_view& v) {
         std::string out;
         for (const auto& [k, val] : v.summary)
             if (metric::is_errors_column(k) && to_number(val) > 0)
@@ -440,7 +467,7 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
         return out.empty() ? std::string{"–"} : out;
     });
     if (unsent)
-        row("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
+        evidence("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
     row("wall (ms)", [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
     row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
     if (!burst)  // a burst ends within a second or two: per-second figures have one bucket
@@ -464,19 +491,27 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
                         ? millis(v.number(metric::background_latency_millis_p50))
                         : std::string{"–"});
         });
-    row("RSS avg / max (MiB)", [](const run_view& v) {
+    evidence("RSS avg / max (MiB)", [](const run_view& v) {
         return num(v.number(metric::server_rss_mb_avg), 1) + " / " + num(v.number(metric::server_rss_mb_max), 1);
     });
-    row("CPU avg / max (%)", [](const run_view& v) {
+    evidence("CPU avg / max (%)", [](const run_view& v) {
         return num(v.number(metric::server_cpu_percent_avg)) + " / " + num(v.number(metric::server_cpu_percent_max));
     });
-    row("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
-    row("ctx switches vol / invol", [](const run_view& v) {
+    evidence("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
+    evidence("ctx switches vol / invol", [](const run_view& v) {
         return count(v.number(metric::server_voluntary_switches)) + " / " +
                count(v.number(metric::server_involuntary_switches));
     });
-    row("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
-    row("load generator CPU (%)", [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
+    evidence("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
+    evidence("load generator CPU (%)", [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
+    // The kernel's TCP counters over a trial (medians), only where some arm's is not zero: a latency step of 1 s or
+    // 3 s with SYN retransmits is the kernel's retry, not the model's.
+    for (const auto& [column, label] : kernel_rows())
+        if (std::any_of(s.models.begin(), s.models.end(), [&, column = column](const std::string& m) {
+                const auto* v = find_run(s, sc, m);
+                return v && v->ran() && v->number(column) > 0;
+            }))
+            evidence(std::string(label), [column = column](const run_view& v) { return count(v.number(column)); });
     row("spread p99 (ms)", [](const run_view& v) {
         return v.number(metric::requests_ok) > 0
                    ? millis(v.number(metric::trial_min(metric::latency_millis_p99))) + " – " +

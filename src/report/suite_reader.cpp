@@ -130,6 +130,21 @@ std::set<std::string> stems_in(const std::filesystem::path& dir)
 
 }  // namespace
 
+std::string run_view::not_a_result() const
+{
+    if (!ran())
+        return {};
+    auto bound = number(load::column::generator_bound_trials);
+    if (status == load::run_status::generator_bound || (bound > 0 && bound >= number(load::column::trials)))
+        return "generator-bound";
+    bool per_second_checked = std::any_of(timeline.begin(), timeline.end(), [](const auto& row) {
+        return row.count(std::string(load::metric::loadgen_cpu_percent)) > 0;
+    });
+    if (text(load::column::shape) == "ramp" && !per_second_checked)
+        return "awaits re-measurement";
+    return {};
+}
+
 std::string results_stem(const std::filesystem::path& dir)
 {
     auto name = dir.filename().string();

@@ -285,7 +285,8 @@ std::vector<scenario_figures> figures_of(const suite_data& s)
             if (runs == s.runs.end() || !comparable)
                 break;
             auto v = runs->second.find(m);
-            if (v != runs->second.end() && v->second.ran())
+            // Figures that are the generator's (or await re-measurement) take part in no verdict.
+            if (v != runs->second.end() && v->second.ran() && v->second.not_a_result().empty())
                 f.arms[m].trials = v->second.trials;
         }
         out.push_back(std::move(f));

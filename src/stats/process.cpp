@@ -10,6 +10,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace execbench::stats {
@@ -137,7 +139,7 @@ std::string_view fd_target(const directory& fds, std::string_view name, char (&b
 
 }  // namespace
 
-result<process_sample> sample_process(pid_t pid)
+result<process_sample> sample_process(pid_t pid, sample_depth depth)
 {
     bool self = pid == 0 || pid == ::getpid();
     std::string base = "/proc/" + std::to_string(self ? ::getpid() : pid);
@@ -170,23 +172,54 @@ result<process_sample> sample_process(pid_t pid)
         return fail(stat_path + ": cannot read utime and stime");
     s.cpu_seconds = static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 
-    // The status file counts switches of the main thread only; the process total is the sum over its tasks.
-    // Threads that already exited are not counted, so the sum can drop when threads end.
-    auto task_path = base + "/task";
-    directory tasks(task_path);
-    if (!tasks.is_open())
-        return fail("cannot read " + task_path + ": " + errno_text());
-    for (auto tid = tasks.next(); !tid.empty(); tid = tasks.next()) {
-        // A thread may end between the listing and the read; it is simply skipped.
-        if (!read_file(task_path + "/" + std::string(tid) + "/status", text))
-            continue;
-        if (status_field(text, "voluntary_ctxt_switches", value))
-            s.voluntary_switches += value;
-        if (status_field(text, "nonvoluntary_ctxt_switches", value))
-            s.involuntary_switches += value;
+    auto fd_path = base + "/fd";
+    if (depth == sample_depth::cheap) {
+        // Since Linux 6.2 a stat() of the fd directory gives the number of open fds, counted by the kernel from
+        // its fd bitmap; earlier kernels give 0, and the entries are counted instead (no readlink).
+        struct stat st {};
+        if (::stat(fd_path.c_str(), &st) != 0)
+            return fail("cannot read " + fd_path + ": " + errno_text());
+        if (st.st_size > 0) {
+            s.open_fds = static_cast<std::uint32_t>(st.st_size);
+        } else {
+            directory fds(fd_path);
+            if (!fds.is_open())
+                return fail("cannot read " + fd_path + ": " + errno_text());
+            for (auto name = fds.next(); !name.empty(); name = fds.next())
+                ++s.open_fds;
+        }
+        // Reading our own directory held one more fd of ours, not the process's.
+        if (self && st.st_size <= 0 && s.open_fds > 0)
+            --s.open_fds;
     }
 
-    auto fd_path = base + "/fd";
+    if (self) {
+        // getrusage sums every thread's switches, those that exited included, at the cost of one call.
+        rusage usage{};
+        if (::getrusage(RUSAGE_SELF, &usage) == 0) {
+            s.voluntary_switches = static_cast<std::uint64_t>(usage.ru_nvcsw);
+            s.involuntary_switches = static_cast<std::uint64_t>(usage.ru_nivcsw);
+        }
+    } else if (depth == sample_depth::full) {
+        // The status file counts switches of the main thread only; the process total is the sum over its tasks.
+        // Threads that already exited are not counted, so the sum can drop when threads end.
+        auto task_path = base + "/task";
+        directory tasks(task_path);
+        if (!tasks.is_open())
+            return fail("cannot read " + task_path + ": " + errno_text());
+        for (auto tid = tasks.next(); !tid.empty(); tid = tasks.next()) {
+            // A thread may end between the listing and the read; it is simply skipped.
+            if (!read_file(task_path + "/" + std::string(tid) + "/status", text))
+                continue;
+            if (status_field(text, "voluntary_ctxt_switches", value))
+                s.voluntary_switches += value;
+            if (status_field(text, "nonvoluntary_ctxt_switches", value))
+                s.involuntary_switches += value;
+        }
+    }
+    if (depth == sample_depth::cheap)
+        return s;
+
     directory fds(fd_path);
     if (!fds.is_open())
         return fail("cannot read " + fd_path + ": " + errno_text());
@@ -200,6 +233,7 @@ result<process_sample> sample_process(pid_t pid)
         if (fd_target(fds, name, link).starts_with("socket:["))
             ++s.open_sockets;
     }
+    s.walked = true;
     return s;
 }
 

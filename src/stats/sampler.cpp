@@ -1,9 +1,13 @@
 #include "execbench/stats/sampler.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <ctime>
 #include <mutex>
 #include <thread>
+
+#include <unistd.h>
 
 namespace execbench::stats {
 
@@ -11,14 +15,34 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
+/// CPU time of the calling thread.
+double thread_cpu_seconds() noexcept
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
 }  // namespace
 
 sample_source proc_source(pid_t pid)
 {
-    return [pid]() -> std::optional<process_sample> {
-        auto s = sample_process(pid);
+    bool self = pid == 0 || pid == ::getpid();
+    std::optional<process_sample> last_full;
+    return [pid, self, last_full](sample_depth depth) mutable -> std::optional<process_sample> {
+        auto s = sample_process(pid, depth);
         if (!s)
             return std::nullopt;
+        if (s->walked) {
+            last_full = *s;
+        } else if (last_full) {
+            auto others = last_full->open_fds - std::min(last_full->open_fds, last_full->open_sockets);
+            s->open_sockets = s->open_fds - std::min(s->open_fds, others);
+            if (!self) {
+                s->voluntary_switches = last_full->voluntary_switches;
+                s->involuntary_switches = last_full->involuntary_switches;
+            }
+        }
         return *s;
     };
 }
@@ -26,6 +50,9 @@ sample_source proc_source(pid_t pid)
 struct periodic_sampler::impl {
     sample_source source;
     std::chrono::milliseconds period{};
+    std::chrono::milliseconds full_period{};
+    clock::time_point last_full{};
+    std::atomic<double> cpu_seconds{0};
     std::thread thread;
     std::mutex mutex;
     std::condition_variable wake;
@@ -33,10 +60,18 @@ struct periodic_sampler::impl {
     bool started = false;
     std::vector<timed_sample> readings;  // guarded by mutex while the thread runs
 
-    void take()
+    void take(sample_depth depth)
     {
-        auto s = source();
+        auto before = clock::now();
+        if (depth == sample_depth::cheap && before - last_full >= full_period)
+            depth = sample_depth::full;
+        auto cpu_before = thread_cpu_seconds();
+        auto s = source(depth);
         auto at = clock::now();
+        cpu_seconds.store(cpu_seconds.load(std::memory_order_relaxed) + thread_cpu_seconds() - cpu_before,
+                          std::memory_order_relaxed);
+        if (depth == sample_depth::full)
+            last_full = before;
         if (!s)
             return;
         std::lock_guard lock(mutex);
@@ -51,7 +86,7 @@ struct periodic_sampler::impl {
             if (wake.wait_until(lock, next, [this] { return stopping; }))
                 return;
             lock.unlock();
-            take();
+            take(sample_depth::cheap);
             auto now = clock::now();
             lock.lock();
             // A fixed rate, not a fixed pause; ticks missed while the machine was busy are skipped, not bunched.
@@ -73,10 +108,12 @@ struct periodic_sampler::impl {
     }
 };
 
-periodic_sampler::periodic_sampler(sample_source source, std::chrono::milliseconds period)
+periodic_sampler::periodic_sampler(sample_source source, std::chrono::milliseconds period,
+                                   std::chrono::milliseconds full_period)
     : impl_(std::make_unique<impl>())
 {
     impl_->source = std::move(source);
+    impl_->full_period = full_period;
     // A zero or negative period would spin; one millisecond is already far finer than /proc's tick resolution.
     impl_->period = std::max(period, std::chrono::milliseconds{1});
 }
@@ -93,7 +130,8 @@ void periodic_sampler::start()
     m.stopping = false;
     m.started = true;
     m.readings.clear();
-    m.take();
+    m.cpu_seconds = 0;
+    m.take(sample_depth::full);
     m.thread = std::thread([&m] { m.run(); });
 }
 
@@ -104,14 +142,20 @@ std::vector<timed_sample> periodic_sampler::stop()
         return {};
     m.halt();
     m.started = false;
-    // The last reading closes the window, so a trial shorter than the period still has a start and an end.
-    m.take();
+    // The last reading closes the window, so a trial shorter than the period still has a start and an end; it is
+    // full, so the window's context switches are a difference of two full readings.
+    m.take(sample_depth::full);
     return std::move(m.readings);
 }
 
 std::chrono::milliseconds periodic_sampler::period() const noexcept
 {
     return impl_->period;
+}
+
+double periodic_sampler::cpu_seconds() const noexcept
+{
+    return impl_->cpu_seconds.load(std::memory_order_relaxed);
 }
 
 std::optional<std::size_t> rate_start(std::span<const timed_sample> readings, std::size_t end,

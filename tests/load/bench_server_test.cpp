@@ -175,6 +175,31 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
         CHECK(fg.count.ok > 20);
         CHECK(fg.count.body_bytes_received > 0);
     }
+    DYNAMIC_SECTION(model << ": ramp up and down, and the kernel's counters")
+    {
+        // Up to 8 users, held, then down to 2 at 1.2 s: the users wanted and the sockets open follow the target
+        // without a pass over the users (group::control), and retired users close their sockets.
+        auto s = base("/movies?directorLastName=Kubrick");
+        s.load.kind = shape::ramp;
+        s.load.profile = ramp_profile::stages;
+        s.load.stages = {{500ms, 8}, {700ms, 8}, {0ms, 2}, {800ms, 2}};
+        s.load.think_min = 10ms;
+        s.load.think_max = 30ms;
+        prepare_ramp(s.load);
+        auto t = check_clean_run(s, server, model);
+        const auto& tl = t.measured.foreground.timeline;
+        REQUIRE(tl.size() >= 2);
+        CHECK(tl[0].sampled);
+        CHECK(tl[0].users == 8);
+        CHECK(tl[0].connections == 8);
+        CHECK(tl[1].users == 2);
+        // A user that left closes its socket when its request or pause is over (30 ms at most here).
+        CHECK(tl[1].connections <= 3);
+        // The counters are the whole namespace's, so other traffic can only add to them.
+        REQUIRE(t.kernel.has_value());
+        CHECK(t.kernel->active_opens >= 8);
+        CHECK(t.kernel->passive_opens >= 8);
+    }
     DYNAMIC_SECTION(model << ": background and foreground")
     {
         auto s = base("/io?delayInMillis=50");

@@ -1,4 +1,5 @@
 #include "execbench/stats/process.hpp"
+#include "execbench/stats/sampler.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,6 +15,8 @@
 
 using namespace std::chrono_literals;
 using execbench::stats::find_listening_pid;
+using execbench::stats::proc_source;
+using execbench::stats::sample_depth;
 using execbench::stats::sample_process;
 
 namespace {
@@ -179,4 +182,41 @@ TEST_CASE("find_listening_pid finds an IPv6 listener", "[stats]")
     auto pid = find_listening_pid(ntohs(address.sin6_port));
     REQUIRE(pid.has_value());
     CHECK(*pid == ::getpid());
+}
+
+TEST_CASE("a cheap reading counts the fds a full one walks, without walking", "[stats]")
+{
+    socket_fd a(AF_INET);
+    REQUIRE(a.fd >= 0);
+    auto full = sample_process(0, sample_depth::full);
+    auto cheap = sample_process(0, sample_depth::cheap);
+    REQUIRE(full.ok());
+    REQUIRE(cheap.ok());
+    CHECK(full->walked);
+    CHECK_FALSE(cheap->walked);
+    CHECK(cheap->open_fds == full->open_fds);
+    CHECK(cheap->open_sockets == 0);
+    CHECK(cheap->threads == full->threads);
+    CHECK(cheap->resident_bytes > 0);
+    // This process's switches come from getrusage at either depth.
+    CHECK(cheap->voluntary_switches >= full->voluntary_switches);
+}
+
+TEST_CASE("proc_source's cheap readings follow the sockets opened after the last full one", "[stats]")
+{
+    auto source = proc_source(0);
+    auto full = source(sample_depth::full);
+    REQUIRE(full.has_value());
+    REQUIRE(full->walked);
+    socket_fd a(AF_INET);
+    socket_fd b(AF_INET6);
+    socket_fd c(AF_INET);
+    REQUIRE(a.fd >= 0);
+    REQUIRE(b.fd >= 0);
+    REQUIRE(c.fd >= 0);
+    auto cheap = source(sample_depth::cheap);
+    REQUIRE(cheap.has_value());
+    CHECK_FALSE(cheap->walked);
+    CHECK(cheap->open_fds == full->open_fds + 3);
+    CHECK(cheap->open_sockets == full->open_sockets + 3);
 }

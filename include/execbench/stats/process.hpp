@@ -18,10 +18,21 @@ struct process_sample {
     std::uint64_t involuntary_switches = 0;
     std::uint32_t open_fds = 0;
     std::uint32_t open_sockets = 0;  ///< fds that are sockets
+    bool walked = false;             ///< the fd table (and another process's threads) were walked for this reading
+};
+
+/// How much of /proc a reading costs.
+enum class sample_depth {
+    /// Also walks the fd table (one readlink per fd, for the sockets) and, for another process, every thread's
+    /// status (for the context switches): its cost grows with the process's connections and threads.
+    full,
+    /// Two small files and one stat() of the fd directory, whatever the process's size: open_sockets and the
+    /// context switches of another process are left 0 (a periodic reader carries them from its last full one).
+    cheap,
 };
 
 /// Reads /proc/<pid> (0 = this process); the error names the file that could not be read.
-result<process_sample> sample_process(pid_t pid = 0);
+result<process_sample> sample_process(pid_t pid = 0, sample_depth depth = sample_depth::full);
 
 /// The pid of the local process listening on TCP `port` (IPv4 or IPv6), found through /proc/net/tcp* and fd links.
 std::optional<pid_t> find_listening_pid(std::uint16_t port);

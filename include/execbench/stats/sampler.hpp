@@ -20,18 +20,24 @@ struct timed_sample {
     process_sample sample;
 };
 
-/// Where a sampler's readings come from; empty when nothing could be read this time (the sampler keeps going).
-using sample_source = std::function<std::optional<process_sample>()>;
+/// Where a sampler's readings come from, read as deep as asked (a source may ignore the depth); empty when nothing
+/// could be read this time (the sampler keeps going).
+using sample_source = std::function<std::optional<process_sample>(sample_depth)>;
 
-/// Reads /proc/<pid> (0 = this process).
+/// Reads /proc/<pid> (0 = this process). A cheap reading carries the last full one's context switches and its
+/// count of fds that are not sockets: open_sockets is then open_fds minus that count, exact while the process
+/// opens and closes only sockets between two full readings.
 sample_source proc_source(pid_t pid);
 
 /// Calls a source at a fixed rate on its own thread between start() and stop(): bench-load's per-trial server
-/// figures (from /proc, or /metrics for a remote server) and bench-suite's per-second server timeline both use it.
+/// figures (from /proc, or /metrics for a remote server), which bench-suite's per-second server timeline reuses.
+/// The first and last readings of a window are full, and one every `full_period` between them; the rest are cheap,
+/// so the sampler's cost does not grow with the process's connections or threads (docs/methodology.md).
 class periodic_sampler {
 public:
     /// Reads `source` every `period`; a period under 1 ms is taken as 1 ms.
-    periodic_sampler(sample_source source, std::chrono::milliseconds period);
+    periodic_sampler(sample_source source, std::chrono::milliseconds period,
+                     std::chrono::milliseconds full_period = std::chrono::milliseconds{5000});
     ~periodic_sampler();
     periodic_sampler(const periodic_sampler&) = delete;
     periodic_sampler& operator=(const periodic_sampler&) = delete;
@@ -42,6 +48,8 @@ public:
     std::vector<timed_sample> stop();
     /// The period between readings.
     [[nodiscard]] std::chrono::milliseconds period() const noexcept;
+    /// CPU time the readings of the last window cost, on whichever thread took them: the sampler's observer effect.
+    [[nodiscard]] double cpu_seconds() const noexcept;
 
 private:
     struct impl;

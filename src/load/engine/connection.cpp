@@ -2,10 +2,15 @@
 
 #include "group.hpp"
 
+#include "execbench/load/engine/target.hpp"
+
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
 #include <cstring>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 namespace execbench::load::detail {
 
@@ -16,6 +21,21 @@ using tcp = asio::ip::tcp;
 
 constexpr auto connect_retry_backoff = std::chrono::milliseconds{10};
 constexpr std::size_t read_buffer_bytes = 16 * 1024;  // a response head must fit; bodies stream through
+
+/// Binds the open socket `s` to connection `index`'s loopback source address (load::loopback_source) when `to` has
+/// one; the port is left to connect(). When that fails, connect() picks the source as it would have.
+void bind_source(tcp::socket& s, const tcp::endpoint& to, std::uint32_t index)
+{
+    auto source = loopback_source(to, index);
+    if (!source)
+        return;
+    // Without IP_BIND_ADDRESS_NO_PORT, bind() would pick a port for the address alone and reserve it against
+    // every destination; with it, connect() picks one for the whole four-tuple.
+    int one = 1;
+    boost::system::error_code ignored;
+    if (::setsockopt(s.native_handle(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) == 0)
+        s.bind(tcp::endpoint(*source, 0), ignored);
+}
 
 }  // namespace
 
@@ -28,12 +48,13 @@ void connection::preconnect(const tcp::endpoint& ep, std::size_t& pending)
 {
     ++pending;
     phase_ = phase::connecting;
+    open_for(ep);
     socket_.async_connect(ep, [this, &pending](const boost::system::error_code& ec) {
         phase_ = phase::idle;
         --pending;
         boost::system::error_code ignored;
         if (ec)
-            socket_.close(ignored);  // the first request connects again and counts a failure then
+            close();  // the first request connects again and counts a failure then
         else
             socket_.set_option(tcp::no_delay(true), ignored);
     });
@@ -79,10 +100,31 @@ void connection::think(duration d)
     });
 }
 
+void connection::open_for(const tcp::endpoint& ep)
+{
+    if (socket_.is_open())
+        return;
+    boost::system::error_code ec;
+    socket_.open(ep.protocol(), ec);
+    // On failure async_connect opens the socket itself and reports the same error.
+    if (ec)
+        return;
+    counted_open_ = true;
+    group_.opened();
+    bind_source(socket_, ep, slot_);
+}
+
+void connection::set_deadline(duration timeout, bool connecting)
+{
+    deadline_ = clock::now() + timeout;
+    group_.watch(*this, deadline_, ++deadline_serial_, connecting);
+}
+
 void connection::do_connect()
 {
     phase_ = phase::connecting;
-    deadline_ = clock::now() + group_.trial().connect_timeout;
+    set_deadline(group_.trial().connect_timeout, true);
+    open_for(group_.trial().endpoints.front());
     socket_.async_connect(group_.trial().endpoints.front(),
                           [this](const boost::system::error_code& ec) { on_connect(ec); });
 }
@@ -110,7 +152,7 @@ void connection::do_write()
 {
     phase_ = phase::writing;
     sent_ = clock::now();
-    deadline_ = sent_ + group_.trial().timeout;
+    set_deadline(group_.trial().timeout, false);
     if (!sent_once_) {
         sent_once_ = true;
         group_.count_first_send();
@@ -215,13 +257,12 @@ void connection::land()
     phase_ = phase::idle;
 }
 
-void connection::check_deadline(time_point now)
+void connection::check_deadline(time_point now, std::uint64_t serial)
 {
     bool io = phase_ == phase::connecting || phase_ == phase::writing || phase_ == phase::reading;
-    if (io && !timed_out_ && now >= deadline_) {
+    if (serial == deadline_serial_ && io && !timed_out_ && now >= deadline_) {
         timed_out_ = true;
-        boost::system::error_code ignored;
-        socket_.close(ignored);  // the pending operation completes with operation_aborted
+        close();  // the pending operation completes with operation_aborted
     }
 }
 
@@ -232,10 +273,7 @@ void connection::abort()
     case phase::idle: close(); break;
     case phase::waiting:
     case phase::thinking: timer_.cancel(); break;
-    default: {
-        boost::system::error_code ignored;
-        socket_.close(ignored);
-    }
+    default: close();
     }
 }
 
@@ -252,6 +290,10 @@ void connection::close() noexcept
     boost::system::error_code ignored;
     if (socket_.is_open())
         socket_.close(ignored);
+    if (counted_open_) {
+        counted_open_ = false;
+        group_.closed();
+    }
     begin_ = end_ = 0;
 }
 

@@ -39,8 +39,9 @@ public:
     void issue(const prepared_request& r, time_point intended);
     /// Pauses for `d`, then asks the group what next.
     void think(duration d);
-    /// Closes the socket when the current connect, write or read is past its deadline.
-    void check_deadline(time_point now);
+    /// Closes the socket when the connect, write or read that set deadline `serial` (group::watch) is still going on
+    /// and past its deadline; a later deadline of this connection makes `serial` stale.
+    void check_deadline(time_point now, std::uint64_t serial);
     /// Drops whatever is in flight without counting it.
     void abort();
     /// Ends a pause early; a request in flight completes.
@@ -52,6 +53,10 @@ private:
     enum class phase { idle, waiting, connecting, writing, reading, thinking };
 
     void start();
+    /// Opens the socket for `ep` (bound to a spread loopback source when there is one) and counts it open.
+    void open_for(const boost::asio::ip::tcp::endpoint& ep);
+    /// Sets the deadline of the operation starting now and has the group watch it.
+    void set_deadline(duration timeout, bool connecting);
     void do_connect();
     void on_connect(const boost::system::error_code& ec);
     void do_write();
@@ -79,6 +84,8 @@ private:
     bool timed_out_ = false;
     bool aborting_ = false;
     bool sent_once_ = false;
+    bool counted_open_ = false;  // counted in the group's open connections
+    std::uint64_t deadline_serial_ = 0;
 };
 
 }  // namespace execbench::load::detail

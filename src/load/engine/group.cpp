@@ -23,7 +23,6 @@ group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_p
     for (std::uint32_t s = 0; s < mine.size(); ++s)
         conns_.push_back(std::make_unique<connection>(ioc, *this, s));
     global_index_ = mine;
-    active_.assign(mine.size(), false);
     if (l.kind == shape::burst) {
         auto base = l.requests / total_conns, extra = l.requests % total_conns;
         for (auto i : mine)
@@ -81,8 +80,7 @@ void group::on_done(connection& c, time_point now)
         dispatch(now);
         break;
     case shape::ramp:
-        if (!active_[c.slot()] || now >= end_) {
-            active_[c.slot()] = false;
+        if (!wanted(c.slot()) || now >= end_) {
             c.close();
         } else if (plan_.load.think_max.count() > 0) {
             c.think(think_time());
@@ -95,28 +93,32 @@ void group::on_done(connection& c, time_point now)
 
 void group::on_thought(connection& c, time_point now)
 {
-    if (ending_ || now >= end_ || (plan_.load.kind == shape::ramp && !active_[c.slot()])) {
-        if (plan_.load.kind == shape::ramp) {
-            active_[c.slot()] = false;
+    if (ending_ || now >= end_ || (plan_.load.kind == shape::ramp && !wanted(c.slot()))) {
+        if (plan_.load.kind == shape::ramp)
             c.close();
-        }
         return;
     }
     c.issue(pick(), now);
 }
 
+void group::expire(std::deque<deadline>& queue, time_point now)
+{
+    while (!queue.empty() && queue.front().at <= now) {
+        auto d = queue.front();
+        queue.pop_front();
+        d.c->check_deadline(now, d.serial);
+    }
+}
+
 void group::tick(time_point now)
 {
-    std::uint32_t open = 0;
-    for (auto& c : conns_) {
-        c->check_deadline(now);
-        open += c->open() ? 1 : 0;
-    }
+    expire(connect_deadlines_, now);
+    expire(request_deadlines_, now);
     if (!started_ || ending_)
         return;
     // While issuing only: the drain after the duration would add seconds without load to the timeline.
     if (plan_.load.kind != shape::burst || !finished())
-        record_.levels(now, static_cast<std::uint32_t>(std::count(active_.begin(), active_.end(), true)), open);
+        record_.levels(now, plan_.load.kind == shape::ramp ? users_ : 0, open_);
     if (plan_.load.kind == shape::ramp)
         control(now);
     if (plan_.load.kind != shape::burst && now >= end_)
@@ -187,16 +189,20 @@ void group::control(time_point now)
         return;
     }
     auto target = static_cast<std::uint64_t>(std::llround(ramp_users_at(plan_.load.stages, now - t0_)));
-    for (std::size_t s = 0; s < conns_.size(); ++s) {
-        bool want = global_index_[s] < target;
-        if (want && !active_[s] && conns_[s]->idle()) {
-            active_[s] = true;
-            conns_[s]->issue(pick(), now);
-        } else if (!want && active_[s]) {
-            active_[s] = false;  // leaves after its current request
-            if (conns_[s]->idle())
-                conns_[s]->close();
-        }
+    // Users 0..target-1 are wanted; this thread's share is the prefix of its slots below `target`. Only the users
+    // that come or go are touched. One still busy when it comes (it left and its last request is not back) goes on
+    // by itself, since on_done and on_thought ask wanted(); one busy when it goes leaves after its request.
+    auto want = static_cast<std::uint32_t>(std::lower_bound(global_index_.begin(), global_index_.end(), target) -
+                                           global_index_.begin());
+    while (users_ < want) {
+        auto& c = *conns_[users_++];
+        if (c.idle())
+            c.issue(pick(), now);
+    }
+    while (users_ > want) {
+        auto& c = *conns_[--users_];
+        if (c.idle())
+            c.close();
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <random>
 #include <vector>
@@ -48,8 +49,18 @@ public:
     void on_done(connection& c, time_point now);
     /// Called when a think pause is over.
     void on_thought(connection& c, time_point now);
-    /// Periodic work: deadlines, the end of the duration, ramp control.
+    /// Periodic work: the deadlines that passed, the end of the duration, ramp control; its cost grows with the
+    /// deadlines that passed and the users that came or went, not with the connections.
     void tick(time_point now);
+    /// Has the next tick after `at` check connection `c`'s deadline `serial`. A group's connect deadlines come in
+    /// the order they fall due, and so do its request deadlines (each kind has one timeout), so each kind is a queue.
+    void watch(connection& c, time_point at, std::uint64_t serial, bool connecting)
+    {
+        (connecting ? connect_deadlines_ : request_deadlines_).push_back({at, &c, serial});
+    }
+    /// A connection's socket was opened or closed.
+    void opened() noexcept { ++open_; }
+    void closed() noexcept { --open_; }
     /// Stops issuing; requests in flight complete (bounded by their timeout).
     void finish_issuing();
     /// Stops at once: in-flight requests are dropped without being counted.
@@ -67,6 +78,15 @@ public:
     [[nodiscard]] std::uint64_t error_count() const noexcept { return record_.error_count(); }
 
 private:
+    struct deadline {
+        time_point at;
+        connection* c;
+        std::uint64_t serial;
+    };
+    void expire(std::deque<deadline>& queue, time_point now);
+    /// A ramp's user in slot `s` is wanted now: this thread's users are a prefix of its slots.
+    [[nodiscard]] bool wanted(std::uint32_t s) const noexcept { return s < users_; }
+
     const prepared_request& pick() noexcept { return plan_.mix[wheel_.next()]; }
     duration think_time();
     void next_burst(connection& c);
@@ -89,8 +109,11 @@ private:
     std::mt19937_64 rng_;
     boost::asio::steady_timer schedule_timer_;
     std::vector<std::unique_ptr<connection>> conns_;
-    std::vector<std::uint64_t> global_index_;
-    std::vector<bool> active_;
+    std::vector<std::uint64_t> global_index_;  // ascending
+    std::deque<deadline> connect_deadlines_;
+    std::deque<deadline> request_deadlines_;
+    std::uint32_t users_ = 0;  // a ramp's users wanted on this thread: slots [0, users_)
+    std::uint32_t open_ = 0;   // connections with a socket open
     std::vector<std::uint64_t> remaining_;
     std::vector<connection*> idle_;
     double rate_ = 0;

@@ -68,4 +68,14 @@ result<target> resolve_target(std::string_view text, bool allow_remote)
     return t;
 }
 
+std::optional<boost::asio::ip::address_v4> loopback_source(const boost::asio::ip::tcp::endpoint& to,
+                                                           std::uint32_t index)
+{
+    if (!to.address().is_v4() || (to.address().to_v4().to_uint() >> 24) != 127)
+        return std::nullopt;
+    // 127.1.0.1-127.1.3.250: four blocks of 250, no .0 or .255 (harmless on loopback, but confusing in a trace).
+    auto k = index % loopback_source_addresses;
+    return boost::asio::ip::address_v4((127u << 24) | (1u << 16) | ((k / 250) << 8) | (k % 250 + 1));
+}
+
 }  // namespace execbench::load

@@ -26,13 +26,15 @@ std::string_view to_string(run_status s) noexcept
     case run_status::errors: return "errors";
     case run_status::failed: return "failed";
     case run_status::not_run: return "not_run";
+    case run_status::generator_bound: return "generator-bound";
     }
     return "failed";
 }
 
 std::optional<run_status> parse_run_status(std::string_view text) noexcept
 {
-    for (auto s : {run_status::ok, run_status::behind, run_status::errors, run_status::failed, run_status::not_run})
+    for (auto s : {run_status::ok, run_status::behind, run_status::errors, run_status::failed, run_status::not_run,
+                   run_status::generator_bound})
         if (to_string(s) == text)
             return s;
     return std::nullopt;
@@ -42,6 +44,9 @@ run_status status_of(const run_result& r) noexcept
 {
     if (r.trials.empty())
         return run_status::failed;
+    // Errors and unsent requests of such a run are the generator's too; the message still lists them.
+    if (r.generator_bound_trials() == r.trials.size())
+        return run_status::generator_bound;
     if (r.had_errors() || r.partial)
         return run_status::errors;
     return r.had_unsent() ? run_status::behind : run_status::ok;

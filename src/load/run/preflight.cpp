@@ -1,7 +1,9 @@
 #include "execbench/load/run/preflight.hpp"
 
 #include "execbench/http/url.hpp"
+#include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/scenario/open_files.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include "execbench/load/run/http_get.hpp"
 
@@ -80,6 +82,17 @@ std::vector<std::string> server_mismatches(const scenario& s, const target& t, c
                           (wanted == "true" ? "" : " " + wanted));
     }
     return out;
+}
+
+std::string port_range_check(const scenario& s, const target& t)
+{
+    auto ports = local_port_count();
+    auto kernel = read_kernel_counters();
+    if (!ports || !kernel || t.endpoints.empty())
+        return {};
+    auto sources = loopback_source(t.endpoints.front(), 0) ? loopback_source_addresses : 1u;
+    auto warning = port_range_warning(connections_needed(s), *ports, kernel->time_wait, sources);
+    return warning.empty() ? warning : "scenario " + s.name + ": " + warning;
 }
 
 }  // namespace execbench::load

@@ -240,10 +240,15 @@ result<run_result> run(const scenario& s, const run_options& options)
             sampler->start();
         trial_result tr;
         tr.index = i;
+        auto kernel_before = read_kernel_counters();
         tr.measured = run_engine(plan, progress_event::phase::trial, i);
+        if (auto kernel_after = read_kernel_counters(); kernel_before && kernel_after)
+            tr.kernel = kernel_difference(*kernel_before, *kernel_after);
         observed_trial = tr.measured.elapsed;
+        std::vector<stats::timed_sample> readings;
         if (sampler) {
-            auto readings = sampler->stop();
+            readings = sampler->stop();
+            tr.sampler_cpu_seconds = sampler->cpu_seconds();
             if (!readings.empty())
                 tr.server = stats::summarize_readings(readings, sampler->period());
         }
@@ -256,6 +261,7 @@ result<run_result> run(const scenario& s, const run_options& options)
         ev.what = progress_event::phase::trial_done;
         ev.trial = i;
         ev.finished = &out.trials.back();
+        ev.server_readings = &readings;
         ev.ok = out.trials.back().measured.foreground.count.ok;
         ev.errors = out.trials.back().measured.foreground.count.error_total();
         emit(ev);

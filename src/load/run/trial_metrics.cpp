@@ -122,10 +122,13 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
     m.emplace_back(metric::loadgen_cpu_seconds, t.measured.loadgen_cpu_seconds);
     m.emplace_back(metric::loadgen_cpu_percent,
                    elapsed_s > 0 ? 100.0 * t.measured.loadgen_cpu_seconds / elapsed_s : 0.0);
+    m.emplace_back(metric::loadgen_sampler_cpu_seconds, t.sampler_cpu_seconds);
     const auto* bg = t.measured.background ? &*t.measured.background : nullptr;
     m.emplace_back(metric::background_requests_ok, bg ? double(bg->count.ok) : 0.0);
     m.emplace_back(metric::background_requests_error, bg ? double(bg->count.error_total()) : 0.0);
     m.emplace_back(metric::background_latency_millis_p50, bg ? ms(bg->latency.value_at_percentile(50)) : 0.0);
+    for (const auto& [name, v] : kernel_columns(t.kernel.value_or(kernel_counters{})))
+        m.emplace_back(name, v);
     return m;
 }
 

@@ -4,6 +4,7 @@
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/preflight.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
@@ -188,14 +189,17 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
         if (ev.what == progress_event::phase::trial_done && ev.finished) {
             auto now = clock::now();
             out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
+            if (ev.server_readings)
+                out.sampled.readings.insert(out.sampled.readings.end(), ev.server_readings->begin(),
+                                            ev.server_readings->end());
         }
         if (o.on_progress)
             o.on_progress(ev);
     };
-    stats::periodic_sampler sampler(stats::proc_source(server.pid()), o.server_sample_period);
-    sampler.start();
+    ro.sample_period = o.server_sample_period;
+    if (auto t = resolve_target(ro.url, false))
+        add_note(out.message, port_range_check(s, *t));
     auto r = run(s, ro);
-    out.sampled.readings = sampler.stop();
 
     std::string stop_problem;
     if (auto st = server.stop(o.stop_timeout); !st)
@@ -204,7 +208,7 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
         stop_problem += (stop_problem.empty() ? "downstream " : "; downstream ") + st.err().message;
 
     if (!r) {
-        out.message = r.err().message + (stop_problem.empty() ? "" : "; " + stop_problem);
+        add_note(out.message, r.err().message + (stop_problem.empty() ? "" : "; " + stop_problem));
         return out;
     }
     auto& res = *r;

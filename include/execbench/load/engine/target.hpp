@@ -35,4 +35,14 @@ result<url_reading> read_url_option(std::string_view url, bool ad_hoc, bool has_
 /// refused with a message that names the address and the --allow-remote flag.
 result<target> resolve_target(std::string_view url, bool allow_remote);
 
+/// How many source addresses loopback_source spreads connections over.
+inline constexpr std::uint32_t loopback_source_addresses = 1000;
+
+/// The source address of connection `index` to `to` when `to` is an IPv4 loopback address: one of
+/// loopback_source_addresses addresses in 127.1.0.0/22, so that thousands of connections to one address and port do
+/// not share one source address's ports and connect()'s search for a free port stays short. Empty for any other
+/// target: a network namespace's or a remote address keeps the kernel's choice.
+std::optional<boost::asio::ip::address_v4> loopback_source(const boost::asio::ip::tcp::endpoint& to,
+                                                           std::uint32_t index);
+
 }  // namespace execbench::load

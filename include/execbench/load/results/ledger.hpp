@@ -13,7 +13,9 @@ namespace execbench::load {
 
 /// How one scenario × arm ended: `behind` when it ran without errors but left open-loop requests unsent (the
 /// server fell behind the schedule and did less work than asked).
-enum class run_status { ok, behind, errors, failed, not_run };
+/// A run's outcome; generator_bound: every trial was (the load generator, not the server, was the bottleneck), so
+/// its figures are the generator's and no verdict uses them.
+enum class run_status { ok, behind, errors, failed, not_run, generator_bound };
 std::string_view to_string(run_status s) noexcept;
 std::optional<run_status> parse_run_status(std::string_view text) noexcept;
 

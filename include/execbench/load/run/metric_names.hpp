@@ -38,9 +38,21 @@ inline constexpr std::string_view server_sockets_max = "server_sockets_max";
 inline constexpr std::string_view server_samples = "server_samples";
 inline constexpr std::string_view loadgen_cpu_seconds = "loadgen_cpu_seconds";
 inline constexpr std::string_view loadgen_cpu_percent = "loadgen_cpu_percent";
+/// The part of loadgen_cpu_seconds spent sampling the server (the observer effect).
+inline constexpr std::string_view loadgen_sampler_cpu_seconds = "loadgen_sampler_cpu_seconds";
 inline constexpr std::string_view background_requests_ok = "background_requests_ok";
 inline constexpr std::string_view background_requests_error = "background_requests_error";
 inline constexpr std::string_view background_latency_millis_p50 = "background_latency_millis_p50";
+// The kernel's TCP counters over the trial (load/kernel_counters.hpp), of the whole network namespace.
+inline constexpr std::string_view kernel_listen_overflows = "kernel_listen_overflows";
+inline constexpr std::string_view kernel_listen_drops = "kernel_listen_drops";
+inline constexpr std::string_view kernel_syn_retransmits = "kernel_syn_retransmits";
+inline constexpr std::string_view kernel_tcp_timeouts = "kernel_tcp_timeouts";
+inline constexpr std::string_view kernel_active_opens = "kernel_active_opens";
+inline constexpr std::string_view kernel_passive_opens = "kernel_passive_opens";
+inline constexpr std::string_view kernel_resets_sent = "kernel_resets_sent";
+inline constexpr std::string_view kernel_aborts = "kernel_aborts";
+inline constexpr std::string_view kernel_time_wait = "kernel_time_wait";  ///< TIME_WAIT sockets at the trial's end
 
 /// The prefix of the per-class error columns: errors_<class> for each load::error_class.
 inline constexpr std::string_view errors_prefix = "errors_";

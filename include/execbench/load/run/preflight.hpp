@@ -21,4 +21,9 @@ result<int> preflight(const scenario& s, const target& t, std::chrono::milliseco
 /// (e.g. "movies-read-only": true against a storing server). Each names both sides.
 std::vector<std::string> server_mismatches(const scenario& s, const target& t, const server_info& server);
 
+/// A warning when the local port range cannot hold the scenario's connections to `t` together with the TIME_WAIT
+/// sockets earlier trials left (/proc/net/sockstat), over the source addresses a loopback target spreads them on
+/// (load::loopback_source); "" when they fit or the kernel's figures cannot be read.
+std::string port_range_check(const scenario& s, const target& t);
+
 }  // namespace execbench::load

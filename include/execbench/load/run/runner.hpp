@@ -4,6 +4,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/engine/engine.hpp"
 #include "execbench/load/run/arm.hpp"
+#include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/run/machine_context.hpp"
 #include "execbench/load/run/server_probe.hpp"
 #include "execbench/load/scenario/scenario.hpp"
@@ -42,6 +43,9 @@ struct trial_result {
     unsigned index = 0;  ///< 1-based
     trial_measurement measured;
     std::optional<stats::process_summary> server;
+    double sampler_cpu_seconds = 0;  ///< what sampling the server cost this process over the trial
+    /// The kernel's TCP counters over the trial (kernel_difference); empty where /proc/net could not be read.
+    std::optional<kernel_counters> kernel;
     /// The generator, not the server, was the bottleneck: kept in the raw results, left out of the summary.
     bool generator_bound = false;
     std::string generator_bound_reason;  ///< e.g. "load generator CPU 97% of 1 core"
@@ -106,7 +110,10 @@ struct progress_event {
     std::uint64_t ok = 0;  ///< this trial so far
     std::uint64_t errors = 0;
     const trial_result* finished = nullptr;  ///< set with phase::trial_done
-    const run_result* run = nullptr;         ///< the run so far (labels, options)
+    /// The server's readings over that trial (set with phase::trial_done; empty when it was not sampled): one
+    /// sampler per trial, so bench-suite's timeline does not sample the server a second time.
+    const std::vector<stats::timed_sample>* server_readings = nullptr;
+    const run_result* run = nullptr;  ///< the run so far (labels, options)
 };
 
 /// Runs a scenario: checks the open-file limit, resolves the target (refusing non-loopback unless allowed), reads

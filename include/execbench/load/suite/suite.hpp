@@ -70,7 +70,8 @@ struct suite_options {
     bool hlog = false;                    ///< also write `out_dir/hlog/<scenario>-<arm>.hlog` (load/hlog)
     std::chrono::milliseconds start_timeout{20'000};
     std::chrono::milliseconds stop_timeout{15'000};
-    std::chrono::milliseconds server_sample_period{250};
+    /// The one sampler of the server, per trial: its summary and the per-second timeline.
+    std::chrono::milliseconds server_sample_period{100};
     const std::atomic<bool>* stop = nullptr;  ///< set (SIGINT) to end after the current run
     /// Before each run.
     std::function<void(const suite_progress&)> on_run_start;
