@@ -1,5 +1,6 @@
 #include "execbench/load/scale.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/open_files.hpp"
 #include "execbench/load/suite.hpp"
 
@@ -15,19 +16,6 @@
 namespace execbench::load {
 
 namespace {
-
-/// 20000 → "20,000".
-std::string grouped(std::uint64_t v)
-{
-    auto digits = std::to_string(v);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
 
 std::string rate_text(double rate)
 {
