@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/capacity_results.hpp"
 #include "execbench/load/results.hpp"
 #include "execbench/load/suite.hpp"
 
@@ -51,6 +52,9 @@ struct suite_data {
     std::vector<std::string> contexts;                            ///< context JSON of the runs shown, in order
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
+    std::vector<std::string> capacity_scenarios;  ///< scenarios with a capacity search, in run order
+    /// scenario → arm → its latest capacity search (from `<stem>-capacity.csv` and its steps)
+    std::map<std::string, std::map<std::string, load::capacity_record>> capacity;
 };
 
 /// The models in display order before any other: the three execution models.
