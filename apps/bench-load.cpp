@@ -6,8 +6,10 @@
 #include "execbench/load/distributed/processes.hpp"
 #include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/engine/target.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/preflight.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 namespace {
 
@@ -32,6 +35,46 @@ int cannot_start(const std::string& why)
 {
     std::fprintf(stderr, "bench-load: %s\n", why.c_str());
     return execbench::apps::exit_usage;
+}
+
+/// --capacity: the search, one line per step, the capacity line last; --out writes the capacity files.
+int search_capacity(const execbench::load::scenario& s, const execbench::load::run_options& options,
+                    const execbench::load::capacity_plan& plan, bool json, const std::optional<std::string>& out)
+{
+    namespace load = execbench::load;
+    std::string run_id, model, arm;
+    auto result = load::run_capacity(s, options, plan, [&](const load::capacity_step& step, const load::run_result& r) {
+        if (run_id.empty()) {
+            run_id = r.run_id;
+            model = r.server.model;
+            arm = r.arm_name();
+        }
+        std::printf("%s\n", (json ? load::format_step_json(step) : load::format_step_line(step)).c_str());
+        std::fflush(stdout);
+    });
+    auto connections = plan.connections.describe();
+    if (json)
+        std::printf("%s\n", load::format_capacity_json(result, plan.slo, connections).c_str());
+    else
+        std::printf("%zu steps of %s, each after a %s warm-up; %s\n%s\n", result.steps.size(),
+                    load::format_duration(plan.step_length).c_str(), load::format_duration(plan.step_warmup).c_str(),
+                    connections.c_str(), load::format_capacity_line(result, plan.slo).c_str());
+    std::fflush(stdout);
+    if (out) {
+        load::capacity_record rec{run_id, s.name, arm, model, plan.slo, connections, result};
+        if (auto written = load::write_capacity(rec, load::capacity_paths_for(*out)); !written) {
+            std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
+            return execbench::apps::exit_run_errors;
+        }
+    }
+    switch (result.what) {
+    case load::capacity_result::outcome::measured:
+    case load::capacity_result::outcome::generator_bound:
+    case load::capacity_result::outcome::above_max: return execbench::apps::exit_ok;
+    case load::capacity_result::outcome::below_min: return execbench::apps::exit_slo;
+    case load::capacity_result::outcome::stopped: break;
+    }
+    return execbench::apps::exit_run_errors;
 }
 
 }  // namespace
@@ -62,6 +105,8 @@ int main(int argc, char** argv)
     std::optional<std::string> shard_text;
     std::optional<std::int64_t> start_at;
     std::optional<std::string> shard_trials;
+    bool capacity = false;
+    load::capacity_spec capacity_flags;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
@@ -124,6 +169,20 @@ int main(int argc, char** argv)
     app.add_option("--slo", slo_text,
                    "Gates on the result, e.g. 'p99<300ms,errors=0,rps>=1800'; exit 3 when one "
                    "is broken");
+    app.add_flag("--capacity", capacity,
+                 "Search the highest open-loop rate that meets --slo (default p99<=250ms,errors=0,unsent=0): "
+                 "short steps of --duration (default 3s) after --warmup (default 1s), --trials bisections "
+                 "(default 3), --connections fixed or following the rate (docs/methodology.md, Capacity)");
+    app.add_option("--start-rate", capacity_flags.start_rate, "Capacity: the first step's rate (default 100)")
+        ->check(apps::number_in(1e-3, 1e8, "a rate in requests per second"));
+    app.add_option("--max-rate", capacity_flags.max_rate, "Capacity: the highest rate searched (default 1,000,000)")
+        ->check(apps::number_in(1e-3, 1e8, "a rate in requests per second"));
+    app.add_option("--resolution", capacity_flags.resolution_percent,
+                   "Capacity: bisect until the bracket is this many percent wide (default 5)")
+        ->check(apps::number_in(0.1, 50, "a percentage"));
+    app.add_option("--connections-per-rps", capacity_flags.connections_per_rps,
+                   "Capacity without --connections: connections per req/s of the step (default 1)")
+        ->check(apps::number_in(1e-3, 100, "connections per req/s"));
     app.add_flag("--allow-errors", allow_errors,
                  "Run even when the pre-flight request fails (deliberate failure runs)");
     app.add_flag("--quiet", quiet, "No banner, no progress output");
@@ -152,6 +211,26 @@ int main(int argc, char** argv)
         return invalid ? apps::exit_run_errors : apps::exit_ok;
     }
 
+    if (capacity) {
+        // The search sets the shape, rate, length and trials of every step itself.
+        if (o.rate)
+            return apps::usage_error(program, "--rate: not used with --capacity, which searches the rate; the first "
+                                              "step's is --start-rate");
+        if (o.shape && *o.shape != "open")
+            return apps::usage_error(program, "--shape: --capacity runs open-loop steps only");
+        if (processes > 1 || shard_text)
+            return apps::usage_error(program, "--capacity runs in one generator process (no --processes, --shard)");
+        capacity_flags.slo = std::exchange(slo_text, std::nullopt);
+        capacity_flags.connections = std::exchange(o.connections, std::nullopt);
+        capacity_flags.trials = std::exchange(o.trials, std::nullopt);
+        capacity_flags.step_duration = std::exchange(o.duration, std::nullopt);
+        capacity_flags.step_warmup = std::exchange(o.warmup, std::nullopt);
+        o.shape.reset();
+    } else if (capacity_flags.start_rate || capacity_flags.max_rate || capacity_flags.resolution_percent ||
+               capacity_flags.connections_per_rps) {
+        return apps::usage_error(program, "--start-rate, --max-rate, --resolution and --connections-per-rps need "
+                                          "--capacity");
+    }
     std::vector<load::slo_gate> gates;
     if (slo_text) {
         auto parsed = load::parse_slo(*slo_text);
@@ -252,6 +331,20 @@ int main(int argc, char** argv)
         }
     };
 
+    if (capacity) {
+        auto spec = s.capacity.value_or(load::capacity_spec{});
+        spec.merge(capacity_flags);
+        auto plan = load::make_capacity_plan(spec);
+        if (!plan)
+            return apps::usage_error(program, plan.err().message);
+        options.on_progress = [&](const load::progress_event& ev) {
+            if (!quiet && ev.what != load::progress_event::phase::trial_done)
+                progress(ev);
+            else
+                progress.clear();
+        };
+        return search_capacity(s, options, *plan, json, out);
+    }
     if (start_at) {
         auto late = load::wait_for_start(*start_at, options.stop);
         // Within a tenth of a second is clock noise between hosts (docs/distributed.md).

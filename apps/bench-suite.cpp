@@ -4,7 +4,9 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/text.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
@@ -338,8 +340,21 @@ int main(int argc, char** argv)
     };
     std::vector<table_row> table;
     std::vector<std::string> broken;
+    std::vector<std::string> capacities;
+    options.on_capacity_step = [&](const std::string& scenario, const std::string& arm,
+                                   const load::capacity_step& step) {
+        progress.clear();
+        std::printf("%s %s %s\n", arm.c_str(), scenario.c_str(), load::format_step_line(step).c_str());
+        std::fflush(stdout);
+    };
     options.on_run_done = [&](const load::suite_entry& e, const load::run_result* r) {
         progress.clear();
+        if (!r && e.message.rfind("capacity", 0) == 0) {  // a capacity search: its line, not a table row
+            capacities.push_back(e.arm_name() + " " + e.scenario + ": " + e.message);
+            std::printf("%s\n", capacities.back().c_str());
+            std::fflush(stdout);
+            return;
+        }
         table.push_back(row_of(e, r));
         if (r && !r->trials.empty())
             std::printf("%s\n", load::format_summary_line(*r).c_str());
@@ -370,7 +385,8 @@ int main(int argc, char** argv)
     auto entries = load::run_suite(options);
     if (!entries)
         return usage_error(program, entries.err().message);
-    print_table(table);
+    if (!table.empty())
+        print_table(table);
     // The answer under the figures, in the words of the README headline (bench-report's code).
     if (auto written = execbench::report::read_suite(options.out_dir); written) {
         auto lines = execbench::report::verdict_summary(*written, options.scenarios);
@@ -381,6 +397,13 @@ int main(int argc, char** argv)
             std::printf("  %s\n", line.c_str());
     } else {
         std::fprintf(stderr, "bench-suite: no verdicts: %s\n", written.err().message.c_str());
+    }
+    if (!capacities.empty()) {
+        std::printf("\ncapacity (steps interleaved across arms; %s):\n",
+                    load::capacity_paths_for(options.out_dir / (options.suite + ".csv")).summary.string().c_str());
+        for (const auto& c : capacities)
+            std::printf("  %s\n", c.c_str());
+        std::printf("\n");
     }
     std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0, bound = 0;
     for (const auto& e : *entries) {

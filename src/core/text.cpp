@@ -4,6 +4,18 @@
 
 namespace execbench {
 
+std::string grouped(std::uint64_t v)
+{
+    auto digits = std::to_string(v);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string clock_text(std::chrono::nanoseconds d)
 {
     auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();

@@ -8,7 +8,9 @@ Each job is {"png": path, "svg": path, "name": chart name, "data": {...}} where 
                   rate or users when recorded, server CPU (and the generator's), memory, threads and sockets;
   "summary"       the index page: p99 per scenario and arm, one panel per suite, log axis, failures hatched;
   "winners"       best and runner-up per metric and scenario, shaded by the size of the lead; ties shown; a cell
-                  won because the other arms failed is cross-hatched and names them, with no lead.
+                  won because the other arms failed is cross-hatched and names them, with no lead;
+  "capacity"      a capacity search per arm: p50 and p99 of every step against its achieved req/s (log-log), the
+                  SLO's latency bound, each arm's capacity (a line, its 95 % interval shaded; a lower bound dotted).
 Output is deterministic for the same input: no timestamps or software version in the metadata, a fixed size, DPI
 and SVG id salt. `--manifest FILE` writes, per chart and panel, how many data points were drawn, so a test can
 check that no panel is empty.
@@ -437,6 +439,46 @@ def summary_chart(data):
     return fig
 
 
+# --- capacity (latency against throughput) ------------------------------------------------------------------------
+
+def capacity_chart(data):
+    fig, ax = plt.subplots(figsize=(9.5, 5.2), dpi=80)
+    for a in data["arms"]:
+        st = style(data, a["arm"])
+        x = a["achieved_rps"]
+        ax.plot(x, a["p99"], color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=4,
+                linewidth=1.4, label="%s p99" % a["arm"])
+        ax.plot(x, a["p50"], color=st["color"], linestyle=":", marker=st["marker"], markersize=3.5,
+                fillstyle="none", linewidth=1, alpha=0.8, label="%s p50" % a["arm"])
+        missed = [(xi, yi) for xi, yi, ok in zip(x, a["p99"], a["met_slo"]) if not ok]
+        if missed:
+            ax.scatter([m[0] for m in missed], [m[1] for m in missed], s=60, facecolors="none",
+                       edgecolors=st["color"], linewidths=1.2, zorder=3)
+        bound = [(xi, yi) for xi, yi, g in zip(x, a["p99"], a["generator_bound"]) if g]
+        if bound:
+            ax.scatter([b[0] for b in bound], [b[1] for b in bound], s=70, marker="x", color="#000000", zorder=4,
+                       label="%s: generator-bound step" % a["arm"])
+        if a["capacity_rps"] > 0:
+            # A lower bound is dotted and never shaded: it is not where the arm breaks.
+            ax.axvline(a["capacity_rps"], color=st["color"], linewidth=1.2,
+                       linestyle=":" if a["lower_bound"] else "-", label="%s capacity: %s" % (a["arm"], a["label"]))
+            if "low_rps" in a:
+                ax.axvspan(a["low_rps"], a["high_rps"], color=st["color"], alpha=0.12, linewidth=0)
+    for b in data["bounds"]:
+        ax.axhline(b["millis"], color="#444444", linestyle="--", linewidth=1, label="SLO %s" % b["label"])
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_count(v)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    log_axis(ax)
+    ax.set_xlabel("achieved requests per second (log)", fontsize=8)
+    ax.set_ylabel("latency, ms (log; from the intended send time)", fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.grid(True, which="major", color="#eeeeee", linewidth=0.6)
+    ax.set_title(data["title"] + "\nsolid: p99, dotted: p50; a ring: the step missed the SLO", fontsize=9)
+    outside_legend(ax, ncol=3)
+    return fig
+
+
 # --- numbers -------------------------------------------------------------------------------------------------------
 
 def fmt_ms(v):
@@ -498,7 +540,7 @@ def main():
     with open(args[0], encoding="utf-8") as f:
         jobs = json.load(f)
     draw = {"distribution": distribution_chart, "timeline": timeline_chart, "winners": winners_chart,
-            "summary": summary_chart}
+            "summary": summary_chart, "capacity": capacity_chart}
     manifest = []
     for job in jobs:
         kind = job["data"]["kind"]

@@ -2,6 +2,7 @@
 
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
+#include "execbench/report/capacity_report.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/winners.hpp"
 
@@ -158,6 +159,19 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
            << " up it stands for the scenario, below that it is a smaller load and not the scenario "
               "([scaled runs](docs/methodology.md#scaled-runs)).\n";
 
+    {
+        // Capacity searches of any suite, shown or not: the headline's one figure per arm and scenario.
+        std::vector<const suite_data*> searched;
+        std::vector<std::string> capacity_arms;
+        for (const auto& s : suites)
+            if (!s.capacity_scenarios.empty()) {
+                searched.push_back(&s);
+                for (const auto& m : s.models)
+                    if (std::find(capacity_arms.begin(), capacity_arms.end(), m) == capacity_arms.end())
+                        capacity_arms.push_back(m);
+            }
+        rb << capacity_headline(searched, capacity_arms, paths);
+    }
     rb << "\nWins per suite: share of the decided metric × scenario cells, decided where the 95 % bootstrap interval "
           "of the ratio of medians lies more than "
        << tie_margin * 100

@@ -2,6 +2,7 @@
 
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
+#include "execbench/report/capacity_report.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/parity.hpp"
 #include "execbench/report/winners.hpp"
@@ -546,7 +547,9 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
     context_section(md, s, paths);
     scenario_table(md, s);
     winners_section(md, s, paths);
-    md << "## Per scenario\n";
+    md << capacity_section(s, paths);
+    if (!s.scenarios.empty())
+        md << "## Per scenario\n";
     for (const auto& sc : s.scenarios)
         scenario_section(md, s, sc);
     return md.str();

@@ -1,6 +1,7 @@
 #include "execbench/report/report.hpp"
 
 #include "execbench/core/run_command.hpp"
+#include "execbench/report/capacity_report.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
@@ -42,6 +43,15 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
             auto data = scenario_chart_data(s, sc).dump();
             chart_job job{paths.docs_dir / s.name / chart_name(sc), data, fnv1a_hex(data)};
             list += chart_name(sc) + " " + job.hash + "\n";
+            out.charts.push_back(std::move(job));
+        }
+        for (const auto& sc : s.capacity_scenarios) {
+            auto j = capacity_chart_data(s, sc);
+            if (j["arms"].empty())
+                continue;
+            auto data = j.dump();
+            chart_job job{paths.docs_dir / s.name / capacity_chart_name(sc), data, fnv1a_hex(data)};
+            list += capacity_chart_name(sc) + " " + job.hash + "\n";
             out.charts.push_back(std::move(job));
         }
         if (auto j = winners_chart_data(s); !j.is_null()) {

@@ -151,7 +151,8 @@ std::string results_stem(const std::filesystem::path& dir)
     if (name.empty())
         name = dir.parent_path().filename().string();
     std::error_code ec;
-    if (std::filesystem::exists(dir / (name + ".csv"), ec) || std::filesystem::exists(dir / (name + "-runs.csv"), ec))
+    if (std::filesystem::exists(dir / (name + ".csv"), ec) || std::filesystem::exists(dir / (name + "-runs.csv"), ec) ||
+        std::filesystem::exists(load::capacity_paths_for(dir / (name + ".csv")).summary, ec))
         return name;
     // A folder named by the user (bench-suite --out /tmp/x, bench-load --out /tmp/x/y.csv): the one results set in it.
     auto stems = stems_in(dir);
@@ -264,6 +265,21 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
             note_scenario(v.scenario);
             models_seen.insert(v.arm);
             d.runs[v.scenario][v.arm] = std::move(v);
+        }
+    }
+    // Capacity searches (bench-suite on scenarios with a "capacity" object): the latest of each scenario × arm.
+    if (auto cpaths = load::capacity_paths_for(dir / (d.stem + ".csv")); std::filesystem::exists(cpaths.summary)) {
+        auto records = load::read_capacity(cpaths);
+        if (!records)
+            return records.err();
+        for (auto& r : *records) {
+            if (std::find(d.capacity_scenarios.begin(), d.capacity_scenarios.end(), r.scenario) ==
+                d.capacity_scenarios.end())
+                d.capacity_scenarios.push_back(r.scenario);
+            models_seen.insert(r.arm);
+            auto scenario = r.scenario;
+            auto arm = r.arm;
+            d.capacity[scenario][arm] = std::move(r);
         }
     }
     for (const auto& m : known_models())

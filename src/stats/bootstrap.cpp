@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace execbench::stats {
@@ -65,6 +67,16 @@ void resample(std::span<const double> from, std::vector<double>& into, splitmix6
         x = from[rng.below(from.size())];
 }
 
+/// The 2.5th and 97.5th percentiles of `draws` by nearest rank: the smallest draw with at least 2.5 % of the draws
+/// at or below it, and its mirror image.
+std::pair<double, double> percentile_95(std::vector<double>& draws)
+{
+    std::sort(draws.begin(), draws.end());
+    auto n = draws.size();
+    auto lo = static_cast<std::size_t>(std::ceil(0.025 * double(n)));
+    return {draws[lo == 0 ? 0 : lo - 1], draws[n - lo == 0 ? n - 1 : n - lo]};
+}
+
 }  // namespace
 
 ratio_interval ratio_of_medians(std::span<const double> a, std::span<const double> b, unsigned resamples,
@@ -84,12 +96,25 @@ ratio_interval ratio_of_medians(std::span<const double> a, std::span<const doubl
         resample(b, rb, rng);
         ratios.push_back(ratio(median_in_place(ra), median_in_place(rb)));
     }
-    std::sort(ratios.begin(), ratios.end());
-    // Nearest rank: the smallest ratio with at least 2.5 % of the draws at or below it, and its mirror image.
-    auto n = ratios.size();
-    auto lo = static_cast<std::size_t>(std::ceil(0.025 * double(n)));
-    out.low = ratios[lo == 0 ? 0 : lo - 1];
-    out.high = ratios[n - lo == 0 ? n - 1 : n - lo];
+    std::tie(out.low, out.high) = percentile_95(ratios);
+    return out;
+}
+
+median_interval median_with_interval(std::span<const double> a, unsigned resamples, std::uint64_t seed)
+{
+    median_interval out;
+    if (a.empty())
+        return out;
+    out.median = median_of(a);
+    resamples = std::max(resamples, 1u);
+    splitmix64 rng(seed);
+    std::vector<double> medians, ra;
+    medians.reserve(resamples);
+    for (unsigned i = 0; i < resamples; ++i) {
+        resample(a, ra, rng);
+        medians.push_back(median_in_place(ra));
+    }
+    std::tie(out.low, out.high) = percentile_95(medians);
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+using execbench::stats::median_with_interval;
 using execbench::stats::ratio_of_medians;
 
 TEST_CASE("samples from the same spread give a tie: the interval holds 1", "[stats][bootstrap]")
@@ -69,4 +70,21 @@ TEST_CASE("zeros: none against none is a ratio of 1, some against none is infini
     CHECK(std::isinf(inf.ratio));
     CHECK(inf.excludes_one());
     CHECK(ratio_of_medians(zeros, some).high == 0.0);
+}
+
+TEST_CASE("a median's bootstrap interval lies within the samples and around the median", "[stats][bootstrap]")
+{
+    std::vector<double> v{1900, 1950, 2000, 2050, 2100};
+    auto m = median_with_interval(v);
+    CHECK(m.median == 2000);
+    CHECK(m.low >= 1900);
+    CHECK(m.low <= 2000);
+    CHECK(m.high >= 2000);
+    CHECK(m.high <= 2100);
+    CHECK(m.low < m.high);
+    auto one = median_with_interval(std::vector<double>{42});
+    CHECK(one.median == 42);
+    CHECK(one.low == 42);
+    CHECK(one.high == 42);
+    CHECK(median_with_interval(std::vector<double>{}).median == 0);
 }

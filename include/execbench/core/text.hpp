@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -17,6 +18,9 @@ void append_number(Number n, std::string& out)
     (void)ec;
     out.append(digits, end);
 }
+
+/// Decimal digits grouped by commas in threes: 20000 → "20,000".
+std::string grouped(std::uint64_t v);
 
 /// Whole minutes and seconds, e.g. "3:07", as progress lines show elapsed and remaining time.
 std::string clock_text(std::chrono::nanoseconds d);

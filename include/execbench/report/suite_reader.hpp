@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/suite/suite.hpp"
 
@@ -64,6 +65,9 @@ struct suite_data {
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
     std::map<std::string, settings_change> file_change;  ///< scenario → which way what ran differs from its file
+    std::vector<std::string> capacity_scenarios;         ///< scenarios with a capacity search, in run order
+    /// scenario → arm → its latest capacity search (from `<stem>-capacity.csv` and its steps)
+    std::map<std::string, std::map<std::string, load::capacity_record>> capacity;
 };
 
 /// The models in display order before any other: the three execution models.

@@ -42,4 +42,16 @@ struct ratio_interval {
 ratio_interval ratio_of_medians(std::span<const double> a, std::span<const double> b,
                                 unsigned resamples = default_resamples, std::uint64_t seed = default_bootstrap_seed);
 
+/// The median of `a` with its 95 % percentile bootstrap interval, by the method and with the limits of
+/// ratio_interval: the 2.5th and 97.5th percentile of the medians of `resamples` resamples (nearest rank).
+struct median_interval {
+    double median = 0;
+    double low = 0;
+    double high = 0;
+};
+
+/// Median of `a` with its bootstrap interval; all zero when `a` is empty. Deterministic, as ratio_of_medians.
+median_interval median_with_interval(std::span<const double> a, unsigned resamples = default_resamples,
+                                     std::uint64_t seed = default_bootstrap_seed);
+
 }  // namespace execbench::stats

@@ -1,6 +1,8 @@
 #include "execbench/load/scenario/scale.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/scenario/open_files.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,19 +16,6 @@
 namespace execbench::load {
 
 namespace {
-
-/// 20000 → "20,000".
-std::string grouped(std::uint64_t v)
-{
-    auto digits = std::to_string(v);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
 
 std::string rate_text(double rate)
 {

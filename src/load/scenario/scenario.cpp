@@ -166,3 +166,24 @@ void prepare_ramp(load_spec& l)
 }
 
 }  // namespace execbench::load
+
+namespace execbench::load {
+
+void capacity_spec::merge(const capacity_spec& over)
+{
+    auto take = [](auto& into, const auto& from) {
+        if (from)
+            into = from;
+    };
+    take(slo, over.slo);
+    take(connections, over.connections);
+    take(connections_per_rps, over.connections_per_rps);
+    take(start_rate, over.start_rate);
+    take(max_rate, over.max_rate);
+    take(resolution_percent, over.resolution_percent);
+    take(trials, over.trials);
+    take(step_duration, over.step_duration);
+    take(step_warmup, over.step_warmup);
+}
+
+}  // namespace execbench::load

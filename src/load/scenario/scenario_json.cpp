@@ -1,6 +1,7 @@
 #include "execbench/load/scenario/scenario_json.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/load/run/slo.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -259,6 +260,63 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     return l;
 }
 
+result<double> get_positive(reader& rd, const json& v, const std::string& path)
+{
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e8)
+        return rd.err(path, "expected a positive number");
+    return v.get<double>();
+}
+
+/// The "capacity" object: how a capacity search runs the scenario (docs/scenarios.md).
+result<capacity_spec> parse_capacity(reader& rd, const json& v, const std::string& path)
+{
+    if (!v.is_object())
+        return rd.err(path, "expected an object such as {\"slo\": \"p99<=250ms,errors=0,unsent=0\"}");
+    if (auto e = rd.only(v, path,
+                         {"slo", "connections", "connections_per_rps", "start_rate", "max_rate", "resolution_percent",
+                          "trials", "step_duration", "step_warmup"}))
+        return *e;
+    capacity_spec c;
+    if (v.contains("slo")) {
+        EXECBENCH_TRY(text, rd.get_string(v["slo"], path + ".slo"));
+        if (auto gates = parse_slo(text); !gates)
+            return rd.err(path + ".slo", gates.err().message);
+        c.slo = text;
+    }
+    if (v.contains("connections") && v["connections"] != "follow") {
+        EXECBENCH_TRY(n, rd.get_uint(v["connections"], path + ".connections", 1, 1'000'000));
+        c.connections = static_cast<std::uint32_t>(n);
+    }
+    auto number = [&](const char* key, std::optional<double>& into) -> std::optional<error> {
+        if (!v.contains(key))
+            return std::nullopt;
+        auto n = get_positive(rd, v[key], path + "." + key);
+        if (!n)
+            return n.err();
+        into = *n;
+        return std::nullopt;
+    };
+    for (auto [key, into] : {std::pair{"connections_per_rps", &c.connections_per_rps},
+                             {"start_rate", &c.start_rate},
+                             {"max_rate", &c.max_rate},
+                             {"resolution_percent", &c.resolution_percent}})
+        if (auto e = number(key, *into))
+            return *e;
+    if (v.contains("trials")) {
+        EXECBENCH_TRY(t, rd.get_uint(v["trials"], path + ".trials", 1, 100));
+        c.trials = static_cast<std::uint32_t>(t);
+    }
+    for (auto [key, into] : {std::pair{"step_duration", &c.step_duration}, {"step_warmup", &c.step_warmup}}) {
+        if (!v.contains(key))
+            continue;
+        EXECBENCH_TRY(text, rd.get_string(v[key], path + "." + key));
+        if (auto d = parse_duration(text); !d)
+            return rd.err(path + "." + key, d.err().message);
+        *into = text;
+    }
+    return c;
+}
+
 }  // namespace
 
 result<scenario> parse_scenario(std::string_view json_text, const std::filesystem::path& file,
@@ -276,7 +334,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         return fail(where + ": expected a JSON object at the top level");
     if (auto e = rd.only(doc, "",
                          {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
-                          "timeout", "connect_timeout", "server", "$comment"}))
+                          "timeout", "connect_timeout", "server", "capacity", "$comment"}))
         return *e;
     scenario s;
     s.file = file;
@@ -389,6 +447,10 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
                     return rd.err("server.options." + it.key(), "expected a string, number or boolean");
             }
         }
+    }
+    if (doc.contains("capacity")) {
+        EXECBENCH_TRY(c, parse_capacity(rd, doc["capacity"], "capacity"));
+        s.capacity = std::move(c);
     }
     prepare_ramp(s.load);
     if (s.background)

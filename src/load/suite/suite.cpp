@@ -1,8 +1,10 @@
 #include "execbench/load/suite/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/preflight.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
@@ -16,8 +18,11 @@
 #include "execbench/load/results/server_timeline.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 
 namespace execbench::load {
 
@@ -136,12 +141,19 @@ struct pinning {
     unsigned load_cpu_count = 0;
 };
 
-/// One scenario under one arm on a fresh server (and a fresh downstream server when the scenario asks for one).
-/// Writes nothing: the caller files the outcome.
-run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a, const run_order& order,
-                    const pinning& pins)
+/// A fresh server for one arm (and a fresh downstream server and database when the scenario asks for them), the
+/// run options aimed at it, then the servers stopped. `body(run_options&, const server_process&)` does the load.
+/// Returns what went wrong starting (`started` false) or stopping them.
+struct servers_outcome {
+    bool started = false;
+    std::string message;
+};
+
+template <class Body>
+servers_outcome with_servers(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
+                             Body&& body)
 {
-    run_outcome out;
+    servers_outcome out;
     auto deadline_of = [&] { return clock::now() + o.start_timeout; };
     server_process downstream;
     postgres_cluster database;
@@ -178,6 +190,7 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
         out.message = started.err().message;
         return out;
     }
+    out.started = true;
 
     run_options ro;
     ro.url = server.url();
@@ -185,33 +198,50 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
     ro.server_pid = server.pid();
     ro.stop = o.stop;
     ro.load_cpus = pins.load_cpu_count;
-    ro.on_progress = [&](const progress_event& ev) {
-        if (ev.what == progress_event::phase::trial_done && ev.finished) {
-            auto now = clock::now();
-            out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
-            if (ev.server_readings)
-                out.sampled.readings.insert(out.sampled.readings.end(), ev.server_readings->begin(),
-                                            ev.server_readings->end());
-        }
-        if (o.on_progress)
-            o.on_progress(ev);
-    };
     ro.sample_period = o.server_sample_period;
-    if (auto t = resolve_target(ro.url, false))
-        add_note(out.message, port_range_check(s, *t));
-    auto r = run(s, ro);
+    body(ro, server);
 
-    std::string stop_problem;
     if (auto st = server.stop(o.stop_timeout); !st)
-        stop_problem = st.err().message;
+        out.message = st.err().message;
     if (auto st = downstream.stop(o.stop_timeout); !st)
-        stop_problem += (stop_problem.empty() ? "downstream " : "; downstream ") + st.err().message;
+        out.message += (out.message.empty() ? "downstream " : "; downstream ") + st.err().message;
+    return out;
+}
 
-    if (!r) {
-        add_note(out.message, r.err().message + (stop_problem.empty() ? "" : "; " + stop_problem));
+/// One scenario under one arm on a fresh server (and a fresh downstream server when the scenario asks for one).
+/// Writes nothing: the caller files the outcome.
+run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a, const run_order& order,
+                    const pinning& pins)
+{
+    run_outcome out;
+    std::optional<result<run_result>> r;
+    auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
+        // The run's own sampler is the only one: its readings of each trial make the suite's server timeline.
+        ro.on_progress = [&](const progress_event& ev) {
+            if (ev.what == progress_event::phase::trial_done && ev.finished) {
+                auto now = clock::now();
+                out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
+                if (ev.server_readings)
+                    out.sampled.readings.insert(out.sampled.readings.end(), ev.server_readings->begin(),
+                                                ev.server_readings->end());
+            }
+            if (o.on_progress)
+                o.on_progress(ev);
+        };
+        if (auto t = resolve_target(ro.url, false))
+            add_note(out.message, port_range_check(s, *t));
+        r = run(s, ro);
+    });
+    if (!servers.started) {
+        out.message = servers.message;
         return out;
     }
-    auto& res = *r;
+    const auto& stop_problem = servers.message;
+    if (!*r) {
+        add_note(out.message, r->err().message + (stop_problem.empty() ? "" : "; " + stop_problem));
+        return out;
+    }
+    auto& res = r->value();
     res.arm = a;
     res.order = order;
     res.affinity = pins.text;
@@ -306,6 +336,129 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
     return {};
 }
 
+/// Turns between the arms' capacity searches: one step at a time, the arms in their order, skipping those done.
+class step_turns {
+public:
+    explicit step_turns(std::size_t arms) : active_(arms, true) {}
+
+    /// Waits for arm `k`'s turn; false when it did not come within `limit`.
+    bool acquire(std::size_t k, std::chrono::minutes limit)
+    {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, limit, [&] { return current_ == k; });
+    }
+    /// Ends arm `k`'s turn: the next active arm's comes.
+    void release(std::size_t k)
+    {
+        std::lock_guard lock(mutex_);
+        advance_from(k);
+        changed_.notify_all();
+    }
+    /// Arm `k` takes no more turns (its search ended or its server did not start).
+    void leave(std::size_t k)
+    {
+        std::lock_guard lock(mutex_);
+        active_[k] = false;
+        if (current_ == k)
+            advance_from(k);
+        changed_.notify_all();
+    }
+
+private:
+    void advance_from(std::size_t k)
+    {
+        auto n = active_.size();
+        for (std::size_t i = 1; i <= n; ++i)
+            if (active_[(k + i) % n]) {
+                current_ = (k + i) % n;
+                return;
+            }
+        current_ = n;
+    }
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<bool> active_;
+    std::size_t current_ = 0;
+};
+
+/// A scenario with a `capacity` object under every arm: each arm's search on its own fresh server, the steps
+/// interleaved across arms (one step of each in turn). Writes the suite's capacity files; the ledger is left to the
+/// fixed-rate runs (docs/suites.md).
+result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const scenario& s,
+                                                   const std::vector<arm_spec>& arms, const pinning& pins)
+{
+    capacity_spec spec = *s.capacity;
+    capacity_spec from_command_line;
+    from_command_line.step_duration = o.override_values.duration;
+    from_command_line.step_warmup = o.override_values.warmup;
+    from_command_line.trials = o.override_values.trials;
+    spec.merge(from_command_line);
+    auto plan = make_capacity_plan(spec);
+    if (!plan)
+        return fail("scenario " + s.name + ": " + plan.err().message);
+    step_turns turns(arms.size());
+    std::vector<capacity_record> records(arms.size());
+    std::vector<suite_entry> entries(arms.size());
+    std::vector<std::thread> searches;
+    for (std::size_t k = 0; k < arms.size(); ++k) {
+        auto& e = entries[k];
+        e.suite = o.suite;
+        e.scenario = s.name;
+        e.model = arms[k].model;
+        e.arm = arms[k].name;
+        e.started_at = utc_timestamp();
+        searches.emplace_back([&, k] {
+            auto start = clock::now();
+            auto& rec = records[k];
+            rec.scenario = s.name;
+            rec.arm = arms[k].name.empty() ? arms[k].model : arms[k].name;
+            rec.model = arms[k].model;
+            rec.slo = plan->slo;
+            rec.connections = plan->connections.describe();
+            auto wrap = [&](const capacity_step_body& body) -> result<capacity_step> {
+                if (!turns.acquire(k, std::chrono::minutes{30}))
+                    return fail("the other arms' steps took more than 30 minutes");
+                auto st = body();
+                turns.release(k);
+                return st;
+            };
+            auto on_step = [&](const capacity_step& st, const run_result& r) {
+                if (rec.run_id.empty())
+                    rec.run_id = r.run_id;
+                if (o.on_capacity_step)
+                    o.on_capacity_step(s.name, rec.arm, st);
+            };
+            auto servers = with_servers(o, s, arms[k], pins, [&](run_options& ro, const server_process&) {
+                ro.on_progress = o.on_progress;
+                rec.result = run_capacity(s, ro, *plan, on_step, wrap);
+            });
+            turns.leave(k);
+            if (!servers.started) {
+                rec.result.what = capacity_result::outcome::stopped;
+                rec.result.stop_reason = servers.message;
+            }
+            entries[k].run_id = rec.run_id;
+            entries[k].seconds = std::chrono::duration<double>(clock::now() - start).count();
+            entries[k].status =
+                rec.result.what == capacity_result::outcome::stopped ? run_status::failed : run_status::ok;
+            entries[k].message = format_capacity_line(rec.result, rec.slo);
+            add_note(entries[k].message, servers.started ? servers.message : "");
+        });
+    }
+    for (auto& t : searches)
+        t.join();
+    auto paths = capacity_paths_for(o.out_dir / (o.suite + ".csv"));
+    for (std::size_t k = 0; k < arms.size(); ++k) {
+        if (!records[k].run_id.empty())
+            if (auto w = write_capacity(records[k], paths); !w)
+                return w.err();
+        if (o.on_run_done)
+            o.on_run_done(entries[k], nullptr);
+    }
+    return entries;
+}
+
 /// Restores this process's CPU mask when the suite ends.
 class pin_guard {
 public:
@@ -390,6 +543,15 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     std::size_t index = 0;
     for (std::size_t si = 0; si < scenarios.size(); ++si) {
         const auto& s = scenarios[si];
+        if (s.capacity && !not_runnable[si]) {
+            auto searched = run_capacity_arms(o, s, arms, pins);
+            if (!searched)
+                return searched.err();
+            entries.insert(entries.end(), searched->begin(), searched->end());
+            if (o.stop && o.stop->load())
+                break;
+            continue;
+        }
         unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
         scenario per_server = s;
         if (interleaved)

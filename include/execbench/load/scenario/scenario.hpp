@@ -72,6 +72,22 @@ struct scale_label {
     std::string reason;      ///< why a limit decided, e.g. "the server needs about 30,064 open files, may open 20,000"
 };
 
+/// How a capacity search runs this scenario (scenario key "capacity", or bench-load's --capacity flags; unset fields
+/// take the defaults of load/capacity.hpp). docs/scenarios.md lists the keys.
+struct capacity_spec {
+    std::optional<std::string> slo;          ///< --slo grammar, e.g. "p99<=250ms,errors=0,unsent=0"
+    std::optional<std::uint32_t> connections;  ///< fixed; unset: they follow the rate
+    std::optional<double> connections_per_rps;  ///< following the rate: connections per req/s
+    std::optional<double> start_rate;
+    std::optional<double> max_rate;
+    std::optional<double> resolution_percent;
+    std::optional<std::uint32_t> trials;  ///< bisections of the boundary
+    std::optional<std::string> step_duration;
+    std::optional<std::string> step_warmup;
+    /// Fields set in `over` replace these.
+    void merge(const capacity_spec& over);
+};
+
 /// A named scenario, as read from scenarios/<name>.json.
 struct scenario {
     std::string name;            ///< file name without extension
@@ -87,6 +103,7 @@ struct scenario {
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
     server_spec server;
+    std::optional<capacity_spec> capacity;  ///< how a capacity search runs it (bench-load --capacity, bench-suite)
     scale_label scale;  ///< set by scale_scenario, never read from a file
 };
 

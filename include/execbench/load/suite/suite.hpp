@@ -22,6 +22,8 @@
 
 namespace execbench::load {
 
+struct capacity_step;
+
 /// Command-line arguments for bench-server from a scenario's `server.options` ("true" → a bare flag, "false" →
 /// left out, anything else → `--name value`).
 std::vector<std::string> server_option_args(const server_spec& spec);
@@ -77,7 +79,9 @@ struct suite_options {
     std::function<void(const suite_progress&)> on_run_start;
     /// Forwarded from load::run while a run goes on.
     std::function<void(const progress_event&)> on_progress;
-    /// After each run, with its ledger line and (when it ran) its result.
+    /// After each step of a capacity search (scenario, arm, step); steps of different arms never overlap.
+    std::function<void(const std::string&, const std::string&, const capacity_step&)> on_capacity_step;
+    /// After each run, with its ledger line and (when it ran) its result; a capacity search's line has no result.
     std::function<void(const suite_entry&, const run_result*)> on_run_done;
 };
 

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "execbench/load/results/capacity_results.hpp"
+#include "execbench/report/paths.hpp"
+#include "execbench/report/suite_reader.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace execbench::report {
+
+/// The chart file of a capacity scenario, relative to the suite's chart folder: "capacity-<scenario>.png".
+std::string capacity_chart_name(const std::string& scenario);
+
+/// The data the chart script draws a capacity scenario's latency-vs-throughput chart from ("capacity"): each arm's
+/// steps (achieved req/s, p50, p99, met the SLO, generator-bound), its capacity or lower bound, and the SLO's
+/// latency bounds.
+nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scenario);
+
+/// "1,960 req/s (95 % 1,910–2,000)", "≥ 3,200 req/s (generator-bound: a lower bound)", "below 1 req/s", ...
+std::string capacity_cell(const load::capacity_result& r);
+
+/// Server CPU per request at one rate every arm ran and passed (the efficiency figure).
+struct capacity_efficiency {
+    double rate = 0;                             ///< offered req/s, the same for every arm
+    std::map<std::string, double> cpu_micros;    ///< arm → server CPU µs per successful request
+    std::map<std::string, double> achieved_rps;  ///< arm → what it answered at that rate
+};
+/// The highest offered rate at which every arm had a step that met the SLO and was not generator-bound (the bracket's
+/// rates are the same for every arm), with each arm's CPU per request there; nothing when there is no such rate.
+std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::string, load::capacity_record>& arms);
+
+/// The suite page's capacity section: the table, each scenario's chart and the efficiency figure; "" when the suite
+/// has no capacity search.
+std::string capacity_section(const suite_data& s, const report_paths& paths);
+
+/// The README's capacity table over `shown` suites (suite, scenario, one capacity per arm, SLO); "" when none has
+/// a capacity search.
+std::string capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
+                              const report_paths& paths);
+
+}  // namespace execbench::report

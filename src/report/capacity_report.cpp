@@ -1,0 +1,245 @@
+#include "execbench/report/capacity_report.hpp"
+
+#include "execbench/core/text.hpp"
+#include "execbench/load/run/slo.hpp"
+#include "execbench/report/charts.hpp"
+#include "execbench/report/markdown.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace execbench::report {
+
+namespace {
+
+std::string rps_text(double v)
+{
+    return grouped(static_cast<std::uint64_t>(std::llround(std::max(0.0, v))));
+}
+
+/// The arms of `s` that searched `scenario`, in the suite's arm order.
+std::vector<const load::capacity_record*> searches_of(const suite_data& s, const std::string& scenario)
+{
+    std::vector<const load::capacity_record*> out;
+    auto it = s.capacity.find(scenario);
+    if (it == s.capacity.end())
+        return out;
+    for (const auto& m : s.models)
+        if (auto r = it->second.find(m); r != it->second.end())
+            out.push_back(&r->second);
+    return out;
+}
+
+/// Steps a figure can stand on: they met the SLO and the generator kept up.
+bool clean_pass(const load::capacity_step& st)
+{
+    return st.met_slo && !st.generator_bound && st.achieved_rps > 0;
+}
+
+}  // namespace
+
+std::string capacity_chart_name(const std::string& scenario)
+{
+    return "capacity-" + scenario + ".png";
+}
+
+std::string capacity_cell(const load::capacity_result& r)
+{
+    using outcome = load::capacity_result::outcome;
+    switch (r.what) {
+    case outcome::measured:
+        return rps_text(r.capacity_rps) + " req/s (95 % " + rps_text(r.low_rps) + "–" + rps_text(r.high_rps) + ")";
+    case outcome::generator_bound:
+        return r.capacity_rps > 0 ? "≥ " + rps_text(r.capacity_rps) + " req/s (generator-bound: a lower bound)"
+                                  : "not measured (generator-bound from the first step)";
+    case outcome::above_max: return "≥ " + rps_text(r.capacity_rps) + " req/s (the highest rate searched)";
+    case outcome::below_min:
+        return "below " + rps_text(r.steps.empty() ? 0 : r.steps.back().offered_rps) + " req/s (no step met the SLO)";
+    case outcome::stopped: break;
+    }
+    return "not measured (" + r.stop_reason + ")";
+}
+
+nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scenario)
+{
+    nlohmann::json j;
+    j["kind"] = "capacity";
+    j["all_arms"] = s.models;
+    auto searches = searches_of(s, scenario);
+    std::string slo = searches.empty() ? "" : searches.front()->slo;
+    j["title"] = scenario + ": latency against achieved throughput, one point per step (SLO " + slo + ")";
+    j["bounds"] = nlohmann::json::array();
+    if (auto gates = load::parse_slo(slo))
+        for (const auto& g : *gates)
+            if (g.metric.rfind("latency_millis_", 0) == 0)
+                j["bounds"].push_back({{"label", g.text}, {"millis", g.limit}});
+    j["arms"] = nlohmann::json::array();
+    for (const auto* r : searches) {
+        nlohmann::json a;
+        a["arm"] = r->arm;
+        a["outcome"] = load::to_string(r->result.what);
+        a["capacity_rps"] = r->result.capacity_rps;
+        a["lower_bound"] = r->result.lower_bound();
+        a["label"] = capacity_cell(r->result);
+        if (r->result.what == load::capacity_result::outcome::measured) {
+            a["low_rps"] = r->result.low_rps;
+            a["high_rps"] = r->result.high_rps;
+        }
+        // Steps in the order of their achieved rate, so p50 and p99 read as curves.
+        auto steps = r->result.steps;
+        std::sort(steps.begin(), steps.end(),
+                  [](const auto& x, const auto& y) { return x.achieved_rps < y.achieved_rps; });
+        for (const auto& st : steps) {
+            if (st.achieved_rps <= 0 || st.p99_millis <= 0)
+                continue;  // no successful response: no latency to draw
+            a["achieved_rps"].push_back(st.achieved_rps);
+            a["p50"].push_back(st.p50_millis);
+            a["p99"].push_back(st.p99_millis);
+            a["met_slo"].push_back(st.met_slo);
+            a["generator_bound"].push_back(st.generator_bound);
+        }
+        if (a.contains("achieved_rps"))
+            j["arms"].push_back(a);
+    }
+    return j;
+}
+
+std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::string, load::capacity_record>& arms)
+{
+    if (arms.empty())
+        return std::nullopt;
+    // Offered rates (rounded to whole req/s) each arm passed cleanly, with that step.
+    std::map<std::string, std::map<long long, const load::capacity_step*>> passed;
+    for (const auto& [arm, rec] : arms)
+        for (const auto& st : rec.result.steps)
+            if (clean_pass(st))
+                passed[arm][std::llround(st.offered_rps)] = &st;
+    if (passed.size() != arms.size())
+        return std::nullopt;
+    std::optional<long long> common;
+    for (const auto& [rate, step] : passed.begin()->second) {
+        bool everywhere =
+            std::all_of(passed.begin(), passed.end(), [&](const auto& p) { return p.second.count(rate) > 0; });
+        if (everywhere)
+            common = rate;  // the map is sorted: the last one is the highest
+    }
+    if (!common)
+        return std::nullopt;
+    capacity_efficiency e;
+    e.rate = double(*common);
+    for (const auto& [arm, steps] : passed) {
+        const auto* st = steps.at(*common);
+        // cpu_percent is of one core: (percent / 100) CPU-seconds per second over achieved requests per second.
+        e.cpu_micros[arm] = st->server_cpu_percent / 100.0 / st->achieved_rps * 1e6;
+        e.achieved_rps[arm] = st->achieved_rps;
+    }
+    return e;
+}
+
+std::string capacity_section(const suite_data& s, const report_paths& paths)
+{
+    if (s.capacity_scenarios.empty())
+        return {};
+    std::ostringstream md;
+    md << "## Capacity\n\n"
+       << "The highest open-loop rate at which each arm met its scenario's SLO, found by `bench-suite`'s search "
+          "(bracket by doubling, bisect to the scenario's resolution, repeat the bisection at the boundary; the 95 % "
+          "interval is a bootstrap over the repeated bisections: "
+          "[methodology]("
+       << paths.methodology_link
+       << "#capacity-the-highest-rate-that-meets-an-slo)). Each arm ran on its own "
+          "fresh server, one step of each arm in turn. A `≥` figure is a lower bound, not the arm's capacity: the "
+          "generator, not the server, limited the next step, or the search reached its highest rate.\n\n";
+    std::vector<std::string> header{"scenario", "SLO", "connections"};
+    header.insert(header.end(), s.models.begin(), s.models.end());
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& sc : s.capacity_scenarios) {
+        auto searches = searches_of(s, sc);
+        if (searches.empty())
+            continue;
+        std::vector<std::string> r{sc, "`" + cell_escape(searches.front()->slo) + "`",
+                                   cell_escape(searches.front()->connections)};
+        for (const auto& m : s.models) {
+            auto it = s.capacity.at(sc).find(m);
+            r.push_back(it == s.capacity.at(sc).end() ? "–" : cell_escape(capacity_cell(it->second.result)));
+        }
+        rows.push_back(std::move(r));
+    }
+    md << markdown_table(header, rows) << "\n";
+
+    md << "**Efficiency: server CPU per request at a common rate** (µs of server CPU per successful request, from the "
+          "10 Hz samples of the step; the rate is the highest bracket step every arm met the SLO at, so every arm did "
+          "the same work):\n\n";
+    std::vector<std::string> eheader{"scenario", "rate"};
+    eheader.insert(eheader.end(), s.models.begin(), s.models.end());
+    std::vector<std::vector<std::string>> erows;
+    for (const auto& sc : s.capacity_scenarios) {
+        auto e = common_rate_efficiency(s.capacity.at(sc));
+        std::vector<std::string> r{sc, e ? rps_text(e->rate) + " req/s" : "no rate every arm passed"};
+        for (const auto& m : s.models) {
+            if (!e || !e->cpu_micros.count(m)) {
+                r.emplace_back("–");
+                continue;
+            }
+            r.push_back(num(e->cpu_micros.at(m), e->cpu_micros.at(m) < 10 ? 1 : 0) + " µs");
+        }
+        erows.push_back(std::move(r));
+    }
+    md << markdown_table(eheader, erows) << "\n";
+
+    for (const auto& sc : s.capacity_scenarios) {
+        md << "### " << sc << " (capacity)\n\n";
+        if (s.descriptions.count(sc))
+            md << s.descriptions.at(sc) << "\n\n";
+        for (const auto* r : searches_of(s, sc)) {
+            std::size_t bound = std::count_if(r->result.steps.begin(), r->result.steps.end(),
+                                              [](const auto& st) { return st.generator_bound; });
+            md << "- " << r->arm << ": " << capacity_cell(r->result) << "; " << r->result.steps.size()
+               << " steps, estimates";
+            for (auto e : r->result.estimates)
+                md << " " << rps_text(e);
+            if (r->result.estimates.empty())
+                md << " none";
+            if (bound > 0)
+                md << "; the last step was generator-bound: " << cell_escape(r->result.steps.back().note);
+            md << "\n";
+        }
+        auto data = capacity_chart_data(s, sc);
+        if (!data["arms"].empty())
+            md << "\n![" << sc << " capacity](" << s.name << "/" << capacity_chart_name(sc) << ")\n<!-- chart data "
+               << fnv1a_hex(data.dump()) << " -->\n";
+        md << "\n";
+    }
+    return md.str();
+}
+
+std::string capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
+                              const report_paths& paths)
+{
+    std::vector<std::vector<std::string>> rows;
+    for (const auto* s : shown)
+        for (const auto& sc : s->capacity_scenarios) {
+            auto searches = searches_of(*s, sc);
+            if (searches.empty())
+                continue;
+            std::vector<std::string> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md#capacity)", sc};
+            for (const auto& m : arms) {
+                auto it = s->capacity.at(sc).find(m);
+                r.push_back(it == s->capacity.at(sc).end() ? "–" : cell_escape(capacity_cell(it->second.result)));
+            }
+            r.push_back("`" + cell_escape(searches.front()->slo) + "`");
+            rows.push_back(std::move(r));
+        }
+    if (rows.empty())
+        return {};
+    std::vector<std::string> header{"suite", "scenario"};
+    header.insert(header.end(), arms.begin(), arms.end());
+    header.emplace_back("SLO");
+    return "\nCapacity: the highest open-loop rate each arm sustained within the scenario's SLO, with its 95 % "
+           "interval; `≥` marks a lower bound (the generator, not the server, stopped the search):\n\n" +
+           markdown_table(header, rows);
+}
+
+}  // namespace execbench::report

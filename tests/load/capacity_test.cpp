@@ -1,0 +1,327 @@
+#include "execbench/load/run/capacity.hpp"
+
+#include "execbench/load/results/capacity_results.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace execbench::load;
+
+namespace {
+
+/// A server whose SLO boundary for the t-th bisection is boundaries[t % size]: steps at or below it pass.
+struct fake_server {
+    std::vector<double> boundaries;
+    double generator_limit = 1e12;  ///< steps at or above this are generator-bound
+    unsigned calls = 0;
+    std::vector<std::string> phases;
+
+    capacity_step_function step()
+    {
+        return [this](double rate, const std::string& phase) -> execbench::result<capacity_step> {
+            ++calls;
+            phases.push_back(phase);
+            // "bracket" and "bisect 1" share the first boundary; "bisect N" uses the N-th.
+            std::size_t trial = phase.rfind("bisect ", 0) == 0 ? std::stoul(phase.substr(7)) - 1 : 0;
+            capacity_step s;
+            s.achieved_rps = rate;
+            s.generator_bound = rate >= generator_limit;
+            s.met_slo = rate <= boundaries[trial % boundaries.size()];
+            return s;
+        };
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the search brackets, bisects to the resolution and brackets the true capacity", "[load][capacity]")
+{
+    fake_server server{{1960}};
+    capacity_options o;
+    o.trials = 3;
+    auto r = search_capacity(o, server.step());
+    REQUIRE(r.what == capacity_result::outcome::measured);
+    REQUIRE(r.estimates.size() == 3);
+    for (auto e : r.estimates) {
+        CHECK(e <= 1960);
+        CHECK(e >= 1960 / 1.05);
+    }
+    CHECK(r.capacity_rps <= 1960);
+    CHECK(r.low_rps <= r.capacity_rps);
+    CHECK(r.high_rps >= 1960);  // the top is raised by one resolution step: the boundary lies inside
+    CHECK(r.high_rps <= 1960 * 1.05 * 1.05);
+    CHECK_FALSE(r.lower_bound());
+    // Bracket 100..3200 (6 steps), about 4 bisections, then at most ~6 steps per further trial.
+    CHECK(server.calls < 30);
+    CHECK(r.steps.size() == server.calls);
+    CHECK(r.steps.front().phase == "bracket");
+    CHECK(r.steps.front().index == 1);
+    CHECK(r.steps.back().phase == "bisect 3");
+    for (const auto& s : r.steps)
+        CHECK(s.met_slo == (s.offered_rps <= 1960));
+}
+
+TEST_CASE("a finer resolution narrows the estimates", "[load][capacity]")
+{
+    fake_server server{{12'345}};
+    capacity_options o;
+    o.resolution = 0.01;
+    o.trials = 1;
+    auto r = search_capacity(o, server.step());
+    REQUIRE(r.what == capacity_result::outcome::measured);
+    CHECK(r.capacity_rps <= 12'345);
+    CHECK(r.capacity_rps >= 12'345 / 1.01);
+    // One trial: the interval is the resolution step alone.
+    CHECK(r.low_rps == r.capacity_rps);
+    CHECK(r.high_rps == Approx(r.capacity_rps * 1.01));
+}
+
+TEST_CASE("a start above the capacity walks down to it", "[load][capacity]")
+{
+    fake_server server{{700}};
+    capacity_options o;
+    o.start_rps = 10'000;
+    o.trials = 2;
+    auto r = search_capacity(o, server.step());
+    REQUIRE(r.what == capacity_result::outcome::measured);
+    CHECK(r.capacity_rps <= 700);
+    CHECK(r.capacity_rps >= 700 / 1.05);
+    CHECK_FALSE(r.steps.front().met_slo);
+}
+
+TEST_CASE("a boundary that moves between trials widens the interval over both", "[load][capacity]")
+{
+    fake_server server{{2000, 1800, 2200, 1900, 2100}};
+    capacity_options o;
+    o.trials = 5;
+    auto r = search_capacity(o, server.step());
+    REQUIRE(r.what == capacity_result::outcome::measured);
+    REQUIRE(r.estimates.size() == 5);
+    CHECK(r.capacity_rps >= 1900 / 1.05);
+    CHECK(r.capacity_rps <= 2100);
+    CHECK(r.low_rps < 1900);
+    CHECK(r.high_rps > 2100);
+    // Each later trial found its own boundary, not the first one's.
+    CHECK(r.estimates[1] <= 1800);
+    CHECK(r.estimates[2] >= 2200 / 1.05);
+}
+
+TEST_CASE("a generator-bound step stops the search with a lower bound, labelled so", "[load][capacity]")
+{
+    fake_server server{{50'000}};
+    server.generator_limit = 5'000;
+    capacity_options o;
+    auto r = search_capacity(o, server.step());
+    CHECK(r.what == capacity_result::outcome::generator_bound);
+    CHECK(r.lower_bound());
+    CHECK(r.capacity_rps == 3'200);  // 100, 200, ... 3200 passed; 6400 was generator-bound
+    CHECK(r.steps.back().generator_bound);
+    // The generator-bound step was run twice before the search gave up.
+    REQUIRE(r.steps.size() >= 2);
+    CHECK(r.steps[r.steps.size() - 2].offered_rps == 6'400);
+    CHECK(r.steps[r.steps.size() - 2].generator_bound);
+    auto line = format_capacity_line(r, "p99<=250ms");
+    CHECK(line == "capacity >= 3,200 req/s (generator-bound: a lower bound, not the server's capacity) at p99<=250ms");
+    auto json = format_capacity_json(r, "p99<=250ms", "fixed 10 connections");
+    CHECK(json.find("\"outcome\":\"generator_bound\"") != std::string::npos);
+    CHECK(json.find("\"capacity_rps_low\":null") != std::string::npos);
+    CHECK(json.find("\"lower_bound\":true") != std::string::npos);
+}
+
+TEST_CASE("the search stops at its maximum and minimum rates", "[load][capacity]")
+{
+    capacity_options o;
+    o.max_rps = 10'000;
+    fake_server fast{{1e9}};
+    auto up = search_capacity(o, fast.step());
+    CHECK(up.what == capacity_result::outcome::above_max);
+    CHECK(up.capacity_rps == 10'000);
+    CHECK(up.lower_bound());
+    CHECK(format_capacity_line(up, "p99<1s").find("capacity >= 10,000 req/s") == 0);
+
+    fake_server slow{{0.5}};
+    auto down = search_capacity(o, slow.step());
+    CHECK(down.what == capacity_result::outcome::below_min);
+    CHECK_FALSE(down.lower_bound());
+    CHECK(down.steps.back().offered_rps == 1);
+    CHECK(format_capacity_line(down, "p99<1s") == "capacity: below 1 req/s (no step met the SLO) at p99<1s");
+}
+
+TEST_CASE("a step that cannot run stops the search and says why", "[load][capacity]")
+{
+    unsigned calls = 0;
+    auto step = [&](double, const std::string&) -> execbench::result<capacity_step> {
+        if (++calls == 3)
+            return execbench::fail("server gone");
+        capacity_step s;
+        s.met_slo = true;
+        return s;
+    };
+    auto r = search_capacity(capacity_options{}, step);
+    CHECK(r.what == capacity_result::outcome::stopped);
+    CHECK(r.stop_reason == "server gone");
+    CHECK(r.steps.size() == 2);
+    CHECK(format_capacity_line(r, "p99<1s") == "capacity: not measured (server gone) at p99<1s");
+}
+
+TEST_CASE("capacity options out of range are refused with the reason", "[load][capacity]")
+{
+    capacity_options o;
+    CHECK(validate(o).ok());
+    o.growth = 1;
+    CHECK(validate(o).err().message.find("growth") != std::string::npos);
+    o = {};
+    o.resolution = 0;
+    CHECK(validate(o).err().message.find("resolution") != std::string::npos);
+    o = {};
+    o.start_rps = 0.5;
+    CHECK_FALSE(validate(o).ok());
+    o = {};
+    o.trials = 0;
+    CHECK_FALSE(validate(o).ok());
+}
+
+TEST_CASE("the final line groups digits and gives the interval", "[load][capacity]")
+{
+    capacity_result r;
+    r.capacity_rps = 1960.4;
+    r.low_rps = 1910;
+    r.high_rps = 2000;
+    CHECK(format_capacity_line(r, "p99<=250ms,errors=0") ==
+          "capacity: 1,960 req/s (95 % 1,910\u20132,000) at p99<=250ms,errors=0");
+    auto json = format_capacity_json(r, "p99<=250ms,errors=0", "fixed 600 connections");
+    CHECK(json.find("\"capacity_rps\":1960.4") != std::string::npos);
+    CHECK(json.find("\"capacity_rps_low\":1910") != std::string::npos);
+    CHECK(json.find("\"capacity_rps_high\":2000") != std::string::npos);
+    CHECK(json.find("\"connections\":\"fixed 600 connections\"") != std::string::npos);
+}
+
+TEST_CASE("connections are fixed or follow the rate, and the step scenario says so", "[load][capacity]")
+{
+    capacity_plan plan;
+    CHECK(plan.connections.at(1234.5) == 1235);
+    CHECK(plan.connections.describe() == "connections follow the rate (1 per req/s)");
+    plan.connections.fixed = 600;
+    CHECK(plan.connections.at(1234.5) == 600);
+    CHECK(plan.connections.describe() == "fixed 600 connections");
+    scenario s;
+    s.load.kind = shape::closed;
+    s.trials = 5;
+    auto step = step_scenario(s, plan, 1500);
+    CHECK(step.load.kind == shape::open);
+    CHECK(step.load.rate == 1500);
+    CHECK(step.load.connections == 600);
+    CHECK(step.trials == 1);
+    CHECK(step.load.length == plan.step_length);
+    CHECK(step.warmup == plan.step_warmup);
+}
+
+TEST_CASE("a step reads its figures from a one-trial run and judges it by the SLO", "[load][capacity]")
+{
+    run_result r;
+    r.scenario_used.load.rate = 2000;
+    r.scenario_used.load.connections = 400;
+    trial_result t;
+    t.measured.foreground.count.ok = 5000;
+    t.measured.foreground.count.unsent = 3;
+    stats::process_summary server;
+    server.cpu_percent_avg = 42;
+    server.resident_mb_max = 17;
+    t.server = server;
+    r.trials.push_back(t);
+    auto put = [&](std::string_view name, double v) {
+        metric_spread m;
+        m.name = std::string(name);
+        m.spread.median = m.spread.min = m.spread.max = v;
+        r.summary.push_back(m);
+    };
+    put(metric::requests_per_second, 1990);
+    put(metric::requests_ok, 5000);
+    put(metric::requests_error, 0);
+    put(metric::requests_unsent, 3);
+    put(metric::latency_millis_p50, 101);
+    put(metric::latency_millis_p90, 120);
+    put(metric::latency_millis_p99, 180);
+    auto gates = parse_slo("p99<=250ms,errors=0,unsent=0");
+    REQUIRE(gates.ok());
+    auto s = step_from_run(r, *gates);
+    CHECK(s.offered_rps == 2000);
+    CHECK(s.achieved_rps == 1990);
+    CHECK(s.connections == 400);
+    CHECK(s.p99_millis == 180);
+    CHECK(s.unsent == 3);
+    CHECK(s.server_cpu_percent == 42);
+    CHECK(s.server_rss_mb == 17);
+    CHECK_FALSE(s.met_slo);  // three unsent requests break unsent=0
+    CHECK(s.note.find("unsent=0") != std::string::npos);
+    auto lenient = parse_slo("p99<=250ms,errors=0");
+    CHECK(step_from_run(r, *lenient).met_slo);
+}
+
+TEST_CASE("capacity files read back what was written", "[load][capacity]")
+{
+    temp_dir dir;
+    fake_server server{{1960}};
+    capacity_record rec;
+    rec.run_id = "r1";
+    rec.scenario = "capacity-io";
+    rec.arm = "pool";
+    rec.model = "pool";
+    rec.slo = "p99<=250ms,errors=0";
+    rec.connections = "fixed 600 connections";
+    rec.result = search_capacity(capacity_options{}, server.step());
+    rec.result.steps.front().note = "p99<=250ms: measured 300ms, \"median\"";
+    auto paths = capacity_paths_for(dir.path / "cap.csv");
+    CHECK(paths.steps == dir.path / "cap-capacity-steps.csv");
+    CHECK(paths.summary == dir.path / "cap-capacity.csv");
+    REQUIRE(write_capacity(rec, paths).ok());
+    capacity_record bound = rec;
+    bound.run_id = "r2";
+    bound.arm = "loop";
+    bound.result.what = capacity_result::outcome::generator_bound;
+    bound.result.steps.resize(2);
+    REQUIRE(write_capacity(bound, paths).ok());
+    auto back = read_capacity(paths);
+    REQUIRE(back.ok());
+    REQUIRE(back->size() == 2);
+    const auto& a = (*back)[0];
+    CHECK(a.arm == "pool");
+    CHECK(a.connections == "fixed 600 connections");
+    CHECK(a.result.what == capacity_result::outcome::measured);
+    CHECK(a.result.capacity_rps == Approx(rec.result.capacity_rps).margin(0.1));
+    CHECK(a.result.high_rps == Approx(rec.result.high_rps).margin(0.1));
+    REQUIRE(a.result.estimates.size() == rec.result.estimates.size());
+    REQUIRE(a.result.steps.size() == rec.result.steps.size());
+    CHECK(a.result.steps.front().note == rec.result.steps.front().note);
+    CHECK(a.result.steps.back().phase == rec.result.steps.back().phase);
+    CHECK(a.result.steps[3].met_slo == rec.result.steps[3].met_slo);
+    CHECK((*back)[1].result.what == capacity_result::outcome::generator_bound);
+    CHECK((*back)[1].result.steps.size() == 2);
+}
+
+TEST_CASE("a step generator-bound once is run again and the search goes on", "[load][capacity]")
+{
+    unsigned bound_left = 1;
+    auto step = [&](double rate, const std::string&) -> execbench::result<capacity_step> {
+        capacity_step s;
+        s.achieved_rps = rate;
+        s.met_slo = rate <= 1960;
+        s.generator_bound = rate == 800 && bound_left > 0;
+        if (s.generator_bound)
+            --bound_left;
+        return s;
+    };
+    capacity_options o;
+    o.trials = 1;
+    auto r = search_capacity(o, step);
+    CHECK(r.what == capacity_result::outcome::measured);
+    CHECK(r.capacity_rps <= 1960);
+    CHECK(r.capacity_rps >= 1960 / 1.05);
+    REQUIRE(r.steps.size() > 4);
+    CHECK(r.steps[3].generator_bound);
+    CHECK(r.steps[4].offered_rps == 800);
+    CHECK_FALSE(r.steps[4].generator_bound);
+}

@@ -1,0 +1,96 @@
+#include "execbench/report/capacity_report.hpp"
+
+#include "execbench/report/headline.hpp"
+#include "execbench/report/markdown.hpp"
+#include "support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace execbench;
+using namespace execbench::report;
+using execbench::test_support::temp_dir;
+
+namespace {
+
+/// A search of a server whose SLO boundary is `boundary` req/s and whose CPU per request is `micros` µs.
+load::capacity_record search(const std::string& arm, double boundary, double micros, double generator_limit = 1e12)
+{
+    auto step = [=](double rate, const std::string&) -> result<load::capacity_step> {
+        load::capacity_step s;
+        s.achieved_rps = rate;
+        s.p50_millis = 100;
+        s.p99_millis = rate <= boundary ? 120 : 400;
+        s.server_cpu_percent = rate * micros / 1e6 * 100;
+        s.met_slo = rate <= boundary;
+        s.generator_bound = rate >= generator_limit;
+        return s;
+    };
+    load::capacity_record r;
+    r.run_id = "run-" + arm;
+    r.scenario = "capacity-io-100";
+    r.arm = arm;
+    r.model = arm;
+    r.slo = "p99<=250ms,errors=0,unsent=0";
+    r.connections = "fixed 1,000 connections";
+    r.result = load::search_capacity(load::capacity_options{}, step);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a suite's capacity searches read back into its page, chart data and the README headline",
+          "[report][capacity]")
+{
+    temp_dir dir;
+    auto suite_dir = dir.path / "capacity";
+    std::filesystem::create_directories(suite_dir);
+    auto paths = load::capacity_paths_for(suite_dir / "capacity.csv");
+    REQUIRE(load::write_capacity(search("pool", 1960, 60), paths).ok());
+    REQUIRE(load::write_capacity(search("loop", 50'000, 20, 6'000), paths).ok());
+
+    auto s = read_suite(suite_dir);
+    REQUIRE(s.ok());
+    REQUIRE(s->capacity_scenarios == std::vector<std::string>{"capacity-io-100"});
+    REQUIRE(s->models == std::vector<std::string>{"pool", "loop"});
+    const auto& pool = s->capacity.at("capacity-io-100").at("pool");
+    CHECK(pool.result.what == load::capacity_result::outcome::measured);
+    CHECK(capacity_cell(pool.result).find(" req/s (95 % ") != std::string::npos);
+    const auto& loop = s->capacity.at("capacity-io-100").at("loop");
+    CHECK(capacity_cell(loop.result) == "≥ 3,200 req/s (generator-bound: a lower bound)");
+
+    // Both arms passed the bracket's 100 ... 1,600 req/s; 1,600 is the highest rate they share.
+    auto e = common_rate_efficiency(s->capacity.at("capacity-io-100"));
+    REQUIRE(e);
+    CHECK(e->rate == 1600);
+    CHECK(e->cpu_micros.at("pool") == Approx(60));
+    CHECK(e->cpu_micros.at("loop") == Approx(20));
+
+    auto chart = capacity_chart_data(*s, "capacity-io-100");
+    CHECK(chart["kind"] == "capacity");
+    REQUIRE(chart["arms"].size() == 2);
+    CHECK(chart["bounds"][0]["millis"] == 250);
+    CHECK(chart["arms"][1]["lower_bound"] == true);
+    CHECK(chart["arms"][0]["achieved_rps"].size() == pool.result.steps.size());
+
+    report_paths rp;
+    auto page = suite_markdown(*s, rp);
+    CHECK(page.find("## Capacity") != std::string::npos);
+    CHECK(page.find("capacity-capacity-io-100.png") != std::string::npos);
+    CHECK(page.find("≥ 3,200 req/s (generator-bound: a lower bound)") != std::string::npos);
+    CHECK(page.find("60 µs") != std::string::npos);
+    CHECK(page.find("## Per scenario") == std::string::npos);  // no fixed-rate scenario ran
+
+    auto readme = headline_block({*s}, rp);
+    CHECK(readme.find("Capacity: the highest open-loop rate") != std::string::npos);
+    CHECK(readme.find("capacity-io-100") != std::string::npos);
+}
+
+TEST_CASE("no common passing rate gives no efficiency figure", "[report][capacity]")
+{
+    std::map<std::string, load::capacity_record> arms;
+    arms["pool"] = search("pool", 1960, 60);
+    auto never = search("fiber", 0.5, 10);
+    arms["fiber"] = never;
+    CHECK_FALSE(common_rate_efficiency(arms));
+    CHECK_FALSE(common_rate_efficiency({}));
+}
