@@ -266,7 +266,7 @@ result<capacity_plan> make_capacity_plan(const capacity_spec& spec)
     plan.slo = spec.slo.value_or(std::string(default_capacity_slo));
     auto gates = parse_slo(plan.slo);
     if (!gates)
-        return gates.err();
+        return fail("capacity.slo: " + gates.err().message);
     plan.gates = std::move(*gates);
     plan.connections.fixed = spec.connections;
     if (spec.connections && *spec.connections == 0)

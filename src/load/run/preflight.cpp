@@ -3,7 +3,6 @@
 #include "execbench/http/url.hpp"
 #include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/scenario/open_files.hpp"
-#include "execbench/load/suite/suite.hpp"
 
 #include "execbench/load/run/http_get.hpp"
 

@@ -2,7 +2,6 @@
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/scenario/open_files.hpp"
-#include "execbench/load/suite/suite.hpp"
 
 #include <algorithm>
 #include <array>
