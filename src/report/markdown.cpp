@@ -268,6 +268,13 @@ void context_section(std::ostringstream& md, const suite_data& s, const report_p
        << ".csv) and the files beside it; how to read them: [methodology](" << paths.methodology_link << ").\n\n";
 }
 
+/// How the runs compare with their file, in a table cell: "ran shorter", "ran longer", or both ways.
+std::string ran_text(settings_change c)
+{
+    return c == settings_change::different ? "ran shorter in some settings, longer in others"
+                                           : "ran " + std::string(to_string(c));
+}
+
 void scenario_table(std::ostringstream& md, const suite_data& s)
 {
     std::vector<std::vector<std::string>> rows;
@@ -290,8 +297,8 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
                                    get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
             r.push_back(!any                        ? "–"
-                        : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "** (ran " +
-                                                          std::string(to_string(s.file_change.at(sc))) + ")"
+                        : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "** (" +
+                                                          ran_text(s.file_change.at(sc)) + ")"
                                                     : "same");
         r.push_back(cell_escape(server.empty() ? "–" : server));
         r.push_back(cell_escape(desc.empty() ? "–" : desc));
@@ -306,7 +313,7 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
     if (!s.file_settings.empty())
         md << "Runs shown in **bold** under \"scenario file\" differ from their scenario files (bench-suite "
               "overrides): *shorter* or *longer* when every setting that differs went that way (duration, warm-up, "
-              "trials), else *different*; an open loop that falls behind grows its latency with the trial length, so "
+              "trials), else shorter in some and longer in others; an open loop that falls behind grows its latency with the trial length, so "
               "those figures would differ at the file's length.\n\n";
 }
 

@@ -74,7 +74,7 @@ const char* to_string(settings_change c)
     switch (c) {
     case settings_change::shorter: return "shorter";
     case settings_change::longer: return "longer";
-    case settings_change::different: return "different";
+    case settings_change::different: return "shorter and longer";
     }
     return "?";
 }

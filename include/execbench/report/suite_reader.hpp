@@ -48,7 +48,7 @@ struct run_view {
 /// shorter (fewer trials, a shorter duration or warm-up), every one longer, or some each way.
 enum class settings_change { shorter, longer, different };
 
-/// "shorter", "longer", "different".
+/// "shorter", "longer", "shorter and longer".
 const char* to_string(settings_change c);
 
 /// Everything read from `results/<suite>/`.
