@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -252,6 +253,79 @@ TEST_CASE("SLO gates of bench-load: exit 3 naming the broken gate and the measur
     auto bad = run_tool(args("p98<1ms"));
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--slo: 'p98<1ms': unknown metric"));
+}
+
+TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the rest with its own",
+          "[cli][load][integration]")
+{
+    // Issue 23 §9: `bench-load -c 50 -d 5s URL` failed with CLI11's reversed "not expected" list.
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    server_process server({"--model=loop", "--threads", "1"});
+    const auto base = "http://127.0.0.1:" + std::to_string(server.port());
+    {
+        auto r = run_tool({bench_load_path(), "-c", "2", "-d", "500ms", "-t", "1", "-H", "X-Test: 1", "--warmup", "0s",
+                           "--trials", "1", base + "/io?delayInMillis=1"});
+        INFO(r.err << joined(r.out));
+        CHECK(r.code == 0);
+        CHECK_THAT(r.err, Catch::Contains("/io?delayInMillis=1"));
+        REQUIRE_FALSE(r.out.empty());
+        CHECK_THAT(r.out.back(), Catch::Contains(" errors=0 "));
+        auto z = run_tool({bench_load_path(), "-c2", "-z", "300ms", "--warmup", "0s", "--trials", "1", "--quiet",
+                           base + "/io?delayInMillis=1"});
+        CHECK(z.code == 0);
+    }
+    {
+        INFO("another tool's flags get bench-load's spelling, in the order given");
+        auto r = run_tool({bench_load_path(), "--latency", "-q", "10", "--conections", "5", base});
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("bench-load: --latency is wrk's") &&
+                              Catch::Contains("; -q is hey's rate per worker; bench-load takes the total: --rate N") &&
+                              Catch::Contains("; --conections: unknown option; did you mean --connections?"));
+        CHECK(r.err.find("unexpected argument '10'") == std::string::npos);  // the value of -q, not a stray word
+        CHECK(r.err.find("--latency") < r.err.find("-q is"));
+        auto both = run_tool({bench_load_path(), "--url", base, base});
+        CHECK(both.code == 2);
+        CHECK_THAT(both.err, Catch::Contains("excludes"));
+    }
+    {
+        INFO("an explicit / is /, and a URL without a path says what it requests");
+        auto root = run_tool({bench_load_path(), "--url", base + "/", "-d", "1s"});
+        CHECK(root.code == 2);  // bench-server answers / with 404: the pre-flight request says so
+        CHECK_THAT(root.err, Catch::Contains("GET " + base + "/: answered 404"));
+        auto bare = run_tool({bench_load_path(), "--url", base, "-d", "200ms", "--warmup", "0s", "--trials", "1"});
+        CHECK(bare.code == 0);
+        CHECK_THAT(bare.err, Catch::Contains("no path in --url: requesting /epoch-millis") &&
+                                 Catch::Contains("waits 100 ms"));
+    }
+    {
+        INFO("an open loop its connections cannot carry is warned about, and BEHIND has exit status 4");
+        auto r = run_tool({bench_load_path(), "-R", "400", "-c", "2", "-d", "1s", "--warmup", "0s", "--trials", "1",
+                           base + "/io?delayInMillis=100"});
+        INFO(r.err << joined(r.out));
+        CHECK(r.code == 4);
+        // 400 req/s at >= 100 ms need >= 40 connections.
+        CHECK_THAT(r.err, Catch::Contains("2 connection(s) cannot carry --rate 400 at the pre-flight latency of ") &&
+                              Catch::Contains("raise --connections to "));
+        REQUIRE_FALSE(r.out.empty());
+        CHECK_THAT(r.out.back(), Catch::Contains("BEHIND(unsent)"));
+        auto enough = run_tool({bench_load_path(), "-R", "20", "-c", "4", "-d", "500ms", "--warmup", "0s", "--trials",
+                                "1", base + "/io?delayInMillis=100"});
+        CHECK(enough.code == 0);
+        CHECK(enough.err.find("cannot carry") == std::string::npos);
+    }
+    {
+        INFO("a burst on fewer connections than requests is not 'all at once'");
+        auto few = run_tool({bench_load_path(), "-n", "6", "-c", "3", "--warmup", "0s", "--trials", "1", "--quiet",
+                             base + "/io?delayInMillis=1"});
+        CHECK(few.code == 0);
+        CHECK_THAT(few.err, Catch::Contains("6 requests on 3 connections, 3 at a time") &&
+                                Catch::Contains("the wait for a free connection is not in it"));
+        CHECK(few.err.find("all requests at once") == std::string::npos);
+        auto all = run_tool({bench_load_path(), "-n", "3", "-c", "3", "--warmup", "0s", "--trials", "1", "--quiet",
+                             base + "/io?delayInMillis=1"});
+        CHECK_THAT(all.err, Catch::Contains("all requests at once"));
+    }
 }
 
 TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[cli][load][integration]")
