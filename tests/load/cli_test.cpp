@@ -243,9 +243,12 @@ TEST_CASE("SLO gates of bench-load: exit 3 naming the broken gate and the measur
         return quick_load(server.port(), {"--path", "/io?delayInMillis=20", "--connections", "2", "--duration", "300ms",
                                           "--quiet", "--slo", slo});
     };
-    auto kept = run_tool(args("p99<5s,errors=0,unsent=0,rps>=1"));
+    auto kept = run_tool(args("p99<5s,p95<5s,errors=0,unsent=0,rps>=1"));
     INFO(kept.err);
     CHECK(kept.code == 0);
+    // Issue 23 F19: a passing gate says so, with what was measured; p95 (k6's default) is read from the histograms.
+    CHECK_THAT(kept.err, Catch::Contains("bench-load: SLO met: p99<5s: measured ") &&
+                             Catch::Contains(", p95<5s: measured 2") && Catch::Contains("errors=0: measured 0"));
     auto broken = run_tool(args("errors=0,p50<1ms"));
     CHECK(broken.code == 3);
     CHECK_THAT(broken.err, Catch::Contains("SLO broken: p50<1ms: measured 2") && Catch::Contains("ms (median)"));
@@ -326,6 +329,59 @@ TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the res
                              base + "/io?delayInMillis=1"});
         CHECK_THAT(all.err, Catch::Contains("all requests at once"));
     }
+}
+
+TEST_CASE("bench-load's smaller papercuts: JSON counts are integers, a scenario name's start is offered",
+          "[cli][load][integration]")
+{
+    // Issue 23 F19.
+    if (bench_load_path().empty() || bench_server_path().empty())
+        return;
+    server_process server({"--model=loop", "--threads", "1"});
+    const auto base = "http://127.0.0.1:" + std::to_string(server.port());
+    {
+        INFO("JSON counts are integers, other figures rounded");
+        auto r = run_tool({bench_load_path(), "-c", "2", "-d", "300ms", "--warmup", "0s", "--trials", "1", "--quiet",
+                           "--format", "json", base + "/io?delayInMillis=1"});
+        REQUIRE(r.code == 0);
+        REQUIRE_FALSE(r.out.empty());
+        auto summary = nlohmann::json::parse(r.out.back());
+        CHECK(summary["median"]["requests_total"].is_number_integer());
+        CHECK(summary["median"]["requests_error"].is_number_integer());
+        auto wall = summary["median"]["wall_millis"].get<double>();
+        CHECK(std::abs(wall * 1000 - std::round(wall * 1000)) < 1e-6);
+    }
+    {
+        INFO("a scenario name's start lists the scenarios it begins");
+        auto r = run_tool({bench_load_path(), "--scenario", "smoke", "--scenarios-dir", scenarios_dir()});
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("did you mean one of: ") && Catch::Contains("smoketest") &&
+                              Catch::Contains("smoke-burst-io"));
+    }
+    {
+        INFO("a zero duration is not 'missing'");
+        auto r = run_tool({bench_load_path(), "--url", base, "--duration", "0s"});
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("bench-load: --duration: shape closed needs a duration greater than 0"));
+    }
+    if (!bench_report_path().empty()) {
+        INFO("bench-report merge names itself once");
+        auto r = run_tool({bench_report_path(), "merge", "x.hlog", "--from", "5", "--to", "1"});
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("bench-report merge: --to must be after --from"));
+    }
+}
+
+TEST_CASE("bench-server suggests the option meant and names the CPUs it may use", "[cli][server]")
+{
+    if (bench_server_path().empty())
+        return;
+    auto typo = run_tool({bench_server_path(), "--modle=fiber"});
+    CHECK(typo.code == 2);
+    CHECK_THAT(typo.err, Catch::Contains("--modle: unknown option; did you mean --model?"));
+    auto cpus = run_tool({bench_server_path(), "--cpus", "1000", "--port", "0"});
+    CHECK(cpus.code != 0);
+    CHECK_THAT(cpus.err, Catch::Contains("this process may use CPUs "));
 }
 
 TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[cli][load][integration]")
