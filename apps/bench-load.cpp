@@ -201,11 +201,11 @@ int main(int argc, char** argv)
     options.url = url->base;
     if (url->request_target)
         o.path = url->request_target;
-    if (url->note)
-        std::fprintf(stderr, "bench-load: %s\n", url->note->c_str());
     auto applied = load::apply_overrides(s, o);
     if (!applied)
         return apps::usage_error(program, applied.err().message);
+    if (url->note)
+        applied->push_back(*url->note);
     if (!shard_trials)  // a shard of --processes: its parent said so already
         for (const auto& note : *applied)
             std::fprintf(stderr, "bench-load: %s\n", note.c_str());
