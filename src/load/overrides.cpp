@@ -201,6 +201,9 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         auto d = flag_duration("--duration", *o.duration);
         if (!d)
             return d.err();
+        // Said here: the scenario check would call a zero length "missing", which is true only of a file.
+        if (d->count() <= 0)
+            return fail("--duration: " + *o.duration + " is not a duration greater than 0");
         s.load.length = *d;
     }
     if (o.think) {

@@ -108,13 +108,13 @@ result<void> validate_load(const load_spec& l, const std::string& where, const s
         if (l.connections == 0)
             return err("connections", "missing; shape " + shape_name + " needs a number of connections");
         if (l.length.count() <= 0)
-            return err("duration", "shape " + shape_name + " needs a duration greater than 0");
+            return err("duration", "missing; shape " + shape_name + " needs a duration greater than 0");
         if (l.kind == shape::open && l.rate <= 0)
             return err("rate", "missing; shape open needs a rate in requests per second");
         break;
     case shape::ramp:
         if (l.length.count() <= 0 && l.profile != ramp_profile::stages)
-            return err("duration", "a ramp profile needs a duration greater than 0");
+            return err("duration", "missing; a ramp profile needs a duration greater than 0");
         if (l.profile != ramp_profile::stages && l.users == 0)
             return err("users", "missing; a ramp profile needs the peak number of users");
         if (l.profile == ramp_profile::stages && l.stages.empty())

@@ -362,7 +362,7 @@ TEST_CASE("bench-load's smaller papercuts: JSON counts are integers, a scenario 
         INFO("a zero duration is not 'missing'");
         auto r = run_tool({bench_load_path(), "--url", base, "--duration", "0s"});
         CHECK(r.code == 2);
-        CHECK_THAT(r.err, Catch::Contains("bench-load: --duration: shape closed needs a duration greater than 0"));
+        CHECK_THAT(r.err, Catch::Contains("bench-load: --duration: 0s is not a duration greater than 0"));
     }
     if (!bench_report_path().empty()) {
         INFO("bench-report merge names itself once");
