@@ -1,8 +1,11 @@
 // What the four apps share: exit codes, the Ctrl-C flag, and one way of reporting command-line mistakes.
 #pragma once
 
+#include "execbench/load/scenario/scenario_catalogue.hpp"
+
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <csignal>
@@ -10,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace execbench::apps {
 
@@ -18,6 +22,13 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_run_errors = 1;  ///< requests failed, a run failed, results stale
 inline constexpr int exit_usage = 2;       ///< bad command line or input files
 inline constexpr int exit_slo = 3;         ///< an --slo gate was broken
+inline constexpr int exit_behind = 4;      ///< bench-load: an open loop fell behind its rate (requests unsent)
+
+/// Another tool's flag and what to say about it: {"-q", "is hey's rate per worker; ... --rate N"}.
+struct foreign_flag {
+    std::string_view flag;
+    std::string_view instead;
+};
 
 /// Set by the first Ctrl-C; the run ends early and keeps what it measured.
 inline std::atomic<bool> stop_requested{false};
@@ -67,12 +78,58 @@ inline std::string reworded(const CLI::App& app, const std::string& message)
     return flag + ": " + value + " is not " + kind;
 }
 
+/// What to say about one argument CLI11 did not expect: another tool's flag with its execbench spelling, a
+/// misspelt long option with the nearest one ("--modle: unknown option; did you mean --model?"), or a stray word.
+inline std::string unexpected_argument(const CLI::App& app, const std::string& arg,
+                                       const std::vector<foreign_flag>& foreign)
+{
+    const bool is_long = arg.rfind("--", 0) == 0;
+    const std::string name = is_long ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    for (const auto& f : foreign)
+        if (f.flag == name)
+            return name + " " + std::string(f.instead);
+    if (arg.empty() || arg.front() != '-')
+        return "unexpected argument '" + arg + "'";
+    std::vector<std::string> longs;
+    std::optional<std::string> guess;
+    if (is_long) {
+        for (const auto* opt : app.get_options())
+            for (const auto& l : opt->get_lnames())
+                longs.push_back("--" + l);
+        guess = load::closest_match(name, longs);
+        for (const auto& l : longs)
+            if (!guess && l.rfind(name, 0) == 0)
+                guess = l;  // the start of an option: its first
+    }
+    return name + ": unknown option" + (guess ? "; did you mean " + *guess + "?" : std::string{});
+}
+
 /// Parses the command line. Returns the exit code when the app should stop (help, version, or a mistake reported
 /// as "<program>: <what is wrong>" + "Run with --help for the options."), nothing when it should go on.
-inline std::optional<int> parse_command_line(CLI::App& app, std::string_view program, int argc, char** argv)
+/// Arguments it did not expect are named in the order given, each with a hint (`unexpected_argument`).
+inline std::optional<int> parse_command_line(CLI::App& app, std::string_view program, int argc, char** argv,
+                                             const std::vector<foreign_flag>& foreign = {})
 {
     try {
         app.parse(argc, argv);
+    } catch (const CLI::ExtrasError& e) {
+        auto left = app.remaining();
+        std::string what;
+        bool after_flag = false;
+        for (int i = 1; i < argc; ++i) {
+            auto it = std::find(left.begin(), left.end(), std::string(argv[i]));
+            if (it == left.end()) {
+                after_flag = false;
+                continue;
+            }
+            left.erase(it);
+            const bool flag = argv[i][0] == '-';
+            if (!flag && after_flag)
+                continue;  // the value of the unknown flag before it
+            what += (what.empty() ? "" : "; ") + unexpected_argument(app, argv[i], foreign);
+            after_flag = flag;
+        }
+        return usage_error(program, what.empty() ? std::string(e.what()) : what);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {

@@ -30,6 +30,24 @@ namespace {
 
 constexpr std::string_view program = "bench-load";
 
+/// Flags of wrk, wrk2, hey, oha and k6 that bench-load spells otherwise or lacks, with what to write instead.
+const std::vector<execbench::apps::foreign_flag> foreign_flags = {
+    {"--latency", "is wrk's; bench-load always reports p50, p90, p99 and p999"},
+    {"-s", "is wrk's Lua script; bench-load has none: --scenario NAME, or --path, --method, --header, --body-file"},
+    {"--script", "is wrk's Lua script; bench-load has none: --scenario NAME, or --path, --method, --header, "
+                 "--body-file"},
+    {"-q", "is hey's rate per worker; bench-load takes the total: --rate N"},
+    {"-D", "is hey's body file; bench-load's is --body-file FILE"},
+    {"-T", "is hey's content type; bench-load's is --header 'Content-Type: TYPE'"},
+    {"-A", "is hey's Accept header; bench-load's is --header 'Accept: TYPE'"},
+    {"--rps", "is --rate N here"},
+    {"--vus", "is k6's; bench-load's is --connections N (a closed loop), or --shape ramp with --connections as the "
+              "peak users"},
+    {"-u", "is k6's; bench-load's is --connections N"},
+    {"--insecure", "turns off TLS checks elsewhere; bench-load speaks plain http:// only"},
+    {"-k", "turns off TLS checks elsewhere; bench-load speaks plain http:// only"},
+};
+
 /// A run that cannot start: the reason, exit 2 (no --help hint: the command line was fine).
 int cannot_start(const std::string& why)
 {
@@ -113,27 +131,32 @@ int main(int argc, char** argv)
     app.add_flag("--list-suites", list_suites, "List suites and their scenarios");
     app.add_option("--scenarios-dir", scenarios_dir,
                    "Scenario directory (default: ./scenarios, then the installed one)");
-    app.add_option("--url", options.url,
-                   "Server URL; without --scenario and --path its path and query are the request "
-                   "(http://127.0.0.1:8080/io?delayInMillis=5), otherwise it is the server's base")
-        ->capture_default_str();
+    std::optional<std::string> positional_url;
+    auto* url_option = app.add_option("--url", options.url,
+                                      "Server URL; without --scenario and --path its path and query are the request "
+                                      "(http://127.0.0.1:8080/io?delayInMillis=5; / is /), otherwise it is the "
+                                      "server's base")
+                           ->capture_default_str();
+    app.add_option("URL", positional_url, "The URL as the last argument, as wrk, hey and oha take it (= --url URL)")
+        ->excludes(url_option);
     app.add_flag("--allow-remote", options.allow_remote, "Allow a target that is not loopback");
     app.add_option("--path", o.path, "Request path with query (ad-hoc run, or replaces the scenario's requests)");
-    app.add_option("--method", o.method, "Request method");
+    app.add_option("-m,--method", o.method, "Request method");
     app.add_option("--body-file", o.body_file, "Request body file");
-    app.add_option("--header", o.headers, "Request header \"Name: value\" (repeatable)");
+    app.add_option("-H,--header", o.headers, "Request header \"Name: value\" (repeatable)");
     app.add_option("--shape", o.shape,
                    "Load shape: burst, closed, open, ramp (ad-hoc default closed; --rate alone "
                    "implies open, --requests alone burst)");
-    app.add_option("--connections", o.connections, "Connections (ramp: peak users)")
+    app.add_option("-c,--connections", o.connections, "Connections (ramp: peak users)")
         ->check(apps::integer_in(1, 1'000'000, "a number of connections"));
-    app.add_option("--requests", o.requests, "Burst: requests in total")
+    app.add_option("-n,--requests", o.requests, "Burst: requests in total")
         ->check(apps::integer_in(1, 1'000'000'000, "a number of requests"));
-    app.add_option("--rate", o.rate, "Open shape: requests per second")
+    app.add_option("-R,--rate", o.rate, "Open shape: requests per second")
         ->check(apps::number_in(1e-3, 1e8, "a rate in requests per second"));
-    app.add_option("--duration", o.duration, "Closed/open/ramp: how long requests are issued: 500ms, 3s, 2m");
+    app.add_option("-d,-z,--duration", o.duration,
+                   "Closed/open/ramp: how long requests are issued: 500ms, 3s, 2m (-d as wrk, -z as hey and oha)");
     app.add_option("--think", o.think, "Closed/ramp: think time between a response and the next request: 2s or 1s..3s");
-    app.add_option("--threads", threads, "Load-generator threads (default 1)")
+    app.add_option("-t,--threads", threads, "Load-generator threads (default 1)")
         ->check(apps::integer_in(1, 1024, "a number of threads"));
     app.add_option("--cpus", cpus, "Run the generator on these CPUs only, e.g. 1 or 2-3 (sched_setaffinity)");
     app.add_option("--processes", processes,
@@ -189,8 +212,10 @@ int main(int argc, char** argv)
     app.add_option("--server-pid", server_pid, "Pid of the server to sample (default: from /health or the port)")
         ->check(apps::integer_in(1, 4'194'304, "a process id"));
 
-    if (auto code = apps::parse_command_line(app, program, argc, argv))
+    if (auto code = apps::parse_command_line(app, program, argc, argv, foreign_flags))
         return *code;
+    if (positional_url)
+        options.url = *positional_url;
 
     if (list || list_suites) {
         auto dir = load::find_scenario_dir(scenarios_dir);
@@ -258,6 +283,8 @@ int main(int argc, char** argv)
     auto applied = load::apply_overrides(s, o);
     if (!applied)
         return apps::usage_error(program, applied.err().message);
+    if (url->note)
+        applied->push_back(*url->note);
     if (!shard_trials)  // a shard of --processes: its parent said so already
         for (const auto& note : *applied)
             std::fprintf(stderr, "bench-load: %s\n", note.c_str());
@@ -314,6 +341,9 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
     if (auto warning = load::port_range_check(s, *target); !warning.empty())
         std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
+    if (first)
+        if (auto warning = load::open_loop_capacity_warning(s, first->latency))
+            std::fprintf(stderr, "bench-load: warning: %s\n", warning->c_str());
 
     const bool json = format == "json";
     apps::stop_on_sigint();
@@ -406,7 +436,15 @@ int main(int argc, char** argv)
     for (const auto& v : verdicts)
         if (!v.passed)
             std::fprintf(stderr, "bench-load: SLO broken: %s\n", load::describe(v).c_str());
+    if (!verdicts.empty() && !load::slo_broken(verdicts)) {
+        std::string met;
+        for (const auto& v : verdicts)
+            met += (met.empty() ? "" : ", ") + load::describe(v);
+        std::fprintf(stderr, "bench-load: SLO met: %s\n", met.c_str());
+    }
     if (load::slo_broken(verdicts) || (!gates.empty() && r.trials.empty()))
         return apps::exit_slo;
-    return (r.had_errors() || r.partial) ? apps::exit_run_errors : apps::exit_ok;
+    if (r.had_errors() || r.partial)
+        return apps::exit_run_errors;
+    return r.had_unsent() ? apps::exit_behind : apps::exit_ok;
 }

@@ -78,7 +78,14 @@ int main(int argc, char** argv)
     app.add_option("--docs", docs,
                    "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (PNG, SVG)")
         ->capture_default_str();
-    app.add_option("--readme", readme, "README whose headline block is replaced")->capture_default_str();
+    bool no_readme = false;
+    auto* readme_option =
+        app.add_option("--readme", readme,
+                       "README whose headline block is replaced (through a symlink; anything but a regular file is "
+                       "refused)")
+            ->capture_default_str();
+    app.add_flag("--no-readme", no_readme, "Leave every README alone: write (or --check) the pages and charts only")
+        ->excludes(readme_option);
     app.add_option("--suite", suites,
                    "Regenerate only these suites' pages (repeatable; default: every suite under --results); the "
                    "README headline is always built from every suite");
@@ -212,17 +219,26 @@ int main(int argc, char** argv)
         }
     }
     auto out = report::build_report(data, paths, suites);
+    std::filesystem::path readme_file;  // empty: --no-readme
+    if (!no_readme) {
+        auto target = report::readme_target(readme);
+        if (!target) {
+            std::cerr << "bench-report: " << target.err().message << "; nothing written\n";
+            return 2;
+        }
+        readme_file = *target;
+    }
 
     if (check) {
-        auto stale = report::stale_files(out, readme);
+        auto stale = report::stale_files(out, readme_file);
         for (const auto& s : stale)
             std::printf("stale: %s\n", s.c_str());
         if (!stale.empty()) {
             std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
             return 1;
         }
-        std::printf("bench-report --check: %zu page(s), %zu chart(s) and the README headline are up to date\n",
-                    out.files.size(), out.charts.size());
+        std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date\n", out.files.size(),
+                    out.charts.size(), no_readme ? " are" : " and the README headline are");
         return 0;
     }
 
@@ -234,11 +250,12 @@ int main(int argc, char** argv)
                          "give --charts-script or --no-charts");
         }
     }
-    if (auto w = report::write_report(out, readme, script, no_charts ? std::string{} : python); !w) {
+    if (auto w = report::write_report(out, readme_file, script, no_charts ? std::string{} : python); !w) {
         std::cerr << "bench-report: " << w.err().message << "\n";
         return 2;
     }
-    std::printf("bench-report: %zu page(s), %zu chart(s), headline in %s\n", out.files.size(),
-                no_charts ? std::size_t{0} : out.charts.size(), readme.c_str());
+    std::printf("bench-report: %zu page(s), %zu chart(s), %s\n", out.files.size(),
+                no_charts ? std::size_t{0} : out.charts.size(),
+                no_readme ? "README left alone (--no-readme)" : ("headline in " + readme_file.string()).c_str());
     return 0;
 }

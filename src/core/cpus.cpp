@@ -123,7 +123,8 @@ result<void> pin_process(const cpu_list& cpus)
         CPU_SET(c, &set);
     auto pin = [&](pid_t tid) -> result<void> {
         if (::sched_setaffinity(tid, sizeof set, &set) != 0)
-            return fail("cannot run on CPUs " + format_cpu_list(cpus) + ": " + std::strerror(errno));
+            return fail("cannot run on CPUs " + format_cpu_list(cpus) + ": " + std::strerror(errno) +
+                        " (this process may use CPUs " + format_cpu_list(allowed_cpus()) + ")");
         return {};
     };
     // sched_setaffinity acts on one thread; the threads already running are listed in /proc/self/task.

@@ -28,9 +28,9 @@ std::string millis(std::int64_t micros)
 result<merge_result> merge_logs(const merge_options& options)
 {
     if (options.logs.empty())
-        return fail("merge: no interval logs given");
+        return fail("no interval logs given");
     if (options.from_seconds && options.to_seconds && *options.to_seconds <= *options.from_seconds)
-        return fail("merge: --to must be after --from");
+        return fail("--to must be after --from");
     // The texts stay in memory, the histograms are decoded one interval at a time: a long log costs its text only.
     std::vector<std::string> texts;
     merge_result out;
@@ -97,10 +97,10 @@ result<merge_result> merge_logs(const merge_options& options)
         std::string known;
         for (const auto& t : tags_seen)
             known += (known.empty() ? "" : ", ") + (t.empty() ? std::string("(untagged)") : t);
-        return fail("merge: no interval tagged '" + *options.tag + "' (the logs have: " + known + ")");
+        return fail("no interval tagged '" + *options.tag + "' (the logs have: " + known + ")");
     }
     if (out.series.empty())
-        return fail("merge: no interval lies wholly inside the window");
+        return fail("no interval lies wholly inside the window");
     return out;
 }
 

@@ -183,6 +183,39 @@ result<void> draw_charts(const report_output& out, const std::filesystem::path& 
 
 }  // namespace
 
+result<std::filesystem::path> readme_target(const std::filesystem::path& readme)
+{
+    namespace fs = std::filesystem;
+    auto refuse = [&](const std::string& what) -> result<fs::path> {
+        return fail(readme.string() + ": " + what +
+                    "; bench-report writes its headline block only into a regular file (--no-readme leaves the "
+                    "README alone)");
+    };
+    fs::path p = readme;
+    std::error_code ec;
+    // Follow the links as the kernel does, with its limit on their number, so a loop is an error and not a hang.
+    for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+        if (hops == 40)
+            return refuse("too many levels of symbolic links");
+        auto to = fs::read_symlink(p, ec);
+        if (ec)
+            return refuse("cannot read the symbolic link: " + ec.message());
+        p = to.is_absolute() ? to : p.parent_path() / to;
+    }
+    auto st = fs::status(p, ec);
+    if (st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular)
+        return p;
+    if (ec)
+        return refuse("cannot stat: " + ec.message());
+    const char* kind = st.type() == fs::file_type::directory   ? "a directory"
+                       : st.type() == fs::file_type::character ? "a character device"
+                       : st.type() == fs::file_type::block     ? "a block device"
+                       : st.type() == fs::file_type::fifo      ? "a FIFO"
+                       : st.type() == fs::file_type::socket    ? "a socket"
+                                                               : "not a regular file";
+    return refuse(p == readme ? std::string("is ") + kind : "links to " + p.string() + ", " + kind);
+}
+
 std::string expand_charts(std::string_view html)
 {
     constexpr std::string_view open = "<!--svg:";
@@ -228,6 +261,8 @@ result<void> write_report(const report_output& out, const std::filesystem::path&
         for (const auto& l : out.chart_lists)
             if (auto w = write_text(l.path, l.content); !w)
                 return w;
+    if (readme.empty())
+        return {};
     std::string current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};
     return write_text(readme, replace_headline(current, out.readme_block));
 }
@@ -251,6 +286,8 @@ std::vector<std::string> stale_files(const report_output& out, const std::filesy
         for (const auto& p : {c.png, svg_of(c.png)})
             if (!std::filesystem::exists(p))
                 stale.push_back(p.string() + " (missing)");
+    if (readme.empty())
+        return stale;
     auto current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};
     if (replace_headline(current, out.readme_block) != current)
         stale.push_back(readme.string() + " (headline block differs)");

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace execbench;
@@ -334,6 +335,56 @@ TEST_CASE("bench-report exits 2 and writes nothing on missing results, an unknow
     CHECK(run({"--results", (d.path / "results").string(), "--charts-script", failing.string()}) == 2);
     CHECK(read(readme) == "# untouched\n");
     CHECK_FALSE(std::filesystem::exists(docs));
+}
+
+TEST_CASE("bench-report writes the README through a symlink, refuses what is not a regular file, and --no-readme "
+          "leaves it alone",
+          "[report]")
+{
+    // Issue 23 §3: --readme /dev/null turned the device into a regular file, and a symlinked README into a copy.
+    temp_dir d("execbench-report-test");
+    fake_suite(d.path / "results");
+    auto docs = d.path / "docs";
+    auto run = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args{"--results", (d.path / "results").string(), "--docs", docs.string(),
+                                      "--no-charts", "--headline-suites", "s"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return bench_report(args);
+    };
+    auto target = d.path / "real" / "target.md";
+    write(target, "# target\n");
+    auto link = d.path / "link.md";
+    std::filesystem::create_symlink("real/target.md", link);
+    REQUIRE(run({"--readme", link.string()}) == 0);
+    CHECK(std::filesystem::is_symlink(link));
+    CHECK_THAT(read(target), Catch::StartsWith("# target\n") && Catch::Contains("| [s]("));
+    CHECK_FALSE(std::filesystem::exists(d.path / "real" / "target.md.tmp"));
+
+    // A FIFO stands in for /dev/null (a test must not risk the real device); reading it would block, so it must be
+    // refused before anything reads or writes it. A directory, and a link to one, likewise.
+    auto fifo = d.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::filesystem::create_directories(d.path / "dir");
+    std::filesystem::create_symlink("dir", d.path / "dir-link");
+    std::filesystem::remove_all(docs);
+    for (const auto& bad : {fifo, d.path / "dir", d.path / "dir-link"}) {
+        INFO(bad);
+        CHECK(run({"--readme", bad.string()}) == 2);
+        CHECK(run({"--readme", bad.string(), "--check"}) == 2);
+        CHECK_FALSE(std::filesystem::exists(docs));
+    }
+    CHECK(std::filesystem::is_fifo(fifo));
+    CHECK(std::filesystem::is_directory(d.path / "dir"));
+    CHECK(std::filesystem::is_empty(d.path / "dir"));
+    CHECK(std::filesystem::is_symlink(d.path / "dir-link"));
+
+    // --no-readme writes the pages and no README (the default README.md of the working directory included).
+    auto before = read(target);
+    REQUIRE(run({"--no-readme"}) == 0);
+    CHECK(std::filesystem::exists(docs / "s.md"));
+    CHECK(read(target) == before);
+    CHECK(run({"--no-readme", "--check"}) == 1);  // the charts were not drawn, the README is not looked at
+    CHECK(run({"--no-readme", "--readme", link.string()}) == 2);
 }
 
 TEST_CASE("every chart kind draws data in every panel", "[report][charts]")

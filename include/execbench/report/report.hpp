@@ -43,14 +43,20 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
 /// An HTML page with each `<!--svg:PATH-->` replaced by the SVG at PATH (a note when it is missing).
 std::string expand_charts(std::string_view html);
 
+/// The file that the README path `readme` names, through any symlinks, so the block is written into the target and
+/// the link stays a link. An error naming what the path is when that is not a regular file (a device such as
+/// /dev/null, a directory, a FIFO): bench-report never replaces one. A path that does not exist yet is fine.
+result<std::filesystem::path> readme_target(const std::filesystem::path& readme);
+
 /// Draws the charts whose data changed by running `python` on `chart_script` with a JSON list of jobs (skipped when
 /// `python` is empty), then writes the pages, the chart lists and the README block, each through a temporary file.
 /// A failed drawing writes nothing. The chart lists are written only with charts, so --no-charts leaves them stale.
+/// An empty `readme` leaves every README alone (--no-readme); otherwise it is a `readme_target`.
 result<void> write_report(const report_output& out, const std::filesystem::path& readme,
                           const std::filesystem::path& chart_script, const std::string& python);
 
 /// The generated files that are missing or differ from what `out` says they should be (README block included,
-/// PNGs and SVGs checked for existence and by the chart lists).
+/// PNGs and SVGs checked for existence and by the chart lists; no README when `readme` is empty).
 std::vector<std::string> stale_files(const report_output& out, const std::filesystem::path& readme);
 
 }  // namespace execbench::report

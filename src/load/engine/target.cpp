@@ -15,8 +15,13 @@ result<url_reading> read_url_option(std::string_view text, bool ad_hoc, bool has
     const bool has_query = u->target.find_first_of("?#") != std::string::npos;
     if (ad_hoc && !has_path) {
         out.base = "http://" + u->authority();
-        if (u->target != "/")
+        // A path given, "/" included, is the request, as in wrk, oha and hey; only a URL without one takes the
+        // ad-hoc default, and says so.
+        if (text.substr(text.find("://") + 3).find('/') != std::string_view::npos)
             out.request_target = u->target;
+        else
+            out.note = "no path in --url: requesting /epoch-millis, bench-server's endpoint, which waits 100 ms "
+                       "unless ?delayInMillis= says otherwise (give a path, / included, to request that instead)";
         return out;
     }
     if (has_query)

@@ -8,16 +8,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdio>
+
 namespace execbench::load {
 
-result<int> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout)
+result<preflight_answer> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout)
 {
     if (s.mix.empty())
         return fail("the scenario has no request");
     const auto& r = s.mix.front();
     auto path = t.base_path + r.path;
     auto what = r.method + " http://" + t.host_header + path;
+    const auto sent = std::chrono::steady_clock::now();
     auto answer = detail::http_request(t.endpoints.front(), t.host_header, r.method, path, r.headers, r.body, timeout);
+    const auto latency =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - sent);
     if (!answer)
         return fail(what + ": " + answer.err().message);
     if (answer->status < 200 || answer->status >= 300) {
@@ -27,7 +33,26 @@ result<int> preflight(const scenario& s, const target& t, std::chrono::milliseco
                 c = ' ';
         return fail(what + ": answered " + std::to_string(answer->status) + (body.empty() ? "" : ": " + body));
     }
-    return answer->status;
+    return preflight_answer{answer->status, latency};
+}
+
+std::optional<std::string> open_loop_capacity_warning(const scenario& s, std::chrono::microseconds latency)
+{
+    if (s.load.kind != shape::open || s.load.rate <= 0 || latency.count() <= 0)
+        return std::nullopt;
+    const double seconds = static_cast<double>(latency.count()) / 1e6;
+    const double carried = s.load.connections / seconds;
+    if (carried >= s.load.rate)
+        return std::nullopt;
+    const auto needed = static_cast<unsigned long long>(std::ceil(s.load.rate * seconds));
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "%u connection(s) cannot carry --rate %g at the pre-flight latency of %.1f ms: one request in "
+                  "flight per connection carries at most %.0f req/s (Little's law: rate x latency = %llu "
+                  "connections needed), so the run will fall BEHIND and leave requests unsent; raise --connections "
+                  "to %llu or more",
+                  s.load.connections, s.load.rate, seconds * 1e3, carried, needed, needed);
+    return std::string(text);
 }
 
 namespace {

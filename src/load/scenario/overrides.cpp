@@ -63,7 +63,18 @@ shape effective_shape(const scenario& s, const overrides& o, std::vector<std::st
             return shape::open;
         }
         if (o.requests && !o.rate && !o.duration) {
-            notes.push_back("--requests implies --shape burst (all requests at once, as hey's -n)");
+            const std::uint64_t connections = o.connections.value_or(s.load.connections);
+            if (connections >= *o.requests) {
+                notes.push_back("--requests implies --shape burst (all requests at once, as hey's -n)");
+            } else {
+                // The wait for a free connection is the client's queue, and no latency figure holds it.
+                const auto n = std::to_string(*o.requests);
+                const auto c = std::to_string(connections);
+                notes.push_back("--requests implies --shape burst (as hey's -n): " + n + " requests on " + c +
+                                " connections, " + c + " at a time; each latency counts from the request's own "
+                                "send, so the wait for a free connection is not in it (--connections " + n +
+                                " sends them all at once)");
+            }
             return shape::burst;
         }
     }
@@ -190,6 +201,9 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         auto d = flag_duration("--duration", *o.duration);
         if (!d)
             return d.err();
+        // Said here: the scenario check would call a zero length "missing", which is true only of a file.
+        if (d->count() <= 0)
+            return fail("--duration: " + *o.duration + " is not a duration greater than 0");
         s.load.length = *d;
     }
     if (o.think) {

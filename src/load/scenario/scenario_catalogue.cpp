@@ -50,9 +50,16 @@ result<scenario> load_named_scenario(const std::filesystem::path& dir, std::stri
         std::vector<std::string> known;
         for (const auto& e : list_scenarios(dir))
             known.push_back(e.name);
+        std::string starting;  // "smoke" offers smoketest and the smoke-* scenarios
+        for (const auto& k : known)
+            if (k.rfind(name, 0) == 0)
+                starting += (starting.empty() ? "" : ", ") + k;
         auto guess = closest_match(name, known);
-        return fail("scenario '" + std::string(name) + "' not found in " + dir.string() + "/" +
-                    (guess ? "; did you mean " + *guess + "?" : std::string{}) + " (--list-scenarios lists them)");
+        std::string hint = guess ? "; did you mean " + *guess + "?" : std::string{};
+        if (!starting.empty() && !guess)
+            hint = "; did you mean one of: " + starting + "?";
+        return fail("scenario '" + std::string(name) + "' not found in " + dir.string() + "/" + hint +
+                    " (--list-scenarios lists them)");
     }
     return load_scenario_file(path);
 }

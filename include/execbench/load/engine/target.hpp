@@ -23,11 +23,13 @@ struct target {
 };
 
 /// How `--url` is read. An ad-hoc run without --path takes the URL's path and query as its request target (as wrk,
-/// oha and hey do) and the server's root as the base; otherwise the URL is the server's base (its path a prefix of
-/// every request path), and a query in it is an error.
+/// oha and hey do; `/` is `/`) and the server's root as the base; a URL without a path keeps the ad-hoc default,
+/// with a note saying so. Otherwise the URL is the server's base (its path a prefix of every request path), and a
+/// query in it is an error.
 struct url_reading {
     std::string base;                           ///< what resolve_target gets: http://host:port[/prefix]
     std::optional<std::string> request_target;  ///< path with query for the one request of an ad-hoc run
+    std::optional<std::string> note;            ///< what the user should hear about the reading
 };
 result<url_reading> read_url_option(std::string_view url, bool ad_hoc, bool has_path);
 

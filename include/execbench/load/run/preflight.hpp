@@ -6,15 +6,26 @@
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace execbench::load {
 
-/// Sends the first request of the scenario's mix once, before any warm-up. Returns its status when it is 2xx;
-/// otherwise fails with the reason ("connection refused: nothing listens on ...", "no answer within 5000ms",
-/// "answered 404: <the body's start>").
-result<int> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout);
+/// What the pre-flight request got.
+struct preflight_answer {
+    int status = 0;
+    std::chrono::microseconds latency{};  ///< from connecting to the whole answer, one request on a new connection
+};
+
+/// Sends the first request of the scenario's mix once, before any warm-up. Returns its status and latency when it
+/// is 2xx; otherwise fails with the reason ("connection refused: nothing listens on ...", "no answer within
+/// 5000ms", "answered 404: <the body's start>").
+result<preflight_answer> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout);
+
+/// A warning when an open loop's connections cannot carry its rate at `latency` (one request in flight per
+/// connection, so by Little's law they carry at most connections / latency requests a second); nothing otherwise.
+std::optional<std::string> open_loop_capacity_warning(const scenario& s, std::chrono::microseconds latency);
 
 /// Warnings where the server's /health contradicts the scenario's `server` block: a scenario that wants a separate
 /// downstream against a server that calls itself, or a `server.options` value the server does not have
