@@ -25,11 +25,11 @@ constexpr int connections = 600;
 nlohmann::json capacity_of(std::uint16_t port)
 {
     child_process load({bench_load_path(), "--url", "http://127.0.0.1:" + std::to_string(port) + "/io?delayInMillis=100",
-                        "--capacity", "--slo", "p99<=150ms,errors=0,unsent=0", "--start-rate", "1000",
-                        "--connections", std::to_string(connections), "--duration", "2s", "--warmup", "500ms",
+                        "--capacity", "--slo", "p99<=300ms,errors=0,unsent=0", "--start-rate", "1000",
+                        "--connections", std::to_string(connections), "--duration", "3s", "--warmup", "500ms",
                         "--trials", "1", "--format", "json", "--quiet"});
     for (;;) {
-        auto line = load.read_line(60s);  // one step is about 3 s; a minute means it hangs
+        auto line = load.read_line(60s);  // one step is about 4 s; a minute means it hangs
         auto j = nlohmann::json::parse(line);
         if (j["type"] == "capacity") {
             auto exit_code = load.wait_exit(10s);
@@ -53,7 +53,9 @@ TEST_CASE("capacity: the pool's 200 workers cap it at 2,000 req/s of 100 ms /io,
         INFO(j.dump());
         REQUIRE(j["outcome"] == "measured");
         pool = j["capacity_rps"].get<double>();
-        // 200 workers / 0.1 s = 2,000 req/s; the search's 5 % resolution and a short step's noise stay within 10 %.
+        // 200 workers / 0.1 s = 2,000 req/s. Beyond it the queue grows by the excess: over a 3 s step 10 % too
+        // much adds 0.3 s to the last requests and breaks p99<=300ms; 200 ms of headroom keeps a shared machine's
+        // scheduling delays from breaking it below the ceiling.
         CHECK(pool >= 1800);
         CHECK(pool <= 2200);
         CHECK(j["capacity_rps_low"].get<double>() <= pool);
