@@ -197,13 +197,13 @@ std::string capacity_section(const suite_data& s, const report_paths& paths)
             std::size_t bound = std::count_if(r->result.steps.begin(), r->result.steps.end(),
                                               [](const auto& st) { return st.generator_bound; });
             md << "- " << r->arm << ": " << capacity_cell(r->result) << "; " << r->result.steps.size()
-               << " steps, estimates";
+               << (r->result.steps.size() == 1 ? " step" : " steps") << ", estimates";
             for (auto e : r->result.estimates)
                 md << " " << rps_text(e);
             if (r->result.estimates.empty())
                 md << " none";
             if (bound > 0)
-                md << "; the last step was generator-bound: " << cell_escape(r->result.steps.back().note);
+                md << "; the last step was " << cell_escape(r->result.steps.back().note);
             md << "\n";
         }
         auto data = capacity_chart_data(s, sc);

@@ -467,6 +467,8 @@ def capacity_chart(data):
     for b in data["bounds"]:
         ax.axhline(b["millis"], color="#444444", linestyle="--", linewidth=1, label="SLO %s" % b["label"])
     ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_count(v)))
     ax.xaxis.set_minor_formatter(NullFormatter())
     log_axis(ax)

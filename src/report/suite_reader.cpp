@@ -294,6 +294,9 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
         for (const auto& [m, v] : by_model)
             if (v.ran())
                 shown.insert(v.run_id);
+    for (const auto& [sc, by_arm] : d.capacity)
+        for (const auto& [arm, r] : by_arm)
+            shown.insert(r.run_id);
 
     // The charted trial: the median trial by latency p99.
     if (std::filesystem::exists(paths.trials)) {
@@ -400,6 +403,11 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
                     it->second.scale_note = scale_notes[it->second.run_id];
                 }
             }
+        // A capacity search's context is its first step's.
+        for (const auto& sc : d.capacity_scenarios)
+            for (const auto& m : d.models)
+                if (auto it = d.capacity[sc].find(m); it != d.capacity[sc].end() && by_id.count(it->second.run_id))
+                    d.contexts.push_back(by_id[it->second.run_id]);
     }
 
     // The latency distribution of every trial merged: exact, as the histograms share one configuration.

@@ -9,11 +9,13 @@
 #include <cmath>
 
 using namespace execbench::load;
+using execbench::test_support::temp_dir;
 
 namespace {
 
 /// A server whose SLO boundary for the t-th bisection is boundaries[t % size]: steps at or below it pass.
 struct fake_server {
+    explicit fake_server(std::vector<double> b) : boundaries(std::move(b)) {}
     std::vector<double> boundaries;
     double generator_limit = 1e12;  ///< steps at or above this are generator-bound
     unsigned calls = 0;
@@ -227,7 +229,7 @@ TEST_CASE("a step reads its figures from a one-trial run and judges it by the SL
     trial_result t;
     t.measured.foreground.count.ok = 5000;
     t.measured.foreground.count.unsent = 3;
-    stats::process_summary server;
+    execbench::stats::process_summary server;
     server.cpu_percent_avg = 42;
     server.resident_mb_max = 17;
     t.server = server;

@@ -399,6 +399,7 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
         return fail("scenario " + s.name + ": " + plan.err().message);
     step_turns turns(arms.size());
     std::vector<capacity_record> records(arms.size());
+    std::vector<std::optional<run_result>> first_steps(arms.size());  // their context lines: machine, load, build
     std::vector<suite_entry> entries(arms.size());
     std::vector<std::thread> searches;
     for (std::size_t k = 0; k < arms.size(); ++k) {
@@ -424,8 +425,12 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
                 return st;
             };
             auto on_step = [&](const capacity_step& st, const run_result& r) {
-                if (rec.run_id.empty())
+                if (rec.run_id.empty()) {
                     rec.run_id = r.run_id;
+                    first_steps[k] = r;
+                    first_steps[k]->arm = arms[k];
+                    first_steps[k]->affinity = pins.text;
+                }
                 if (o.on_capacity_step)
                     o.on_capacity_step(s.name, rec.arm, st);
             };
@@ -452,6 +457,9 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
     for (std::size_t k = 0; k < arms.size(); ++k) {
         if (!records[k].run_id.empty())
             if (auto w = write_capacity(records[k], paths); !w)
+                return w.err();
+        if (first_steps[k])
+            if (auto w = append_context(*first_steps[k], output_paths_for(o.out_dir / (o.suite + ".csv"))); !w)
                 return w.err();
         if (o.on_run_done)
             o.on_run_done(entries[k], nullptr);
