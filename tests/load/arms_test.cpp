@@ -164,6 +164,13 @@ TEST_CASE("a run that left requests unsent is behind, not ok", "[load][arms]")
     CHECK_THAT(format_summary_line(r), Catch::Contains("BEHIND(unsent)"));
     r.trials[0].measured.foreground.count.errors[0] = 3;
     CHECK(status_of(r) == run_status::errors);  // errors weigh more than unsent
+    // Every trial generator-bound: the figures are the generator's, whatever else the trials saw.
+    for (auto& t : r.trials)
+        t.generator_bound = true;
+    CHECK(status_of(r) == run_status::generator_bound);
+    r.trials[1].generator_bound = false;
+    CHECK(status_of(r) == run_status::errors);
+    CHECK(parse_run_status("generator-bound") == run_status::generator_bound);
     r.trials.clear();
     CHECK(status_of(r) == run_status::failed);
     CHECK(to_string(run_status::behind) == "behind");

@@ -38,8 +38,8 @@ struct run_view {
     /// The issue-15 scale factor from the summary row; 1 when absent (runs from before it existed).
     [[nodiscard]] double scale() const;
     /// Why its figures are not the server's result, "" when they are (the one rule of pages, headline and
-    /// verdicts): "generator-bound" when every trial was, or "awaits re-measurement" for a ramp whose timeline has
-    /// no per-second generator CPU, recorded before the per-second check that finds a generator saturated at the
+    /// verdicts): "generator-bound" when every trial was, or "awaits re-measurement" for a ramp whose timeline rows
+    /// have no per-second generator CPU, recorded before the per-second check that finds a generator saturated at the
     /// ramp's peak only.
     [[nodiscard]] std::string not_a_result() const;
 };

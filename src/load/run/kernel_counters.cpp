@@ -61,7 +61,7 @@ std::map<std::string, std::uint64_t> parse_proc_net(std::string_view text)
         auto words = words_of(lines[i]);
         std::uint64_t v = 0;
         // A table's name, then names: a header line; a values line alone (its header missing) is skipped.
-        if (words.size() < 3 || !words[0].ends_with(':') || number_of(words[1], v))
+        if (words.size() < 2 || !words[0].ends_with(':') || number_of(words[1], v))
             continue;
         auto table = std::string(words[0].substr(0, words[0].size() - 1)) + ".";
         auto values = i + 1 < lines.size() ? words_of(lines[i + 1]) : std::vector<std::string_view>{};
