@@ -1,6 +1,6 @@
 #include "execbench/load/results/capacity_results.hpp"
 
-#include "csv_lines.hpp"
+#include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 
