@@ -231,7 +231,8 @@ nlohmann::json summary_chart_data(const std::vector<suite_data>& suites)
             suite["scenarios"].push_back(sc + scale_suffix(s, sc));
             for (const auto& m : s.models) {
                 const auto* v = find_run(s, sc, m);
-                bool ran = v && v->ran() && v->number(metric::requests_ok) > 0;
+                // A generator-bound run or one awaiting re-measurement has no figure of the model's to draw.
+                bool ran = v && v->ran() && v->number(metric::requests_ok) > 0 && v->not_a_result().empty();
                 p99[m].push_back(ran ? nlohmann::json(v->number(metric::latency_millis_p99)) : nlohmann::json(nullptr));
                 // Failed beyond the tolerance, or no run at all: either way its bar is no like-for-like figure.
                 failed[m].push_back(!v || !v->ran() || failed_or_unsent(usable_trials(v->trials)) ||

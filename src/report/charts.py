@@ -421,7 +421,7 @@ def summary_chart(data):
         handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#444444", hatch="xxx"))
         labels.append("failures over %g %% of requests" % data["failure_tolerance_percent"])
         handles.append(plt.Line2D([], [], marker="x", color="#444444", linestyle="none"))
-        labels.append("no successful request / not run")
+        labels.append("no result: none succeeded, not run,\ngenerator-bound or awaiting re-measurement")
         ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False)
         top = (max(values) if values else 1) * 2.2
         log_axis(ax, floor, top)
