@@ -13,6 +13,9 @@
 
 #include <sys/resource.h>
 
+// Sanitizer builds shadow every allocation and keep freed memory in quarantine: resident memory says nothing about
+// our code there, so the test exists only where it can measure (the Release run).
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 namespace {
 
 using namespace execbench::test_support;
@@ -36,9 +39,6 @@ bool fit_descriptors(rlim_t n)
 
 }  // namespace
 
-// Sanitizer builds shadow every allocation and keep freed memory in quarantine: resident memory says nothing about
-// our code there, so the test exists only where it can measure (the Release run).
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST_CASE("an idle keep-alive connection costs the server little memory", "[limits][memory][process]")
 {
     if (bench_server_path().empty())
