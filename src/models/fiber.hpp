@@ -6,10 +6,9 @@
 
 namespace execbench::models {
 
-/// The `fiber` model: a stackful fiber (Boost.Context through `asio::spawn`) serves a connection's requests as
+/// The `fiber` model: one stackful fiber per connection (Boost.Context through `asio::spawn`), written as
 /// sequential code; fibers run M:N on `threads` carrier threads and every wait parks the fiber, not the carrier.
-/// Between requests a connection waits for its next first byte without a fiber, so an idle connection holds no stack;
-/// stacks (`protected_fixedsize_stack`: mmap'ed with a guard page) are pooled, so a fiber per request maps nothing.
+/// Stacks come from `protected_fixedsize_stack`: mmap'ed with a guard page, so only touched pages become resident.
 std::unique_ptr<server> make_fiber_server(const server_context& context);
 
 }  // namespace execbench::models

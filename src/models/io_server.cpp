@@ -5,7 +5,7 @@
 namespace execbench::models {
 
 io_group::io_group(unsigned threads)
-    : spares(threads > 1), io(static_cast<int>(threads)), sweep_timer(io.get_executor()), thread_count(threads)
+    : io(static_cast<int>(threads)), sweep_timer(io.get_executor()), thread_count(threads)
 {
 }
 
