@@ -6,14 +6,14 @@
 #include "execbench/models/offload_pool.hpp"
 
 #include "io_server.hpp"
+#include "request_state.hpp"
+#include "stack_pool.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/spawn.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 
 #include <array>
 #include <optional>
@@ -32,88 +32,126 @@ using clock = std::chrono::steady_clock;
 // and a heap-allocated function object on every wait (about 300 instructions a request, measured with callgrind).
 using yield_type = asio::basic_yield_context<asio::io_context::executor_type>;
 
-/// A fiber's socket and its deadline, which the deadline sweep watches.
+/// A connection between requests: its socket and its deadline, which the deadline sweep watches, and no fiber.
 struct fiber_connection {
+    fiber_connection(socket_type s, deadline_sweep& sweep, endpoints::app& app)
+        : socket(std::move(s)), deadlines(sweep), scope(app.counters())
+    {
+        deadlines.watch(deadline, socket.native_handle());
+    }
+    ~fiber_connection() { deadlines.forget(deadline); }
+    fiber_connection(const fiber_connection&) = delete;
+    fiber_connection& operator=(const fiber_connection&) = delete;
+
     socket_type socket;
     models::deadline deadline;
+    deadline_sweep& deadlines;
+    endpoints::connection_scope scope;
 };
 
 class fiber_server final : public io_server {
 public:
     // One io_group run by every carrier: a fiber that becomes ready resumes on whichever carrier is free.
     explicit fiber_server(const server_context& context)
-        : io_server(context, 1, context.threads), app_(context.app), carriers_(*groups_.front())
+        : io_server(context, 1, context.threads),
+          app_(context.app),
+          carriers_(*groups_.front()),
+          stacks_(std::size_t{context.fiber_stack_kb} * 1024, spare_stacks)
     {
     }
 
-    ~fiber_server() override { shutdown(clock::now()); }
+    ~fiber_server() override
+    {
+        shutdown(clock::now());
+        groups_.clear();  // fibers destroyed with their io_context give their stacks back to stacks_ first
+    }
 
     void start() override
     {
         start_serving([this](socket_type socket, io_group&) {
-            spawn_fiber([this, socket = std::move(socket)](const yield_type& yield) mutable {
-                serve(std::move(socket), yield);
-            });
+            wait_for_request(std::make_shared<fiber_connection>(std::move(socket), carriers_.deadlines, app_));
         });
     }
 
 private:
+    /// Waits for the next request's first byte without a fiber: an idle connection holds no stack (docs/models.md,
+    /// "Memory per connection"). Once it is readable, a fiber on a pooled stack serves it.
+    void wait_for_request(std::shared_ptr<fiber_connection> conn)
+    {
+        conn->deadline.expires_after(context_.timeouts.idle);
+        conn->socket.async_wait(tcp::socket::wait_read, [this, conn](error_code ec) mutable {
+            if (ec)
+                return close(*conn);  // the wait failed (the server is stopping): nothing to answer
+            spawn_fiber([this, conn = std::move(conn)](const yield_type& yield) {
+                if (serve(*conn, yield))
+                    wait_for_request(conn);
+                else
+                    close(*conn);
+            });
+        });
+    }
+
     template <class Function>
     void spawn_fiber(Function&& function)
     {
         // No strand: a fiber has one operation in flight at a time and spawn starts it only once the fiber is
         // suspended, so its handlers run in sequence whichever carrier runs them (docs/models.md).
-        asio::spawn(carriers_.io.get_executor(), std::allocator_arg,
-                    boost::context::protected_fixedsize_stack(std::size_t{context_.fiber_stack_kb} * 1024),
+        asio::spawn(carriers_.io.get_executor(), std::allocator_arg, pooled_stack(stacks_),
                     std::forward<Function>(function), asio::detached);
     }
 
-    void serve(socket_type socket, const yield_type& yield)
+    /// Serves the requests that have arrived, as sequential code parking the fiber at every wait; returns, ending the
+    /// fiber, once nothing more is buffered. True when the connection stays open for the next request.
+    bool serve(fiber_connection& conn, const yield_type& yield)
     {
-        endpoints::connection_scope scope(app_.counters());
-        fiber_connection conn{std::move(socket), {}};
-        carriers_.deadlines.watch(conn.deadline, conn.socket.native_handle());
-        error_code ec;
-        beast::flat_buffer buffer;
+        auto state = carriers_.spares.take(app_);
+        auto& cycle = state->cycle;
+        auto& out = state->out;
         timer_type timer(yield.get_executor());
-        endpoints::request_cycle cycle(app_);
-        std::string out;
-
-        for (;;) {
-            if (!read_request(conn, cycle, buffer, yield, ec)) {
+        error_code ec;
+        do {
+            if (!read_request(conn, *state, yield, ec)) {
                 if (cycle.reject(ec))
                     cycle.finish(write_response(conn, cycle, out, yield));
-                break;
+                return false;
             }
             std::optional<bool> streamed;
             if (cycle.begin(stopping_) && wait_or_call(cycle, timer, yield))
                 streamed = do_work(conn, cycle, out, timer, yield);
             if (!cycle.finish(streamed ? *streamed : write_response(conn, cycle, out, yield)))
-                break;
-        }
-        carriers_.deadlines.forget(conn.deadline);  // before the descriptor is closed and its number reused
+                return false;
+        } while (state->buffer.size() != 0);  // a pipelined request is already here
+        carriers_.spares.give(std::move(state));
+        return true;
+    }
+
+    void close(fiber_connection& conn)
+    {
+        conn.deadlines.forget(conn.deadline);  // before the descriptor is closed and its number reused
+        error_code ec;
         conn.socket.shutdown(tcp::socket::shutdown_send, ec);
         conn.socket.close(ec);
     }
 
-    /// Reads one request into the cycle's storage, parking the fiber while the socket has nothing to read. Waiting
+    /// Reads one request into the state's cycle, parking the fiber while the socket has nothing to read. Waiting
     /// for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
-    bool read_request(fiber_connection& conn, endpoints::request_cycle& cycle, beast::flat_buffer& buffer,
-                      const yield_type& yield, error_code& ec)
+    bool read_request(fiber_connection& conn, request_state& state, const yield_type& yield, error_code& ec)
     {
-        http::request_parser parser(cycle.storage);
+        auto& buffer = state.buffer;
+        auto& parser = state.parser.emplace(state.cycle.storage);
         bool idle = buffer.size() == 0;
         conn.deadline.expires_after(idle ? context_.timeouts.idle : context_.timeouts.header);
         while (!http::parse_buffered(parser, buffer, ec)) {
             if (ec)
                 return false;
-            // Wait for readiness first: right after a response there is usually nothing to read yet.
-            conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
-            if (ec)
-                return false;
+            if (buffer.capacity() == 0)
+                carriers_.spares.lend_buffer(buffer);
+            // Read first: the fiber starts when the socket is readable.
             auto n = conn.socket.read_some(buffer.prepare(read_chunk), ec);
             if (ec == asio::error::would_block) {
-                ec = {};
+                conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
+                if (ec)
+                    return false;
                 continue;
             }
             if (ec)
@@ -125,6 +163,8 @@ private:
             }
         }
         conn.deadline.expires_never();
+        if (buffer.size() == 0)
+            carriers_.spares.return_buffer(buffer);  // a request in flight holds no read buffer
         return true;
     }
 
@@ -211,9 +251,13 @@ private:
     }
 
     static constexpr std::size_t read_chunk = 4096;
+    // Enough for the fibers of a busy server at once (a fiber lives only while a request is served): about 3 MB
+    // resident at ~12 KiB touched each.
+    static constexpr std::size_t spare_stacks = 256;
 
     endpoints::app& app_;
     io_group& carriers_;
+    stack_pool stacks_;
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 namespace execbench::models {
 
 io_group::io_group(unsigned threads)
-    : io(static_cast<int>(threads)), sweep_timer(io.get_executor()), thread_count(threads)
+    : spares(threads > 1), io(static_cast<int>(threads)), sweep_timer(io.get_executor()), thread_count(threads)
 {
 }
 

@@ -3,6 +3,7 @@
 #include "execbench/models/server.hpp"
 
 #include "downstream.hpp"
+#include "request_state.hpp"
 #include "server_support.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -17,13 +18,14 @@
 
 namespace execbench::models {
 
-/// An io_context, the threads that run it, and what the connections bound to it share: their deadline sweep and a
-/// downstream client.
+/// An io_context, the threads that run it, and what the connections bound to it share: their deadline sweep, the
+/// spare request states and a downstream client.
 struct io_group {
     /// A group that `threads` threads will run (the io_context's concurrency hint).
     explicit io_group(unsigned threads);
 
     deadline_sweep deadlines;  // before io: connections that io destroys may still forget theirs
+    request_spares spares;     // locked only when `threads` > 1
     boost::asio::io_context io;
     std::optional<downstream_client> downstream;  // from start: the server may be its own downstream
     timer_type sweep_timer;

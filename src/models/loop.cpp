@@ -6,17 +6,16 @@
 #include "execbench/models/offload_pool.hpp"
 
 #include "io_server.hpp"
+#include "request_state.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
 
 #include <array>
 #include <atomic>
-#include <optional>
 
 namespace execbench::models {
 
@@ -37,7 +36,8 @@ using event_loop = io_group;
 /// Deadlines are checked by the loop's `deadline_sweep`, not a timer per operation: on the hot path setting one is
 /// a store. Reads wait for readiness first and then read without blocking, and writes are tried at once; the
 /// reactor is involved only when the socket has nothing to read or no room to write. That keeps the system calls per
-/// request at one read and one write, as nginx does.
+/// request at one read and one write, as nginx does. Between requests it holds its socket, its deadline and one
+/// pending wait: the request's buffers and parser come from the loop's spares when bytes arrive (docs/models.md).
 class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
@@ -47,8 +47,7 @@ public:
           context_(context),
           app_(context.app),
           stopping_(stopping),
-          scope_(app_.counters()),
-          cycle_(app_)
+          scope_(app_.counters())
     {
         loop_.deadlines.watch(deadline_, socket_.native_handle());
     }
@@ -60,14 +59,17 @@ public:
 private:
     void do_read()
     {
-        parser_.emplace(cycle_.storage);
-        if (buffer_.size() != 0) {
+        if (state_ && state_->buffer.size() != 0) {
             // A pipelined request is already buffered; go through the loop so a long pipeline cannot recurse.
+            state_->parser.emplace(cycle().storage);
             deadline_.expires_after(context_.timeouts.header);
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->parse_buffered(); });
             return;
         }
         // Waiting for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
+        // An idle connection holds no request state: it goes back to the loop's spares until bytes arrive.
+        if (state_)
+            loop_.spares.give(std::move(state_));
         deadline_.expires_after(context_.timeouts.idle);
         do_wait_readable();
     }
@@ -82,13 +84,19 @@ private:
     {
         if (ec)
             return close();  // the wait failed (the server is stopping): nothing to answer
-        const bool first_bytes = buffer_.size() == 0 && !parser_->got_some();
-        auto n = socket_.read_some(buffer_.prepare(read_chunk), ec);
+        if (!state_) {
+            state_ = loop_.spares.take(app_);
+            state_->parser.emplace(cycle().storage);
+        }
+        if (state_->buffer.capacity() == 0)
+            loop_.spares.lend_buffer(state_->buffer);
+        const bool first_bytes = state_->buffer.size() == 0 && !state_->parser->got_some();
+        auto n = socket_.read_some(state_->buffer.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
             return do_wait_readable();
         if (ec)
             return close();  // the client went away (eof before or during a request)
-        buffer_.commit(n);
+        state_->buffer.commit(n);
         if (first_bytes)
             deadline_.expires_after(context_.timeouts.header);
         parse_buffered();
@@ -97,24 +105,26 @@ private:
     void parse_buffered()
     {
         error_code ec;
-        if (!http::parse_buffered(*parser_, buffer_, ec)) {
+        if (!http::parse_buffered(*state_->parser, state_->buffer, ec)) {
             if (!ec)
                 return do_wait_readable();
-            return cycle_.reject(ec) ? do_write_response() : close();
+            return cycle().reject(ec) ? do_write_response() : close();
         }
         deadline_.expires_never();
-        if (!cycle_.begin(stopping_.load(std::memory_order_relaxed)))
+        if (state_->buffer.size() == 0)
+            loop_.spares.return_buffer(state_->buffer);  // a request in flight holds no read buffer
+        if (!cycle().begin(stopping_.load(std::memory_order_relaxed)))
             return do_write_response();
         do_wait_or_call();
     }
 
     void do_wait_or_call()
     {
-        if (cycle_.plan.calls_downstream()) {
-            loop_.downstream->async_get(cycle_.downstream_target(),
+        if (cycle().plan.calls_downstream()) {
+            loop_.downstream->async_get(cycle().downstream_target(),
                                         [self = shared_from_this()](http::call_outcome o) { self->on_stage1(o); });
-        } else if (cycle_.plan.delay_millis > 0) {
-            timer_.expires_after(std::chrono::milliseconds(cycle_.plan.delay_millis));
+        } else if (cycle().plan.delay_millis > 0) {
+            timer_.expires_after(std::chrono::milliseconds(cycle().plan.delay_millis));
             timer_.async_wait([self = shared_from_this()](error_code) { self->on_stage1({}); });
         } else {
             on_stage1({});
@@ -123,23 +133,23 @@ private:
 
     void on_stage1(const http::call_outcome& outcome)
     {
-        if (!cycle_.stage1_done(outcome))
+        if (!cycle().stage1_done(outcome))
             return do_write_response();
         do_work();
     }
 
     void do_work()
     {
-        switch (cycle_.plan.what) {
-        case endpoints::work::respond: cycle_.respond(); return do_write_response();
+        switch (cycle().plan.what) {
+        case endpoints::work::respond: cycle().respond(); return do_write_response();
         case endpoints::work::compute:
             // Deliberately on the loop thread: this is the naive reactive handler whose cost the study measures.
-            cycle_.respond(app_.compute(cycle_.plan));
+            cycle().respond(app_.compute(cycle().plan));
             return do_write_response();
         case endpoints::work::compute_offloaded:
-            context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle_.plan); },
+            context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle().plan); },
                                        asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) {
-                                           self->cycle_.respond(d);
+                                           self->cycle().respond(d);
                                            self->do_write_response();
                                        }));
             return;
@@ -149,9 +159,9 @@ private:
             return do_stream_event();
         case endpoints::work::database:
             // A callback when the libpq socket has the answer; the loop serves others meanwhile.
-            context_.database->async_run(loop_.io.get_executor(), cycle_.plan,
+            context_.database->async_run(loop_.io.get_executor(), cycle().plan,
                                          [self = shared_from_this()](const endpoints::database_answer& a) {
-                                             self->cycle_.respond(a);
+                                             self->cycle().respond(a);
                                              self->do_write_response();
                                          });
             return;
@@ -160,45 +170,45 @@ private:
 
     void do_write_response()
     {
-        out_.clear();
-        cycle_.append_head(out_);
-        do_write(cycle_.response.body);
+        state_->out.clear();
+        cycle().append_head(state_->out);
+        do_write(cycle().response.body);
     }
 
     void do_stream_event()
     {
         // Demand-driven: the next event is produced only when the previous write has completed.
-        out_.clear();
-        cycle_.append_event(event_++, out_);
+        state_->out.clear();
+        cycle().append_event(event_++, state_->out);
         do_write({});
     }
 
     void on_written()
     {
-        if (streaming_ && event_ < cycle_.plan.stream.count)
+        if (streaming_ && event_ < cycle().plan.stream.count)
             return do_next_event();
         streaming_ = false;
-        if (!cycle_.finish(true))
+        if (!cycle().finish(true))
             return close();
         do_read();
     }
 
     void do_next_event()
     {
-        if (cycle_.plan.stream.interval_millis == 0) {
+        if (cycle().plan.stream.interval_millis == 0) {
             // Through the loop, so a stream the socket keeps absorbing neither recurses nor starves the others.
             asio::post(socket_.get_executor(), [self = shared_from_this()] { self->do_stream_event(); });
             return;
         }
-        timer_.expires_after(std::chrono::milliseconds(cycle_.plan.stream.interval_millis));
+        timer_.expires_after(std::chrono::milliseconds(cycle().plan.stream.interval_millis));
         timer_.async_wait([self = shared_from_this()](error_code) { self->do_stream_event(); });
     }
 
-    /// Writes `out_` and then `body` in one gathered write, trying at once and waiting for room only when the
+    /// Writes `state_->out` and then `body` in one gathered write, trying at once and waiting for room only when the
     /// socket is full; then goes on in `on_written`.
     void do_write(std::string_view body)
     {
-        pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(out_)), asio::buffer(body)});
+        pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(state_->out)), asio::buffer(body)});
         deadline_.expires_after(context_.timeouts.write);
         continue_write();
     }
@@ -225,7 +235,7 @@ private:
 
     void on_write_failed()
     {
-        cycle_.finish(false);
+        cycle().finish(false);
         close();
     }
 
@@ -237,10 +247,11 @@ private:
         socket_.close(ec);
     }
 
+    endpoints::request_cycle& cycle() noexcept { return state_->cycle; }
+
     static constexpr std::size_t read_chunk = 4096;
 
     socket_type socket_;
-    beast::flat_buffer buffer_;
     timer_type timer_;
     event_loop& loop_;
     const server_context& context_;
@@ -248,9 +259,7 @@ private:
     const std::atomic<bool>& stopping_;
     endpoints::connection_scope scope_;
     deadline deadline_;
-    std::optional<http::request_parser> parser_;
-    endpoints::request_cycle cycle_;
-    std::string out_;
+    std::unique_ptr<request_state> state_;  // only while a request is read or served
     beast::buffers_suffix<std::array<asio::const_buffer, 2>> pending_;
     std::uint32_t event_ = 0;
     bool streaming_ = false;  // the write in progress is an event of /stream, not a whole response

@@ -6,6 +6,7 @@
 #include "execbench/models/offload_pool.hpp"
 
 #include "downstream.hpp"
+#include "request_state.hpp"
 #include "server_support.hpp"
 
 #include "blocking.hpp"
@@ -15,7 +16,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
 
 #include <array>
 #include <atomic>
@@ -35,20 +35,21 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
-/// A client connection; owned by the poller while its request arrives and by one worker while it is served.
-struct connection {
+/// A client connection; owned by the poller while its request arrives and by one worker while it is served. Between
+/// requests it holds its socket and deadline timer: the request's buffers come from the poller's spares when bytes
+/// arrive and go back once the answer is written (docs/models.md).
+struct connection : std::enable_shared_from_this<connection> {
     connection(socket_type s, asio::io_context& poller, endpoints::app& app)
-        : socket(std::move(s)), timer(poller), scope(app.counters()), cycle(app)
+        : socket(std::move(s)), timer(poller), scope(app.counters())
     {
     }
+    endpoints::request_cycle& cycle() noexcept { return state->cycle; }
+
     socket_type socket;
     asio::steady_timer timer;
     clock::time_point deadline;
     endpoints::connection_scope scope;
-    beast::flat_buffer buffer;
-    std::optional<http::request_parser> parser;
-    endpoints::request_cycle cycle;
-    std::string out;
+    std::unique_ptr<request_state> state;  // only while a request is read or served
 };
 
 class pool_server final : public server {
@@ -103,22 +104,16 @@ private:
     /// first byte is idleness; once it arrives the header clock runs for the rest of the request.
     void read_request(std::shared_ptr<connection> c)
     {
-        if (!c->parser) {
-            c->parser.emplace(c->cycle.storage);
-            c->deadline = clock::now() + (c->buffer.size() == 0 ? context_.timeouts.idle : context_.timeouts.header);
+        if (!c->state || !c->state->parser) {
+            // A request begins. Idle, the connection holds nothing but its socket until the request's first byte.
+            if (c->state && c->state->buffer.size() == 0)
+                spares_.give(std::move(c->state));
+            else if (c->state)
+                c->state->parser.emplace(c->cycle().storage);  // a pipelined request is already buffered
+            c->deadline = clock::now() + (c->state ? context_.timeouts.header : context_.timeouts.idle);
         }
-        error_code ec;
-        if (http::parse_buffered(*c->parser, c->buffer, ec)) {
-            c->parser.reset();
-            if (!queue_.try_push(c))
-                reject_overloaded(*c);
+        if (c->state && parse(*c))
             return;
-        }
-        if (ec) {
-            if (c->cycle.reject(ec))
-                answer_now(*c);
-            return close(*c);
-        }
         c->timer.expires_at(c->deadline);
         c->timer.async_wait([c](error_code timer_ec) {
             if (!timer_ec)
@@ -127,18 +122,47 @@ private:
         c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
     }
 
+    /// Parses what `c` has buffered; true when that settled the request (queued for a worker, or answered and
+    /// closed), false when more bytes are needed.
+    bool parse(connection& c)
+    {
+        auto& state = *c.state;
+        error_code ec;
+        if (http::parse_buffered(*state.parser, state.buffer, ec)) {
+            state.parser.reset();
+            if (state.buffer.size() == 0)
+                spares_.return_buffer(state.buffer);  // a request in flight holds no read buffer
+            if (!queue_.try_push(c.shared_from_this()))
+                reject_overloaded(c);
+            return true;
+        }
+        if (!ec)
+            return false;
+        if (c.cycle().reject(ec))
+            answer_now(c);
+        close(c);
+        return true;
+    }
+
     void on_readable(error_code ec, std::shared_ptr<connection> c)
     {
         c->timer.cancel();
         if (ec || stopping_)
             return close(*c);  // deadline passed or the server is stopping: nothing to answer
-        const bool first_bytes = c->buffer.size() == 0 && !c->parser->got_some();
-        auto n = c->socket.read_some(c->buffer.prepare(read_chunk), ec);
+        if (!c->state) {
+            c->state = spares_.take(app_);
+            c->state->parser.emplace(c->cycle().storage);
+        }
+        auto& buffer = c->state->buffer;
+        if (buffer.capacity() == 0)
+            spares_.lend_buffer(buffer);
+        const bool first_bytes = buffer.size() == 0 && !c->state->parser->got_some();
+        auto n = c->socket.read_some(buffer.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
             return read_request(std::move(c));
         if (ec)
             return close(*c);  // the client went away
-        c->buffer.commit(n);
+        buffer.commit(n);
         if (first_bytes)
             c->deadline = clock::now() + context_.timeouts.header;
         read_request(std::move(c));
@@ -150,7 +174,7 @@ private:
         error_code ec;
         char discard[16 * 1024];
         c.socket.read_some(asio::buffer(discard), ec);
-        c.cycle.reject(http::failure::overloaded, "all workers busy and the queue is full");
+        c.cycle().reject(http::failure::overloaded, "all workers busy and the queue is full");
         answer_now(c);
         close(c);
     }
@@ -158,11 +182,11 @@ private:
     /// Writes a short error answer from the poller as far as the socket takes it at once; the poller never blocks.
     void answer_now(connection& c)
     {
-        c.out.clear();
-        c.cycle.append_head(c.out);
+        c.state->out.clear();
+        c.cycle().append_head(c.state->out);
         error_code ec;
-        auto n = c.socket.write_some(std::array{asio::buffer(c.out), asio::buffer(c.cycle.response.body)}, ec);
-        c.cycle.finish(!ec && n == c.out.size() + c.cycle.response.body.size());
+        auto n = c.socket.write_some(std::array{asio::buffer(c.state->out), asio::buffer(c.cycle().response.body)}, ec);
+        c.cycle().finish(!ec && n == c.state->out.size() + c.cycle().response.body.size());
     }
 
     void close(connection& c)
@@ -186,44 +210,44 @@ private:
     bool serve(connection& c)
     {
         std::optional<bool> streamed;
-        if (c.cycle.begin(stopping_)) {
+        if (c.cycle().begin(stopping_)) {
             const bool called = wait_or_call(c);
             // The shutdown deadline cut the delay short or cancelled the call: neither its answer nor a 502 would be
             // true, so the connection closes unanswered, as under fiber and loop, whose io_context stops.
             if (abort_.raised())
-                return c.cycle.finish(false);
+                return c.cycle().finish(false);
             if (called)
                 streamed = do_work(c);
         }
-        return c.cycle.finish(streamed ? *streamed : write_response(c));
+        return c.cycle().finish(streamed ? *streamed : write_response(c));
     }
 
     /// Stage 1: the downstream call or the delay, blocking this worker either way; false when the call failed.
     bool wait_or_call(connection& c)
     {
-        if (c.cycle.plan.calls_downstream())
-            return c.cycle.stage1_done(downstream_->async_get(c.cycle.downstream_target(), asio::use_future).get());
-        if (c.cycle.plan.delay_millis > 0)
-            abort_.wait(-1, 0, std::chrono::milliseconds(c.cycle.plan.delay_millis));
-        return c.cycle.stage1_done();
+        if (c.cycle().plan.calls_downstream())
+            return c.cycle().stage1_done(downstream_->async_get(c.cycle().downstream_target(), asio::use_future).get());
+        if (c.cycle().plan.delay_millis > 0)
+            abort_.wait(-1, 0, std::chrono::milliseconds(c.cycle().plan.delay_millis));
+        return c.cycle().stage1_done();
     }
 
     /// Stages 2 and 3. A stream writes itself and returns whether that succeeded; other endpoints leave their
     /// answer in the cycle's response and return nothing.
     std::optional<bool> do_work(connection& c)
     {
-        auto& plan = c.cycle.plan;
+        auto& plan = c.cycle().plan;
         switch (plan.what) {
-        case endpoints::work::respond: c.cycle.respond(); break;
-        case endpoints::work::compute: c.cycle.respond(app_.compute(plan)); break;
+        case endpoints::work::respond: c.cycle().respond(); break;
+        case endpoints::work::compute: c.cycle().respond(app_.compute(plan)); break;
         case endpoints::work::compute_offloaded:
             // The worker blocks on the future while a compute thread does the work.
-            c.cycle.respond(context_.offload.async_run([&] { return app_.compute(plan); }, asio::use_future).get());
+            c.cycle().respond(context_.offload.async_run([&] { return app_.compute(plan); }, asio::use_future).get());
             break;
         case endpoints::work::stream: return stream_events(c);
         case endpoints::work::database:
             // The worker blocks on a pooled connection, as Spring MVC blocks in JDBC.
-            c.cycle.respond(context_.database->run(plan));
+            c.cycle().respond(context_.database->run(plan));
             break;
         }
         return std::nullopt;
@@ -231,14 +255,14 @@ private:
 
     bool stream_events(connection& c)
     {
-        const auto& stream = c.cycle.plan.stream;
+        const auto& stream = c.cycle().plan.stream;
         for (std::uint32_t i = 0; i < stream.count; ++i) {
             if (i != 0 && stream.interval_millis > 0 &&
                 !abort_.wait(-1, 0, std::chrono::milliseconds(stream.interval_millis)))
                 return false;
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
-            c.out.clear();
-            c.cycle.append_event(i, c.out);
+            c.state->out.clear();
+            c.cycle().append_event(i, c.state->out);
             if (!write(c, {}))
                 return false;
         }
@@ -247,16 +271,17 @@ private:
 
     bool write_response(connection& c)
     {
-        c.out.clear();
-        c.cycle.append_head(c.out);
-        return write(c, c.cycle.response.body);
+        c.state->out.clear();
+        c.cycle().append_head(c.state->out);
+        return write(c, c.cycle().response.body);
     }
 
-    /// Writes `c.out` and then `body` in one gathered write, blocking until done, the write timeout or the abort.
+    /// Writes `c.state->out` and then `body` in one gathered write, blocking until done, the write timeout or the
+    /// abort.
     bool write(connection& c, std::string_view body)
     {
         const auto deadline = clock::now() + context_.timeouts.write;
-        std::array buffers{asio::const_buffer(asio::buffer(c.out)), asio::const_buffer(asio::buffer(body))};
+        std::array buffers{asio::const_buffer(asio::buffer(c.state->out)), asio::const_buffer(asio::buffer(body))};
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
@@ -276,6 +301,7 @@ private:
     const server_context& context_;
     endpoints::app& app_;
     detail::abort_signal abort_;
+    request_spares spares_{false};  // the poller's alone; before poller_io_, whose connections free their states
     asio::io_context poller_io_{1};
     std::optional<listener> listener_;
     std::optional<downstream_client> downstream_;

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Server memory per connection: the RSS growth of a server process per keep-alive connection.
+
+  tools/conn_memory.py [--model loop|fiber|pool|nginx] [--connections N] [--threads T] [--in-flight] [--server PATH]
+                       [--pid PID --port PORT] [-- extra bench-server options]
+
+Idle (default): opens N connections, sends one GET /epoch-millis?delayInMillis=0 on each and reads its answer, then
+leaves them idle; prints VmRSS of the server before and after and the growth per connection answered.
+--in-flight: sends GET /io?delayInMillis=D (--delay-ms, 4000) on each of the N connections at once and samples VmRSS
+every 20 ms until every answer has arrived; prints the peak and the peak growth per connection.
+
+The server is started here (bench-server of the build, or nginx with one worker) on 127.0.0.1 and stopped at the
+end, or, with --pid and --port, one already running is measured. Loopback only. Needs an open-file limit above N
+(this process holds N sockets, the server N more; `ulimit -n`).
+"""
+import argparse
+import os
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rss_kib(pid):
+    """VmRSS of `pid` and its children (nginx's worker), in KiB."""
+    total = 0
+    for p in [pid] + children(pid):
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def wait_port(port, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"GET /epoch-millis?delayInMillis=0 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+NGINX_CONF = """worker_processes 1;
+daemon off;
+pid {work}/nginx.pid;
+error_log {work}/error.log warn;
+worker_rlimit_nofile {fds};
+events {{ worker_connections {fds}; }}
+http {{
+  access_log off;
+  keepalive_timeout 600s;
+  keepalive_requests 1000000;
+  server {{
+    listen 127.0.0.1:{port} backlog=4096;
+    location / {{ default_type application/json; return 200 "1796071799062"; }}
+  }}
+}}
+"""
+
+
+def start_server(args, work):
+    port = free_port()
+    if args.model == "nginx":
+        conf = os.path.join(work, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(NGINX_CONF.format(work=work, port=port, fds=args.connections + 100))
+        cmd = [shutil.which("nginx") or "/usr/sbin/nginx", "-c", conf]
+    else:
+        cmd = [args.server, "--model", args.model, "--port", str(port), "--host", "127.0.0.1"]
+        if args.threads:
+            cmd += ["--threads", str(args.threads)]
+        # Idle connections must outlive the measurement.
+        cmd += ["--idle-timeout", "600"] + args.extra
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not wait_port(port):
+        proc.kill()
+        sys.exit(f"conn_memory.py: {' '.join(cmd)} did not answer on 127.0.0.1:{port} within 10 s")
+    return proc, port
+
+
+class conn:
+    __slots__ = ("sock", "out", "got", "done")
+
+    def __init__(self, sock, request):
+        self.sock, self.out, self.got, self.done = sock, request, b"", False
+
+
+def complete(data):
+    """True once `data` holds a whole response (Content-Length framed, as every answer here is)."""
+    head_end = data.find(b"\r\n\r\n")
+    if head_end < 0:
+        return False
+    length = 0
+    for line in data[:head_end].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    return len(data) >= head_end + 4 + length
+
+
+def run_requests(conns, pid, timeout, sample=None):
+    """Drives every connection's request and answer; returns (answers that were 200, peak RSS sampled in KiB)."""
+    sel = selectors.DefaultSelector()
+    for c in conns:
+        sel.register(c.sock, selectors.EVENT_WRITE, c)
+    pending, ok, peak = len(conns), 0, 0
+    deadline = time.monotonic() + timeout
+    next_sample = 0.0
+    while pending and time.monotonic() < deadline:
+        if sample is not None and time.monotonic() >= next_sample:
+            peak = max(peak, rss_kib(pid))
+            next_sample = time.monotonic() + sample
+        for key, events in sel.select(0.02):
+            c = key.data
+            try:
+                if events & selectors.EVENT_WRITE:
+                    c.out = c.out[c.sock.send(c.out):]
+                    if not c.out:
+                        sel.modify(c.sock, selectors.EVENT_READ, c)
+                    continue
+                chunk = c.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""
+            c.got += chunk
+            if not chunk or complete(c.got):
+                sel.unregister(c.sock)
+                pending -= 1
+                ok += c.got.startswith(b"HTTP/1.1 200")
+                c.got = b""
+    sel.close()
+    return ok, peak
+
+
+def open_connections(port, n, batch=500):
+    conns = []
+    for i in range(0, n, batch):
+        for _ in range(min(batch, n - i)):
+            s = socket.socket()
+            s.connect(("127.0.0.1", port))
+            s.setblocking(False)
+            conns.append(s)
+        time.sleep(0.01)  # let the server accept, so the backlog does not overflow
+    return conns
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--model", default="loop", choices=["loop", "fiber", "pool", "nginx"])
+    p.add_argument("--connections", type=int, default=2000)
+    p.add_argument("--threads", type=int, default=0, help="bench-server --threads (0: its default)")
+    p.add_argument("--in-flight", action="store_true", help="hold a delayed request on every connection")
+    p.add_argument("--delay-ms", type=int, default=4000)
+    p.add_argument("--server", default=os.path.join(HERE, "..", "build", "release", "bench-server"))
+    p.add_argument("--pid", type=int, help="measure this running server instead of starting one")
+    p.add_argument("--port", type=int, help="the running server's port (with --pid)")
+    p.add_argument("extra", nargs="*", help="further bench-server options (after --)")
+    args = p.parse_args()
+    if args.connections < 1:
+        sys.exit("conn_memory.py: --connections must be a positive whole number")
+    if (args.pid is None) != (args.port is None):
+        sys.exit("conn_memory.py: --pid and --port go together")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = args.connections + 64
+    if soft < need:
+        if hard < need:
+            sys.exit(f"conn_memory.py: --connections {args.connections} needs an open-file limit of {need}; "
+                     f"the hard limit is {hard} (ulimit -Hn)")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))  # the server inherits it
+
+    work = tempfile.mkdtemp(prefix="conn_memory.")
+    proc = None
+    try:
+        if args.pid is not None:
+            pid, port = args.pid, args.port
+        else:
+            proc, port = start_server(args, work)
+            pid = proc.pid
+        # Warm up: the first requests fault in code, thread caches and the Date header.
+        warm = [conn(s, b"GET /epoch-millis?delayInMillis=0 HTTP/1.1\r\nHost: a\r\n\r\n")
+                for s in open_connections(port, 20)]
+        run_requests(warm, pid, 10)
+        for c in warm:
+            c.sock.close()
+        time.sleep(0.5)
+        before = rss_kib(pid)
+        socks = open_connections(port, args.connections)
+        target = f"/io?delayInMillis={args.delay_ms}" if args.in_flight else "/epoch-millis?delayInMillis=0"
+        if args.model == "nginx" and args.in_flight:
+            sys.exit("conn_memory.py: nginx answers at once; --in-flight measures bench-server only")
+        conns = [conn(s, f"GET {target} HTTP/1.1\r\nHost: a\r\n\r\n".encode()) for s in socks]
+        t0 = time.monotonic()
+        ok, peak = run_requests(conns, pid, args.delay_ms / 1000 + 60, sample=0.02 if args.in_flight else None)
+        took = time.monotonic() - t0
+        time.sleep(1.0)  # the answers written, the connections settle into waiting for their next request
+        after = rss_kib(pid)
+        n = args.connections
+        what = args.model if args.pid is None else f"pid {pid}"
+        print(f"{what}: {n} connections, {ok} answered 200 in {took:.1f} s")
+        if args.in_flight:
+            print(f"  RSS before {before} KiB, after the answers {after} KiB")
+            print(f"  peak RSS while {n} in flight {peak} KiB ({peak / 1024:.1f} MB): "
+                  f"{(peak - before) * 1024 / n:.0f} B per connection in flight")
+        else:
+            # Per connection that was answered and so is idle now (a refused connect holds nothing).
+            print(f"  RSS before {before} KiB, after (idle) {after} KiB: "
+                  f"{(after - before) * 1024 / max(ok, 1):.0f} B per idle connection")
+        for c in conns:
+            c.sock.close()
+        return 0 if ok == n else 1
+    finally:
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
