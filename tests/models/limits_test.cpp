@@ -203,6 +203,11 @@ TEST_CASE("clients that stop reading huge streams cost bounded server memory", "
 }
 #endif
 
+// Not under the sanitizers: UBSan's dynamic-type check probes memory through a pipe, which fails at the descriptor
+// limit this test drives the server to, and it then reports any object as having an invalid vptr and aborts the
+// server (seen: 'does not point to an object of type error_category', with or without the pooled request state).
+// The Release run tests the back-off.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST_CASE("out of descriptors, accept backs off without spinning and service resumes", "[limits][process]")
 {
     if (bench_server_path().empty())
@@ -233,3 +238,4 @@ TEST_CASE("out of descriptors, accept backs off without spinning and service res
         CHECK(process.wait_exit(10s) == 0);
     }
 }
+#endif
