@@ -114,7 +114,7 @@ inline std::optional<int> parse_command_line(CLI::App& app, std::string_view pro
         app.parse(argc, argv);
     } catch (const CLI::ExtrasError& e) {
         auto left = app.remaining();
-        std::string what;
+        std::string what, strays;
         bool after_flag = false;
         for (int i = 1; i < argc; ++i) {
             auto it = std::find(left.begin(), left.end(), std::string(argv[i]));
@@ -126,9 +126,14 @@ inline std::optional<int> parse_command_line(CLI::App& app, std::string_view pro
             const bool flag = argv[i][0] == '-';
             if (!flag && after_flag)
                 continue;  // the value of the unknown flag before it
-            what += (what.empty() ? "" : "; ") + unexpected_argument(app, argv[i], foreign);
+            auto& into = flag ? what : strays;
+            into += (into.empty() ? "" : "; ") + unexpected_argument(app, argv[i], foreign);
             after_flag = flag;
         }
+        // After an unknown flag, a word left over is mostly the URL displaced by that flag's value (`-q 10 URL`
+        // gives 10 the URL's place): the flags alone say what to fix.
+        if (what.empty())
+            what = strays;
         return usage_error(program, what.empty() ? std::string(e.what()) : what);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
