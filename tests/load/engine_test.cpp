@@ -215,7 +215,12 @@ TEST_CASE("a server that dies mid-run: errors counted, results written, bounded,
         misbehaving_server server;
         auto s = closed(4, 1500ms);
         auto t0 = clock_type::now();
+        // It dies 400 ms after its first answer: a slow start (a sanitizer build, a busy machine) must not kill it
+        // before the run has had an ok response to count.
         auto killer = std::async(std::launch::async, [&] {
+            auto give_up = clock_type::now() + 5s;
+            while (server.answered() == 0 && clock_type::now() < give_up)
+                std::this_thread::sleep_for(10ms);
             std::this_thread::sleep_for(400ms);
             server.die();
         });
