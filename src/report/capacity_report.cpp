@@ -120,10 +120,12 @@ std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::st
         return std::nullopt;
     std::optional<long long> common;
     for (const auto& [rate, step] : passed.begin()->second) {
+        // A copy: clang before 16 cannot capture a structured binding (the sanitizer build uses clang).
+        auto r = rate;
         bool everywhere =
-            std::all_of(passed.begin(), passed.end(), [&](const auto& p) { return p.second.count(rate) > 0; });
+            std::all_of(passed.begin(), passed.end(), [&](const auto& p) { return p.second.count(r) > 0; });
         if (everywhere)
-            common = rate;  // the map is sorted: the last one is the highest
+            common = r;  // the map is sorted: the last one is the highest
     }
     if (!common)
         return std::nullopt;

@@ -360,8 +360,10 @@ std::string readable_message(const std::string& message)
 std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
 {
     std::vector<std::pair<std::string, std::string>> lines;  // arms, note
-    for (const auto& [arm, note] : arm_notes) {
-        auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == note; });
+    for (const auto& arm_note : arm_notes) {
+        const auto& [arm, note] = arm_note;
+        // arm_note, not note, in the lambda: clang before 16 cannot capture a structured binding.
+        auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == arm_note.second; });
         if (it == lines.end())
             lines.emplace_back(arm, note);
         else
