@@ -155,8 +155,7 @@ profile_record profile_record_of(const profile_capture& c)
         add("syscall", "all", c.counts->syscalls_total);
         for (const auto& [name, n] : c.counts->syscalls)
             add("syscall", name, n);
-        if (auto unnamed = c.counts->syscalls_unnamed(); unnamed > 0)
-            add("syscall", "other", unnamed);
+        add("syscall", "other", c.counts->syscalls_unnamed());
     }
     for (const auto& note : c.notes)
         r.counts.push_back({"note", note, 0, 0});
