@@ -8,9 +8,12 @@
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/capacity.hpp"
+#include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/preflight.hpp"
+#include "execbench/load/run/profiler.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/runner.hpp"
@@ -22,6 +25,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <utility>
@@ -97,6 +101,52 @@ int search_capacity(const execbench::load::scenario& s, const execbench::load::r
 
 }  // namespace
 
+namespace {
+
+/// --profile: one more trial with the server under perf, after the measured ones (the server is warm: no warm-up),
+/// into <folder of --out>/profile/; a profile that cannot be taken is said and the run's exit status stands.
+void profile_after(execbench::load::scenario s, execbench::load::run_options options,
+                   const execbench::load::run_result& measured, const std::optional<std::string>& out, bool quiet)
+{
+    namespace load = execbench::load;
+    load::profile_options p;
+    if (auto why = load::perf_unavailable(p)) {
+        std::fprintf(stderr, "bench-load: --profile: %s; no profile\n", why->c_str());
+        return;
+    }
+    s.warmup = {};
+    if (!measured.server.pid) {
+        std::fprintf(stderr, "bench-load: --profile: the server's pid is unknown (give --server-pid); no profile\n");
+        return;
+    }
+    options.server_pid = measured.server.pid;
+    if (quiet)
+        options.on_progress = nullptr;
+    else
+        std::fprintf(stderr, "bench-load: profiled trial (under perf, not a result)\n");
+    auto captured = load::run_profiled(s, options, p);
+    if (!captured) {
+        std::fprintf(stderr, "bench-load: --profile: %s\n", captured.err().message.c_str());
+        return;
+    }
+    double median = 0;
+    for (const auto& m : measured.summary)
+        if (m.name == load::metric::requests_per_second)
+            median = m.spread.median;
+    std::printf("%s\n",
+                load::format_profile_line(s.name, measured.arm_name(), &*captured, median).c_str());
+    for (const auto& note : captured->notes)
+        std::fprintf(stderr, "bench-load: --profile: %s\n", note.c_str());
+    auto dir = out ? std::filesystem::path(*out).parent_path() : std::filesystem::path{};
+    if (auto written = load::write_profile(*captured, dir.empty() ? std::filesystem::path{"."} : dir); !written)
+        std::fprintf(stderr, "bench-load: --profile: %s\n", written.err().message.c_str());
+    else
+        std::fprintf(stderr, "bench-load: profile written to %s\n",
+                     load::profile_path(dir.empty() ? "." : dir, s.name, measured.arm_name(), "*").string().c_str());
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
     namespace load = execbench::load;
@@ -125,6 +175,7 @@ int main(int argc, char** argv)
     std::optional<std::string> shard_trials;
     bool capacity = false;
     load::capacity_spec capacity_flags;
+    bool profile = false;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
@@ -209,6 +260,9 @@ int main(int argc, char** argv)
     app.add_flag("--allow-errors", allow_errors,
                  "Run even when the pre-flight request fails (deliberate failure runs)");
     app.add_flag("--quiet", quiet, "No banner, no progress output");
+    app.add_flag("--profile", profile,
+                 "After the measured trials, one more with the server under perf (not a result; a local server "
+                 "whose pid is known): flame graph, stacks and per-request counts in <folder of --out>/profile/");
     app.add_option("--server-pid", server_pid, "Pid of the server to sample (default: from /health or the port)")
         ->check(apps::integer_in(1, 4'194'304, "a process id"));
 
@@ -236,6 +290,9 @@ int main(int argc, char** argv)
         return invalid ? apps::exit_run_errors : apps::exit_ok;
     }
 
+    if (profile && (capacity || processes > 1 || shard_text))
+        return apps::usage_error(program, "--profile profiles one generator's trials (no --capacity, --processes, "
+                                          "--shard)");
     if (capacity) {
         // The search sets the shape, rate, length and trials of every step itself.
         if (o.rate)
@@ -431,6 +488,8 @@ int main(int argc, char** argv)
             return apps::exit_run_errors;
         }
     }
+    if (profile && !r.partial)
+        profile_after(s, options, r, out, quiet);
     if (r.partial && !shard_trials)  // a shard of --processes leaves this to its parent
         std::fprintf(stderr, "bench-load: stopped early; results written so far are marked partial\n");
     for (const auto& v : verdicts)

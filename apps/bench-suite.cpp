@@ -208,6 +208,9 @@ int main(int argc, char** argv)
     app.add_flag("--hlog", options.hlog,
                  "Also write each scenario and arm's trials as an HdrHistogram interval log, "
                  "<results folder>/hlog/<scenario>-<arm>.hlog");
+    app.add_flag("--profile", options.profile,
+                 "After the measured trials, one more per scenario and arm with the server under perf (not a "
+                 "result): flame graph, stacks and per-request counts in <results folder>/profile/");
     app.add_option("--duration", options.override_values.duration,
                    "Override the duration of every closed, open or ramp scenario (e.g. 20s)");
     app.add_option("--warmup", options.override_values.warmup, "Override every scenario's warm-up");
@@ -321,6 +324,13 @@ int main(int argc, char** argv)
     options.start_timeout = std::chrono::milliseconds(static_cast<long long>(start_timeout * 1000));
     options.stop_timeout = std::chrono::milliseconds(static_cast<long long>(stop_timeout * 1000));
 
+    if (options.profile) {
+        if (auto why = load::perf_unavailable(options.profiling)) {
+            std::fprintf(stderr, "bench-suite: --profile: %s; the suite runs without profiles\n", why->c_str());
+            options.profile = false;
+        }
+    }
+
     stop_on_sigint();
     options.stop = &stop_requested;
     load::progress_printer progress(stderr);
@@ -328,7 +338,9 @@ int main(int argc, char** argv)
         if (quiet)
             return;
         progress.clear();
-        std::string round = p.rounds > 1 ? " round " + std::to_string(p.round) + "/" + std::to_string(p.rounds) : "";
+        std::string round = p.profiled     ? " profiled (under perf, not a result)"
+                            : p.rounds > 1 ? " round " + std::to_string(p.round) + "/" + std::to_string(p.rounds)
+                                           : "";
         std::fprintf(stderr, "== [%zu/%zu] %s %s%s  elapsed %s  remaining ~%s\n", p.index, p.count, p.scenario.c_str(),
                      p.arm.c_str(), round.c_str(), execbench::clock_text(p.elapsed).c_str(),
                      execbench::clock_text(p.remaining).c_str());
@@ -369,6 +381,14 @@ int main(int argc, char** argv)
             std::printf("%s %s: %s%s%s\n", e.arm_name().c_str(), e.scenario.c_str(),
                         std::string(load::to_string(e.status)).c_str(), e.message.empty() ? "" : ": ",
                         e.message.c_str());
+        std::fflush(stdout);
+    };
+
+    options.on_profile_done = [&](const load::profile_event& ev) {
+        progress.clear();
+        std::printf("%s\n", load::format_profile_line(ev.scenario, ev.arm, ev.capture, ev.unprofiled_rps).c_str());
+        if (!ev.message.empty())
+            std::printf("%s %s profile: %s\n", ev.arm.c_str(), ev.scenario.c_str(), ev.message.c_str());
         std::fflush(stdout);
     };
 

@@ -1,8 +1,11 @@
 #include "execbench/core/run_command.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <thread>
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -10,21 +13,55 @@ extern char** environ;
 
 namespace execbench {
 
-result<int> run_command(const std::vector<std::string>& argv)
+namespace {
+
+/// posix_spawn file actions that send stdout and stderr where `output` says (and stdin from /dev/null when asked).
+class redirections {
+public:
+    redirections(const command_output& output, bool null_stdin)
+        : out_(output.out.string()), err_(output.err.string())
+    {
+        posix_spawn_file_actions_init(&actions_);
+        if (null_stdin)
+            posix_spawn_file_actions_addopen(&actions_, 0, "/dev/null", O_RDONLY, 0);
+        if (!out_.empty())
+            posix_spawn_file_actions_addopen(&actions_, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (!err_.empty())
+            posix_spawn_file_actions_addopen(&actions_, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
+    ~redirections() { posix_spawn_file_actions_destroy(&actions_); }
+    redirections(const redirections&) = delete;
+    redirections& operator=(const redirections&) = delete;
+    [[nodiscard]] const posix_spawn_file_actions_t* get() const noexcept { return &actions_; }
+
+private:
+    std::string out_, err_;  // addopen keeps the pointers: the strings must live as long as the actions
+    posix_spawn_file_actions_t actions_;
+};
+
+result<int> exit_code(const std::string& name, int status)
+{
+    if (WIFSIGNALED(status))
+        return fail(name + " was killed by signal " + std::to_string(WTERMSIG(status)));
+    return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+result<int> run_command(const std::vector<std::string>& argv, const command_output& output)
 {
     if (argv.empty())
         return fail("no command to run");
     auto args = exec_argv(argv);
+    redirections files(output, false);
     pid_t pid = 0;
-    if (int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ); rc != 0)
+    if (int rc = posix_spawnp(&pid, args[0], files.get(), nullptr, args.data(), environ); rc != 0)
         return fail("cannot start " + argv[0] + ": " + std::strerror(rc));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return fail("waiting for " + argv[0] + ": " + std::strerror(errno));
-    if (WIFSIGNALED(status))
-        return fail(argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)));
-    return WEXITSTATUS(status);
+    return exit_code(argv[0], status);
 }
 
 std::vector<char*> exec_argv(const std::vector<std::string>& argv)
@@ -36,6 +73,78 @@ std::vector<char*> exec_argv(const std::vector<std::string>& argv)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     return args;
+}
+
+background_command::~background_command()
+{
+    if (pid_ > 0 && !status_) {
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+    }
+}
+
+result<void> background_command::start(const std::vector<std::string>& argv, const command_output& output)
+{
+    if (pid_ > 0)
+        return fail(argv.empty() ? "already started" : argv[0] + ": already started");
+    if (argv.empty())
+        return fail("no command to run");
+    auto args = exec_argv(argv);
+    redirections files(output, true);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Default handling of the signals this process may catch (SIGINT for a graceful stop), none blocked.
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGPIPE);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    pid_t pid = -1;
+    int rc = posix_spawnp(&pid, args[0], files.get(), &attr, args.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0)
+        return fail("cannot start " + argv[0] + ": " + std::strerror(rc));
+    pid_ = pid;
+    status_.reset();
+    return {};
+}
+
+bool background_command::running()
+{
+    if (pid_ <= 0 || status_)
+        return false;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_)
+        status_ = status;
+    return !status_;
+}
+
+result<int> background_command::stop(int signal_number, std::chrono::milliseconds grace)
+{
+    if (pid_ <= 0)
+        return fail("not started");
+    if (running())
+        ::kill(pid_, signal_number);
+    auto deadline = std::chrono::steady_clock::now() + grace;
+    while (running() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    if (running()) {
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        status_ = status;
+        return fail("did not exit within " + std::to_string(grace.count()) + " ms of signal " +
+                    std::to_string(signal_number) + " and was killed");
+    }
+    if (WIFSIGNALED(*status_))
+        return WTERMSIG(*status_) == signal_number ? 0 : 128 + WTERMSIG(*status_);
+    return WEXITSTATUS(*status_);
 }
 
 }  // namespace execbench

@@ -236,7 +236,7 @@ std::string block_html(std::string_view md)
             auto svg = png.substr(0, png.rfind('.')) + ".svg";
             html << "<figure class=\"chart\" data-chart=\"" << escape(png) << "\">__SVG_DIR__" << svg
                  << "__SVG_END__<figcaption>" << escape(line.substr(2, close - 2)) << " (<a href=\"" << escape(png)
-                 << "\">PNG</a>)</figcaption></figure>\n";
+                 << "\">" << (png == svg ? "SVG" : "PNG") << "</a>)</figcaption></figure>\n";
         } else if (line.empty()) {
             flush();
         } else {

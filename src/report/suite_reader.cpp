@@ -1,5 +1,6 @@
 #include "execbench/report/suite_reader.hpp"
 
+#include "execbench/core/file.hpp"
 #include "execbench/core/model_names.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
@@ -283,6 +284,24 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
             d.capacity[scenario][arm] = std::move(r);
         }
     }
+    // Profiled trials (--profile): one per scenario × arm that ran, the latest written.
+    for (const auto& [sc, by_arm] : d.runs)
+        for (const auto& [arm, v] : by_arm) {
+            auto csv = load::profile_path(dir, sc, arm, "csv");
+            if (!std::filesystem::exists(csv))
+                continue;
+            auto record = load::read_profile_csv(csv);
+            if (!record)
+                return record.err();
+            profile_view p{std::move(*record), {}, std::filesystem::exists(load::profile_path(dir, sc, arm, "svg"))};
+            if (auto text = read_file(load::profile_path(dir, sc, arm, "folded")); text) {
+                auto stacks = load::parse_folded(*text);
+                if (!stacks)
+                    return fail(load::profile_path(dir, sc, arm, "folded").string() + ": " + stacks.err().message);
+                p.top = load::top_self_time(*stacks, top_functions);
+            }
+            d.profiles[sc][arm] = std::move(p);
+        }
     for (const auto& m : known_models())
         if (models_seen.count(m))
             d.models.push_back(m);

@@ -2,6 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/capacity_results.hpp"
+#include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/suite/suite.hpp"
 
@@ -44,6 +45,13 @@ struct run_view {
     [[nodiscard]] std::string not_a_result() const;
 };
 
+/// A scenario × arm's profiled trial (bench-suite --profile), never a result: its counts and top functions.
+struct profile_view {
+    load::profile_record record;
+    std::vector<load::self_time> top;  ///< functions by self time, from the folded stacks (empty without them)
+    bool flame_graph = false;          ///< `profile/<scenario>-<arm>.svg` exists
+};
+
 /// How the duration, warm-up and trials that ran compare with the scenario file's: every setting that differs
 /// shorter (fewer trials, a shorter duration or warm-up), every one longer, or some each way.
 enum class settings_change { shorter, longer, different };
@@ -68,7 +76,12 @@ struct suite_data {
     std::vector<std::string> capacity_scenarios;         ///< scenarios with a capacity search, in run order
     /// scenario → arm → its latest capacity search (from `<stem>-capacity.csv` and its steps)
     std::map<std::string, std::map<std::string, load::capacity_record>> capacity;
+    /// scenario → arm → its profiled trial, from `profile/<scenario>-<arm>.csv` and `.folded`
+    std::map<std::string, std::map<std::string, profile_view>> profiles;
 };
+
+/// Functions listed per arm in a profile's self-time table.
+inline constexpr std::size_t top_functions = 8;
 
 /// The models in display order before any other: the three execution models.
 const std::vector<std::string>& known_models();

@@ -241,7 +241,11 @@ result<run_result> run(const scenario& s, const run_options& options)
         trial_result tr;
         tr.index = i;
         auto kernel_before = read_kernel_counters();
+        if (options.before_trial)
+            options.before_trial();
         tr.measured = run_engine(plan, progress_event::phase::trial, i);
+        if (options.after_trial)
+            options.after_trial();
         if (auto kernel_after = read_kernel_counters(); kernel_before && kernel_after)
             tr.kernel = kernel_difference(*kernel_before, *kernel_after);
         observed_trial = tr.measured.elapsed;

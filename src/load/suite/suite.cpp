@@ -3,6 +3,7 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/metric_names.hpp"
@@ -250,6 +251,42 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
     add_note(out.message, stop_problem);
     out.result = std::move(res);
     return out;
+}
+
+/// The profiled trial of one scenario under one arm, on a fresh server, written to `out_dir/profile/`; never filed
+/// with the measured trials.
+void profile_one(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
+                 const std::optional<run_result>& measured)
+{
+    profile_event ev;
+    ev.scenario = s.name;
+    ev.arm = a.name.empty() ? a.model : a.name;
+    if (measured)
+        for (const auto& m : measured->summary)
+            if (m.name == metric::requests_per_second)
+                ev.unprofiled_rps = m.spread.median;
+    std::optional<result<profile_capture>> captured;
+    auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
+        ro.on_progress = o.on_progress;
+        captured = run_profiled(s, ro, o.profiling);
+    });
+    if (!servers.started) {
+        ev.message = servers.message;
+    } else if (!*captured) {
+        ev.message = captured->err().message;
+    } else {
+        auto& c = captured->value();
+        c.run.arm = a;
+        c.run.affinity = pins.text;
+        for (const auto& note : c.notes)
+            add_note(ev.message, note);
+        if (auto w = write_profile(c, o.out_dir); !w)
+            add_note(ev.message, w.err().message);
+        ev.capture = &c;
+    }
+    add_note(ev.message, servers.started ? servers.message : "");
+    if (o.on_profile_done)
+        o.on_profile_done(ev);
 }
 
 /// One scenario × arm as the ledger files it: the trials of every round merged into one result.
@@ -547,6 +584,10 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
         count += arms.size() * rounds;
         remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(arms.size() * rounds);
+        if (o.profile && !s.capacity) {
+            count += arms.size();
+            remaining += estimate(s, 1) * std::int64_t(arms.size());
+        }
     }
     std::size_t index = 0;
     for (std::size_t si = 0; si < scenarios.size(); ++si) {
@@ -613,6 +654,29 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             if (auto w = file_record(o, records[k], s, interleaved ? rounds : s.trials); !w)
                 return w.err();
             entries.push_back(records[k].entry);
+        }
+        // The profiled trials come after every measured one, so perf never runs beside a trial that counts.
+        for (std::size_t k = 0; k < arms.size() && o.profile && !blocked_by_limits; ++k) {
+            if (o.stop && o.stop->load())
+                break;
+            ++index;
+            if (o.on_run_start) {
+                suite_progress p;
+                p.index = index;
+                p.count = count;
+                p.scenario = s.name;
+                p.model = arms[k].model;
+                p.arm = arms[k].name;
+                p.elapsed = clock::now() - suite_start;
+                p.remaining = remaining;
+                p.profiled = true;
+                o.on_run_start(p);
+            }
+            scenario once = s;
+            once.trials = 1;
+            profile_one(o, once, arms[k], pins, records[k].merged);
+            auto one = estimate(once, 1);
+            remaining = remaining > one ? remaining - one : duration{};
         }
         if (o.stop && o.stop->load())
             break;

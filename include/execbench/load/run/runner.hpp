@@ -36,6 +36,10 @@ struct run_options {
     unsigned load_cpus = 0;  ///< CPUs the generator may use; 0: this process's mask
     /// Called on the calling thread a few times per second and after each trial; must not block for long.
     std::function<void(const progress_event&)> on_progress;
+    /// Called on the calling thread just before each measured trial's load starts and just after it ends, outside
+    /// the trial's time (bench-load --profile enables perf over exactly the trial).
+    std::function<void()> before_trial;
+    std::function<void()> after_trial;
 };
 
 /// One trial: what the engine measured plus the server's process figures.

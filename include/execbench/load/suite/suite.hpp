@@ -4,6 +4,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/ledger.hpp"
 #include "execbench/load/run/arm.hpp"
+#include "execbench/load/run/profiler.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
@@ -50,6 +51,16 @@ struct suite_progress {
     unsigned rounds = 1;
     duration elapsed{};    ///< since the suite started
     duration remaining{};  ///< estimate for the runs left, this one included
+    bool profiled = false;  ///< the extra trial under perf (--profile), not a result
+};
+
+/// A profiled trial's outcome (--profile): its capture, or why there is none.
+struct profile_event {
+    std::string scenario;
+    std::string arm;
+    const profile_capture* capture = nullptr;  ///< nullptr when it could not be taken
+    std::string message;                       ///< why not, or what perf could not measure
+    double unprofiled_rps = 0;                 ///< the arm's median req/s over its measured trials (0: none)
 };
 
 /// What a suite runs and where it writes.
@@ -70,6 +81,10 @@ struct suite_options {
     bool fit_to_limits = false;           ///< scale a scenario beyond the open-file limits to fit them
     unsigned threads = 1;                 ///< load-generator threads
     bool hlog = false;                    ///< also write `out_dir/hlog/<scenario>-<arm>.hlog` (load/hlog)
+    /// After the measured trials of a scenario, one more per arm on a fresh server under perf, written to
+    /// `out_dir/profile/` (load/profile_files) and kept out of every other file.
+    bool profile = false;
+    profile_options profiling;
     std::chrono::milliseconds start_timeout{20'000};
     std::chrono::milliseconds stop_timeout{15'000};
     /// The one sampler of the server, per trial: its summary and the per-second timeline.
@@ -83,6 +98,8 @@ struct suite_options {
     std::function<void(const std::string&, const std::string&, const capacity_step&)> on_capacity_step;
     /// After each run, with its ledger line and (when it ran) its result; a capacity search's line has no result.
     std::function<void(const suite_entry&, const run_result*)> on_run_done;
+    /// After each profiled trial (--profile), written or not.
+    std::function<void(const profile_event&)> on_profile_done;
 };
 
 /// The scenarios of `dir` that list `suite` in their suites, sorted by name.

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "execbench/core/result.hpp"
+#include "execbench/load/run/perf_output.hpp"
+#include "execbench/load/run/runner.hpp"
+#include "execbench/load/scenario/scenario.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace execbench::load {
+
+/// How a profiled trial watches the server.
+struct profile_options {
+    std::string perf = "perf";  ///< Debian's linux-perf, looked up on the PATH
+    unsigned frequency = 499;   ///< perf record's samples per second and CPU
+    /// How long perf may take to attach to the server's threads and to answer a command.
+    std::chrono::milliseconds control_timeout{20'000};
+};
+
+/// A profiled trial: its run (one trial, never a result) and what perf saw over exactly that trial.
+struct profile_capture {
+    run_result run;
+    folded_stacks stacks;               ///< empty when perf record could not watch the server
+    std::optional<perf_counts> counts;  ///< none when perf stat could not
+    std::vector<std::string> notes;     ///< what could not be measured, and why
+    /// Requests the trial completed or failed: what "per request" divides by.
+    [[nodiscard]] double requests() const;
+    /// The trial's successful responses per second.
+    [[nodiscard]] double requests_per_second() const;
+};
+
+/// Why perf cannot profile on this machine ("perf is not installed ..."), or nothing when `perf --version` runs.
+/// Whether it may watch another process shows only when it tries (perf_event_paranoid, capabilities).
+std::optional<std::string> perf_unavailable(const profile_options& p = {});
+
+/// Runs `s` once more as one trial (after its warm-up) with the server under `perf record` (call graphs by DWARF
+/// unwinding: our Release code and Debian's libc keep no frame pointers) and `perf stat` (CPU time, context switches,
+/// system calls by name), both enabled over exactly the trial through perf's control FIFOs. Fails when the
+/// server's pid is unknown, when neither perf could watch it (quoting perf), or when the run fails; a perf that
+/// could not is named in `notes`.
+result<profile_capture> run_profiled(const scenario& s, const run_options& options, const profile_options& p = {});
+
+}  // namespace execbench::load

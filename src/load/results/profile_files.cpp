@@ -1,0 +1,223 @@
+#include "execbench/load/results/profile_files.hpp"
+
+#include "execbench/core/build_info.hpp"
+#include "execbench/core/file.hpp"
+#include "execbench/load/results/csv_lines.hpp"
+#include "execbench/load/results/flame_graph.hpp"
+#include "execbench/load/results/results.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+
+namespace execbench::load {
+
+namespace {
+
+using detail::csv_field;
+using detail::fixed;
+
+constexpr const char* header = "run_id,started_at,git_revision,scenario,arm,model,kind,name,total,per_request";
+
+result<void> write_text(const std::filesystem::path& file, const std::string& text)
+{
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out)
+        return fail(file.string() + ": cannot write");
+    return {};
+}
+
+double number(const std::string& s)
+{
+    double v = 0;
+    std::from_chars(s.data(), s.data() + s.size(), v);
+    return v;
+}
+
+}  // namespace
+
+std::filesystem::path profile_path(const std::filesystem::path& out_dir, std::string_view scenario,
+                                   std::string_view arm, std::string_view extension)
+{
+    return out_dir / "profile" / (std::string(scenario) + "-" + std::string(arm) + "." + std::string(extension));
+}
+
+std::string format_folded(const folded_stacks& stacks)
+{
+    std::string out;
+    for (const auto& [stack, samples] : stacks)
+        out += stack + " " + std::to_string(samples) + "\n";
+    return out;
+}
+
+result<folded_stacks> parse_folded(std::string_view text)
+{
+    folded_stacks out;
+    unsigned line_number = 0;
+    for (std::size_t at = 0; at < text.size();) {
+        auto nl = std::min(text.find('\n', at), text.size());
+        auto line = text.substr(at, nl - at);
+        at = nl + 1;
+        ++line_number;
+        if (line.empty())
+            continue;
+        auto space = line.rfind(' ');
+        std::uint64_t samples = 0;
+        auto count = space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
+        auto [p, ec] = std::from_chars(count.data(), count.data() + count.size(), samples);
+        if (space == std::string_view::npos || count.empty() || ec != std::errc{} || p != count.data() + count.size())
+            return fail("folded stacks line " + std::to_string(line_number) + ": not 'stack samples'");
+        out[std::string(line.substr(0, space))] += samples;
+    }
+    return out;
+}
+
+std::vector<self_time> top_self_time(const folded_stacks& stacks, std::size_t count)
+{
+    std::map<std::string, std::uint64_t> leaves;
+    std::uint64_t total = 0;
+    for (const auto& [stack, samples] : stacks) {
+        auto semi = stack.rfind(';');
+        leaves[semi == std::string::npos ? stack : stack.substr(semi + 1)] += samples;
+        total += samples;
+    }
+    std::vector<self_time> out;
+    for (const auto& [function, samples] : leaves)
+        out.push_back({function, samples, total ? 100.0 * double(samples) / double(total) : 0});
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+    if (out.size() > count)
+        out.resize(count);
+    return out;
+}
+
+const profile_count* profile_record::find(std::string_view kind, std::string_view name) const
+{
+    for (const auto& c : counts)
+        if (c.kind == kind && c.name == name)
+            return &c;
+    return nullptr;
+}
+
+double profile_record::trial(std::string_view name) const
+{
+    const auto* c = find("trial", name);
+    return c ? c->total : 0;
+}
+
+std::vector<std::string> profile_record::notes() const
+{
+    std::vector<std::string> out;
+    for (const auto& c : counts)
+        if (c.kind == "note")
+            out.push_back(c.name);
+    return out;
+}
+
+profile_record profile_record_of(const profile_capture& c)
+{
+    profile_record r;
+    r.run_id = c.run.run_id;
+    r.started_at = c.run.started_at;
+    r.git_revision = std::string(git_revision());
+    r.scenario = c.run.scenario_used.name;
+    r.arm = c.run.arm_name();
+    r.model = c.run.server.model;
+    double requests = c.requests();
+    double seconds = 0;
+    for (const auto& t : c.run.trials)
+        seconds += std::chrono::duration<double>(t.measured.foreground.wall).count();
+    std::uint64_t samples = 0;
+    for (const auto& [stack, n] : c.stacks)
+        samples += n;
+    auto add = [&](std::string kind, std::string name, double total) {
+        r.counts.push_back({std::move(kind), std::move(name), total, requests > 0 ? total / requests : 0});
+    };
+    r.counts.push_back({"trial", "requests", requests, 0});
+    r.counts.push_back({"trial", "seconds", seconds, 0});
+    r.counts.push_back({"trial", "requests_per_second", c.requests_per_second(), 0});
+    r.counts.push_back({"trial", "samples", double(samples), 0});
+    if (c.counts) {
+        add("cpu", "cpu_micros", c.counts->task_clock_millis * 1000);
+        add("switches", "context_switches", c.counts->context_switches);
+        add("switches", "cpu_migrations", c.counts->cpu_migrations);
+    }
+    if (!c.run.trials.empty() && c.run.trials.front().server) {
+        const auto& srv = *c.run.trials.front().server;
+        add("switches", "voluntary", double(srv.voluntary_switches));
+        add("switches", "involuntary", double(srv.involuntary_switches));
+    }
+    if (c.counts) {
+        add("syscall", "all", c.counts->syscalls_total);
+        for (const auto& [name, n] : c.counts->syscalls)
+            add("syscall", name, n);
+        add("syscall", "other", c.counts->syscalls_unnamed());
+    }
+    for (const auto& note : c.notes)
+        r.counts.push_back({"note", note, 0, 0});
+    return r;
+}
+
+std::string format_profile_csv(const profile_record& r)
+{
+    std::string out = std::string(header) + "\n";
+    auto prefix = csv_field(r.run_id) + "," + csv_field(r.started_at) + "," + csv_field(r.git_revision) + "," +
+                  csv_field(r.scenario) + "," + csv_field(r.arm) + "," + csv_field(r.model) + ",";
+    for (const auto& c : r.counts) {
+        bool per_request = c.kind != "trial" && c.kind != "note";
+        out += prefix + csv_field(c.kind) + "," + csv_field(c.name) + "," +
+               (c.kind == "note" ? std::string{} : fixed(c.total, c.kind == "trial" && c.name == "seconds" ? 3 : 1)) +
+               "," + (per_request ? fixed(c.per_request, 4) : std::string{}) + "\n";
+    }
+    return out;
+}
+
+result<profile_record> read_profile_csv(const std::filesystem::path& file)
+{
+    auto table = read_csv(file);
+    if (!table)
+        return table.err();
+    std::string got;
+    for (const auto& h : table->header)
+        got += (got.empty() ? "" : ",") + h;
+    if (got != header)
+        return fail(file.string() + ": not a profile's counts (header '" + got + "')");
+    profile_record r;
+    for (const auto& row : table->rows) {
+        if (row.size() != 10)
+            return fail(file.string() + ": a row with " + std::to_string(row.size()) + " fields, not 10");
+        r.run_id = row[0];
+        r.started_at = row[1];
+        r.git_revision = row[2];
+        r.scenario = row[3];
+        r.arm = row[4];
+        r.model = row[5];
+        r.counts.push_back({row[6], row[7], number(row[8]), number(row[9])});
+    }
+    return r;
+}
+
+result<void> write_profile(const profile_capture& c, const std::filesystem::path& out_dir)
+{
+    auto record = profile_record_of(c);
+    auto path = [&](std::string_view ext) { return profile_path(out_dir, record.scenario, record.arm, ext); };
+    if (!c.stacks.empty()) {
+        auto title = record.scenario + " · " + record.arm + ": profiled trial (under perf, not a result)";
+        if (auto w = write_text(path("folded"), format_folded(c.stacks)); !w)
+            return w;
+        if (auto w = write_text(path("svg"), flame_graph_svg(c.stacks, title)); !w)
+            return w;
+    } else {
+        // A flame graph of an earlier profile must not stand beside counts it did not come from.
+        std::error_code ec;
+        std::filesystem::remove(path("folded"), ec);
+        std::filesystem::remove(path("svg"), ec);
+    }
+    return write_text(path("csv"), format_profile_csv(record));
+}
+
+}  // namespace execbench::load
