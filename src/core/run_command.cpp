@@ -84,6 +84,27 @@ background_command::~background_command()
     }
 }
 
+own_group_spawn_attributes::own_group_spawn_attributes()
+{
+    posix_spawnattr_init(&attr_);
+    // Default handling of the signals this process may catch (SIGINT for a graceful stop), none blocked.
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGPIPE);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr_, &defaults);
+    posix_spawnattr_setsigmask(&attr_, &none);
+    posix_spawnattr_setpgroup(&attr_, 0);
+    posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+}
+
+own_group_spawn_attributes::~own_group_spawn_attributes()
+{
+    posix_spawnattr_destroy(&attr_);
+}
+
 result<void> background_command::start(const std::vector<std::string>& argv, const command_output& output)
 {
     if (pid_ > 0)
@@ -92,22 +113,9 @@ result<void> background_command::start(const std::vector<std::string>& argv, con
         return fail("no command to run");
     auto args = exec_argv(argv);
     redirections files(output, true);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // Default handling of the signals this process may catch (SIGINT for a graceful stop), none blocked.
-    sigset_t defaults, none;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    sigaddset(&defaults, SIGPIPE);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    own_group_spawn_attributes attr;
     pid_t pid = -1;
-    int rc = posix_spawnp(&pid, args[0], files.get(), &attr, args.data(), environ);
-    posix_spawnattr_destroy(&attr);
+    int rc = posix_spawnp(&pid, args[0], files.get(), attr.get(), args.data(), environ);
     if (rc != 0)
         return fail("cannot start " + argv[0] + ": " + std::strerror(rc));
     pid_ = pid;

@@ -4,6 +4,22 @@
 
 namespace execbench {
 
+std::string xml_escape(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
 std::string grouped(std::uint64_t v)
 {
     auto digits = std::to_string(v);

@@ -1,5 +1,6 @@
 #include "execbench/report/html.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/markdown.hpp"
@@ -45,21 +46,6 @@ document.querySelectorAll("table.sortable th").forEach(function (th, _) {
 });
 </script>
 )";
-
-std::string escape(std::string_view s)
-{
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
 
 /// A heading's anchor as GitHub makes it, so the markdown's `#scenario` links work in the HTML too.
 std::string slug(std::string_view text)
@@ -139,7 +125,7 @@ std::string inline_html(std::string_view md)
         if (md[i] == '`') {
             auto e = md.find('`', i + 1);
             if (e != std::string_view::npos) {
-                out += "<code>" + escape(md.substr(i + 1, e - i - 1)) + "</code>";
+                out += "<code>" + xml_escape(md.substr(i + 1, e - i - 1)) + "</code>";
                 i = e + 1;
                 continue;
             }
@@ -148,13 +134,13 @@ std::string inline_html(std::string_view md)
             auto close = md.find("](", i);
             auto end = close == std::string_view::npos ? close : md.find(')', close);
             if (end != std::string_view::npos) {
-                out += "<a href=\"" + escape(html_target(std::string(md.substr(close + 2, end - close - 2)))) + "\">" +
+                out += "<a href=\"" + xml_escape(html_target(std::string(md.substr(close + 2, end - close - 2)))) + "\">" +
                        inline_html(md.substr(i + 1, close - i - 1)) + "</a>";
                 i = end + 1;
                 continue;
             }
         }
-        out += escape(md.substr(i, 1));
+        out += xml_escape(md.substr(i, 1));
         ++i;
     }
     return out;
@@ -234,8 +220,8 @@ std::string block_html(std::string_view md)
                 continue;
             auto png = line.substr(close + 2, end - close - 2);
             auto svg = png.substr(0, png.rfind('.')) + ".svg";
-            html << "<figure class=\"chart\" data-chart=\"" << escape(png) << "\">__SVG_DIR__" << svg
-                 << "__SVG_END__<figcaption>" << escape(line.substr(2, close - 2)) << " (<a href=\"" << escape(png)
+            html << "<figure class=\"chart\" data-chart=\"" << xml_escape(png) << "\">__SVG_DIR__" << svg
+                 << "__SVG_END__<figcaption>" << xml_escape(line.substr(2, close - 2)) << " (<a href=\"" << xml_escape(png)
                  << "\">" << (png == svg ? "SVG" : "PNG") << "</a>)</figcaption></figure>\n";
         } else if (line.empty()) {
             flush();
@@ -264,7 +250,7 @@ std::string page(const std::string& title, const std::string& body, const report
     }
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-           escape(title) + "</title>\n" + std::string(style_sheet) + "</head>\n<body>\n" + b +
+           xml_escape(title) + "</title>\n" + std::string(style_sheet) + "</head>\n<body>\n" + b +
            std::string(sort_script) + "</body>\n</html>\n";
 }
 
@@ -272,9 +258,9 @@ std::string page(const std::string& title, const std::string& body, const report
 
 std::string suite_html(const suite_data& suite, const report_paths& paths)
 {
-    auto nav = "<nav><a href=\"index.html\">all suites</a> · <a href=\"" + escape(suite.name) +
-               ".md\">this page as markdown</a> · <a href=\"" + escape(paths.methodology_link) +
-               "\">methodology</a> · <a href=\"" + escape(paths.results_link + "/" + suite.name + "/" + suite.stem) +
+    auto nav = "<nav><a href=\"index.html\">all suites</a> · <a href=\"" + xml_escape(suite.name) +
+               ".md\">this page as markdown</a> · <a href=\"" + xml_escape(paths.methodology_link) +
+               "\">methodology</a> · <a href=\"" + xml_escape(paths.results_link + "/" + suite.name + "/" + suite.stem) +
                ".csv\">raw CSV</a></nav>\n";
     return page("execbench results: " + suite.name, nav + block_html(suite_markdown(suite, paths)), paths);
 }
@@ -297,7 +283,7 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
     local.docs_link = ".";
     md << headline_block(suites, local);
     auto body = block_html(md.str());
-    auto nav = "<nav><a href=\"" + escape(paths.methodology_link) + "\">methodology</a></nav>\n";
+    auto nav = "<nav><a href=\"" + xml_escape(paths.methodology_link) + "\">methodology</a></nav>\n";
     return page("execbench results", nav + body, paths);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <spawn.h>
 #include <sys/types.h>
 
 namespace execbench {
@@ -26,6 +27,20 @@ result<int> run_command(const std::vector<std::string>& argv, const command_outp
 
 /// `argv` as the null-terminated array posix_spawn and exec take; it points into `argv`, which must outlive it.
 std::vector<char*> exec_argv(const std::vector<std::string>& argv);
+
+/// posix_spawn attributes for a child in its own process group, so that a Ctrl-C at the terminal reaches this process
+/// only, which then stops the child in its own time; SIGINT, SIGTERM and SIGPIPE at their defaults, none blocked.
+class own_group_spawn_attributes {
+public:
+    own_group_spawn_attributes();
+    ~own_group_spawn_attributes();
+    own_group_spawn_attributes(const own_group_spawn_attributes&) = delete;
+    own_group_spawn_attributes& operator=(const own_group_spawn_attributes&) = delete;
+    [[nodiscard]] const posix_spawnattr_t* get() const noexcept { return &attr_; }
+
+private:
+    posix_spawnattr_t attr_;
+};
 
 /// A command running beside this process until it is stopped (e.g. `perf record` over a trial). The destructor
 /// kills (SIGKILL) and reaps it when it still runs, so none outlives its owner.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace execbench {
@@ -18,6 +19,9 @@ void append_number(Number n, std::string& out)
     (void)ec;
     out.append(digits, end);
 }
+
+/// `s` with &, <, > and " as entities, for HTML and SVG text and attribute values.
+std::string xml_escape(std::string_view s);
 
 /// Decimal digits grouped by commas in threes: 20000 → "20,000".
 std::string grouped(std::uint64_t v);

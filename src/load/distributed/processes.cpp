@@ -27,30 +27,6 @@ constexpr std::string_view parent_valued[] = {"--processes", "--out",      "--hl
 /// Flags the parent answers itself.
 constexpr std::string_view parent_flags[] = {"--quiet"};
 
-/// A temporary folder for the shards' files, removed with this object.
-class scratch_dir {
-public:
-    scratch_dir()
-    {
-        auto base = std::filesystem::temp_directory_path() / "bench-load-shards-XXXXXX";
-        std::string name = base.string();
-        if (::mkdtemp(name.data()) != nullptr)
-            path_ = name;
-    }
-    ~scratch_dir()
-    {
-        std::error_code ec;
-        if (!path_.empty())
-            std::filesystem::remove_all(path_, ec);
-    }
-    scratch_dir(const scratch_dir&) = delete;
-    scratch_dir& operator=(const scratch_dir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
-
 /// Starts one shard with its standard output on /dev/null; returns its pid.
 result<pid_t> spawn_shard(const std::filesystem::path& program, const std::vector<std::string>& args)
 {
@@ -147,7 +123,7 @@ result<run_result> run_in_processes(const scenario& s, const run_options& option
     auto tgt = resolve_target(options.url, options.allow_remote);
     if (!tgt)
         return tgt.err();
-    scratch_dir scratch;
+    scratch_dir scratch("bench-load-shards");
     if (scratch.path().empty())
         return fail("cannot create a temporary folder for the shards' results: " + std::string(std::strerror(errno)));
 

@@ -1,5 +1,6 @@
 #include "execbench/load/results/flame_graph.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 
 #include <algorithm>
@@ -25,21 +26,6 @@ struct node {
     std::uint64_t samples = 0;
     std::map<std::string, std::unique_ptr<node>> children;  // name order, as flamegraph.pl
 };
-
-std::string escape(std::string_view s)
-{
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
 
 std::uint32_t name_hash(std::string_view s)
 {
@@ -80,14 +66,14 @@ public:
     {
         double w = double(samples) / total_ * (image_width - 2 * margin);
         double y = height_ - margin - double(level + 1) * frame_height;
-        svg_ << "<g><title>" << escape(name) << " (" << samples << " samples, " << fixed(100.0 * double(samples) / total_, 2)
+        svg_ << "<g><title>" << xml_escape(name) << " (" << samples << " samples, " << fixed(100.0 * double(samples) / total_, 2)
              << " %)</title><rect x=\"" << fixed(x, 1) << "\" y=\"" << fixed(y, 1) << "\" width=\"" << fixed(w, 1)
              << "\" height=\"" << fixed(frame_height - 1, 1) << "\" fill=\"" << colour(name) << "\" rx=\"2\"/>";
         auto fits = static_cast<std::size_t>((w - 6) / char_width);
         if (fits >= 3) {
             auto label = name.size() <= fits ? name : name.substr(0, fits - 2) + "..";
             svg_ << "<text x=\"" << fixed(x + 3, 1) << "\" y=\"" << fixed(y + frame_height - 4.5, 1) << "\">"
-                 << escape(label) << "</text>";
+                 << xml_escape(label) << "</text>";
         }
         svg_ << "</g>\n";
     }
@@ -136,7 +122,7 @@ std::string flame_graph_svg(const folded_stacks& stacks, std::string_view title)
         << " " << fixed(height, 0) << "\" font-family=\"Verdana,DejaVu Sans,sans-serif\" font-size=\"11\">\n"
         << "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#fdfdf6\"/>\n"
         << "<text x=\"" << fixed(image_width / 2, 0) << "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">"
-        << escape(title) << "</text>\n"
+        << xml_escape(title) << "</text>\n"
         << "<text x=\"" << fixed(margin, 0) << "\" y=\"36\" fill=\"#555\">" << root.samples
         << " samples; width = share of the server's CPU samples; callers below callees; blue: execbench, orange: "
            "kernel; hover a box for its name</text>\n";

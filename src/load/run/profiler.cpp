@@ -22,29 +22,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-/// A temporary folder, removed with everything in it.
-class scratch_dir {
-public:
-    scratch_dir()
-    {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "execbench-profile-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()))
-            path_ = tmpl;
-    }
-    ~scratch_dir()
-    {
-        std::error_code ec;
-        if (!path_.empty())
-            std::filesystem::remove_all(path_, ec);
-    }
-    scratch_dir(const scratch_dir&) = delete;
-    scratch_dir& operator=(const scratch_dir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
-
 /// The last lines of a perf error file, on one line.
 std::string tail_of(const std::filesystem::path& file)
 {
@@ -193,7 +170,7 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     auto server = probe_server(*tgt, options.server_pid);
     if (!server.pid)
         return fail("the server's pid is unknown (a remote server, or give --server-pid): perf cannot watch it");
-    scratch_dir dir;
+    scratch_dir dir("execbench-profile");
     if (dir.path().empty())
         return fail("cannot create a temporary folder for perf's files");
     auto pid = std::to_string(*server.pid);

@@ -115,25 +115,12 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
     posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     // The child gets default signal handling whatever this process has set (e.g. SIGINT for a graceful stop).
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    sigaddset(&defaults, SIGPIPE);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setsigmask(&attr, &none);
     // Its own process group: a Ctrl-C at the terminal stops the suite after the current run, which then stops
     // the server itself, instead of the server dying under a run still measuring it.
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    own_group_spawn_attributes attr;
     pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, &attr, argv.data(), environ);
+    int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, attr.get(), argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
     if (rc != 0)
         return fail("cannot start " + binary.string() + ": " + std::strerror(rc));
     pid_ = pid;

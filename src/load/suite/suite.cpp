@@ -616,6 +616,26 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             e.started_at = utc_timestamp();
         }
         const auto& blocked_by_limits = not_runnable[si];
+        // Counts the run and tells on_run_start about it; the profiled trial belongs to no round.
+        auto announce = [&](std::size_t k, unsigned round, bool profiled) {
+            ++index;
+            if (!o.on_run_start)
+                return;
+            suite_progress p;
+            p.index = index;
+            p.count = count;
+            p.scenario = s.name;
+            p.model = arms[k].model;
+            p.arm = arms[k].name;
+            if (!profiled) {
+                p.round = round;
+                p.rounds = rounds;
+            }
+            p.elapsed = clock::now() - suite_start;
+            p.remaining = remaining;
+            p.profiled = profiled;
+            o.on_run_start(p);
+        };
         for (unsigned round = 1; round <= rounds && !blocked_by_limits; ++round) {
             auto order = interleaved ? round_order(arms.size(), o.seed, round) : round_order(arms.size(), 0, 0);
             if (!interleaved)
@@ -623,20 +643,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             for (auto k : order) {
                 if (o.stop && o.stop->load())
                     break;
-                ++index;
-                if (o.on_run_start) {
-                    suite_progress p;
-                    p.index = index;
-                    p.count = count;
-                    p.scenario = s.name;
-                    p.model = arms[k].model;
-                    p.arm = arms[k].name;
-                    p.round = round;
-                    p.rounds = rounds;
-                    p.elapsed = clock::now() - suite_start;
-                    p.remaining = remaining;
-                    o.on_run_start(p);
-                }
+                announce(k, round, false);
                 auto run_start = clock::now();
                 auto outcome = run_one(o, per_server, arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
                 records[k].spent += clock::now() - run_start;
@@ -659,19 +666,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         for (std::size_t k = 0; k < arms.size() && o.profile && !blocked_by_limits; ++k) {
             if (o.stop && o.stop->load())
                 break;
-            ++index;
-            if (o.on_run_start) {
-                suite_progress p;
-                p.index = index;
-                p.count = count;
-                p.scenario = s.name;
-                p.model = arms[k].model;
-                p.arm = arms[k].name;
-                p.elapsed = clock::now() - suite_start;
-                p.remaining = remaining;
-                p.profiled = true;
-                o.on_run_start(p);
-            }
+            announce(k, 1, true);
             scenario once = s;
             once.trials = 1;
             profile_one(o, once, arms[k], pins, records[k].merged);
