@@ -1,5 +1,6 @@
 #include "execbench/report/report.hpp"
 
+#include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/charts.hpp"
@@ -11,18 +12,15 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 namespace execbench::report {
 
 namespace {
 
+/// A file's text, or "" when it cannot be read (a page not written yet).
 std::string read_text(const std::filesystem::path& p)
 {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return read_file(p).value_or("");
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ public:
     const T& operator*() const& { return value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
+    /// The value, or `fallback` when an error is held.
+    T value_or(T fallback) const& { return ok() ? value() : std::move(fallback); }
 
     /// The error; only valid when !ok().
     const error& err() const { return std::get<1>(state_); }

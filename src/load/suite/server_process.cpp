@@ -1,5 +1,6 @@
 #include "execbench/load/suite/server_process.hpp"
 
+#include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
 #include "execbench/stats/process.hpp"
 
@@ -8,9 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -29,14 +28,6 @@ namespace execbench::load {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-std::string read_file(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 /// waitpid without blocking: the exit status when the child has ended.
 std::optional<int> reap(pid_t pid)
@@ -83,7 +74,7 @@ std::string server_process::stderr_tail(std::size_t max_bytes) const
 {
     if (dir_.empty())
         return {};
-    auto text = read_file(dir_ / "stderr");
+    auto text = read_file(dir_ / "stderr").value_or("");
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
         text.pop_back();
     if (text.size() > max_bytes)
@@ -138,7 +129,7 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
 
     // The start line: "bench-server model=... port=NNNN ... pid=NNN".
     while (true) {
-        auto text = read_file(out_file);
+        auto text = read_file(out_file).value_or("");
         if (auto nl = text.find('\n'); nl != std::string::npos) {
             start_line_ = text.substr(0, nl);
             break;
