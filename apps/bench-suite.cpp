@@ -166,6 +166,9 @@ execbench::result<std::vector<std::string>> select_scenarios(const std::filesyst
 int main(int argc, char** argv)
 {
     namespace load = execbench::load;
+    // A suite runs for minutes to hours: its lines reach a log file (`> run.log`, `tail -f`) as they are printed,
+    // not one 4 KB block later.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     CLI::App app{"bench-suite: runs scenarios under each model, a fresh bench-server per run, into results/<suite>/"};
     app.set_version_flag("--version", execbench::version_string());
 
