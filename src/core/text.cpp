@@ -4,6 +4,14 @@
 
 namespace execbench {
 
+std::string_view trim(std::string_view s) noexcept
+{
+    auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos)
+        return {};
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
 std::string xml_escape(std::string_view s)
 {
     std::string out;

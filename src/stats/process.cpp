@@ -1,5 +1,7 @@
 #include "execbench/stats/process.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -79,15 +81,6 @@ bool parse_number(std::string_view text, Integer& value, int base = 10)
 {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
     return ec == std::errc{} && end == text.data() + text.size();
-}
-
-std::string_view trim(std::string_view text)
-{
-    auto first = text.find_first_not_of(" \t");
-    if (first == std::string_view::npos)
-        return {};
-    auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
 }
 
 /// The number after `key:` on its own line in a /proc status file, with an optional unit; false when absent.

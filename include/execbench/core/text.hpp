@@ -20,6 +20,9 @@ void append_number(Number n, std::string& out)
     out.append(digits, end);
 }
 
+/// `s` without the spaces, tabs and carriage returns at either end.
+std::string_view trim(std::string_view s) noexcept;
+
 /// `s` with &, <, > and " as entities, for HTML and SVG text and attribute values.
 std::string xml_escape(std::string_view s);
 

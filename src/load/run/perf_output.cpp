@@ -1,5 +1,7 @@
 #include "execbench/load/run/perf_output.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <sstream>
@@ -12,15 +14,6 @@ namespace {
 bool operator_char(char c)
 {
     return std::string_view("()<>=!+-*/%&|^~[],").find(c) != std::string_view::npos;
-}
-
-std::string_view trim(std::string_view s)
-{
-    auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos)
-        return {};
-    auto e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
 }
 
 /// The frame of one `perf script` call-chain line: "\t    7f3a addr symbol+0x1c (/path/dso)".

@@ -1,5 +1,6 @@
 #include "execbench/load/run/slo.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
@@ -50,14 +51,6 @@ std::vector<std::string> column_names()
     return out;
 }
 
-std::string trim(std::string_view s)
-{
-    auto b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos)
-        return {};
-    return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
-}
-
 result<slo_gate> parse_gate(const std::string& text)
 {
     auto bad = [&](const std::string& what) { return fail("--slo: '" + text + "': " + what); };
@@ -66,7 +59,7 @@ result<slo_gate> parse_gate(const std::string& text)
         return bad("expected METRIC OP VALUE, e.g. p99<300ms, errors=0, rps>=1800");
     slo_gate g;
     g.text = text;
-    auto name = trim(std::string_view(text).substr(0, at));
+    auto name = std::string(trim(std::string_view(text).substr(0, at)));
     auto rest = std::string_view(text).substr(at);
     std::size_t op_len = 1;
     if (rest.substr(0, 2) == "<=") {
@@ -95,7 +88,7 @@ result<slo_gate> parse_gate(const std::string& text)
                        "column such as errors_http_5xx");
         g.metric = name;
     }
-    auto value = trim(rest.substr(op_len));
+    auto value = std::string(trim(rest.substr(op_len)));
     if (value.empty())
         return bad("missing the value after the comparison");
     if (is_millis(g.metric) && value.find_first_not_of("0123456789.") != std::string::npos) {
@@ -136,7 +129,7 @@ result<std::vector<slo_gate>> parse_slo(std::string_view text)
             item += c;
             continue;
         }
-        auto gate = trim(item);
+        auto gate = std::string(trim(item));
         item.clear();
         if (gate.empty())
             continue;

@@ -1,24 +1,13 @@
 #include "execbench/load/scenario/duration.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 
 namespace execbench::load {
-
-namespace {
-
-std::string trim(std::string_view s)
-{
-    auto b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos)
-        return {};
-    auto e = s.find_last_not_of(" \t");
-    return std::string(s.substr(b, e - b + 1));
-}
-
-}  // namespace
 
 result<duration> parse_duration(std::string_view input)
 {
