@@ -28,7 +28,11 @@ std::string fixed(double v, int decimals)
 result<void> append_lines(const std::filesystem::path& file, const std::string& header,
                           const std::vector<std::string>& lines)
 {
-    bool fresh = !std::filesystem::exists(file) || std::filesystem::file_size(file) == 0;
+    // A run's outputs go where --out says, folder and all: a missing folder found only after the run lost it.
+    std::error_code ec;
+    if (file.has_parent_path())
+        std::filesystem::create_directories(file.parent_path(), ec);
+    bool fresh = !std::filesystem::exists(file, ec) || std::filesystem::file_size(file, ec) == 0;
     if (!fresh) {
         std::ifstream in(file);
         std::string first;
