@@ -472,7 +472,11 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
                     o.on_capacity_step(s.name, rec.arm, st);
             };
             auto servers = with_servers(o, s, arms[k], pins, [&](run_options& ro, const server_process&) {
-                ro.on_progress = o.on_progress;
+                // A step's own line (on_capacity_step) says what its "trial done" would.
+                ro.on_progress = [&](const progress_event& ev) {
+                    if (o.on_progress && ev.what != progress_event::phase::trial_done)
+                        o.on_progress(ev);
+                };
                 rec.result = run_capacity(s, ro, *plan, on_step, wrap);
             });
             turns.leave(k);
