@@ -1,5 +1,6 @@
 #include "execbench/core/file.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,11 +20,31 @@ result<std::string> read_file(const std::filesystem::path& file)
     return text.str();
 }
 
+result<std::filesystem::path> make_scratch_folder(std::string_view prefix)
+{
+    std::error_code ec;
+    auto pattern = (std::filesystem::temp_directory_path(ec) / (std::string(prefix) + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+        return fail("cannot create a temporary folder " + pattern + ": " + std::system_category().message(errno));
+    return std::filesystem::path(pattern);
+}
+
+std::string log_tail(std::initializer_list<std::filesystem::path> files, std::size_t max_bytes)
+{
+    std::string text;
+    for (const auto& f : files)
+        text += read_file(f).value_or("");
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.pop_back();
+    if (text.size() > max_bytes)
+        text = "..." + text.substr(text.size() - max_bytes);
+    return text;
+}
+
 scratch_dir::scratch_dir(std::string_view prefix)
 {
-    auto pattern = (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) != nullptr)
-        path_ = pattern;
+    if (auto made = make_scratch_folder(prefix))
+        path_ = *made;
 }
 
 scratch_dir::~scratch_dir()

@@ -1,11 +1,10 @@
 #include "execbench/load/suite/postgres_cluster.hpp"
 
+#include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <vector>
 
@@ -20,14 +19,6 @@ namespace {
 
 // The unprivileged account a root process runs the cluster as.
 constexpr const char* cluster_user = "nobody";
-
-std::string read_text(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 /// The folder holding initdb and pg_ctl, or an error saying what to install.
 result<std::filesystem::path> server_binaries()
@@ -110,16 +101,17 @@ result<void> postgres_cluster::start(std::chrono::seconds deadline)
         return port.err();
     port_ = *port;
 
-    std::string pattern = (std::filesystem::temp_directory_path() / "execbench-pg.XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-        return fail("cannot create a temporary folder for PostgreSQL: " + std::system_category().message(errno));
-    dir_ = pattern;
+    auto folder = make_scratch_folder("execbench-pg");
+    if (!folder)
+        return fail("PostgreSQL's folder: " + folder.err().message);
+    dir_ = *folder;
     if (::geteuid() == 0) {
         const passwd* user = ::getpwnam(cluster_user);
         if (user == nullptr || ::chown(dir_.c_str(), user->pw_uid, user->pw_gid) != 0) {
+            auto message = "cannot hand " + dir_.string() + " to the user " + cluster_user +
+                           " (PostgreSQL refuses to run as root)";
             remove();
-            return fail(std::string("cannot hand ") + pattern + " to the user " + cluster_user +
-                        " (PostgreSQL refuses to run as root)");
+            return fail(message);
         }
     }
     auto initdb = run_as_cluster_user("'" + (bin_ / "initdb").string() + "' -D '" + (dir_ / "data").string() +
@@ -182,12 +174,7 @@ std::string postgres_cluster::log_tail(std::size_t max_bytes) const
 {
     if (dir_.empty())
         return {};
-    auto text = read_text(dir_ / "commands.log") + read_text(dir_ / "server.log");
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-        text.pop_back();
-    if (text.size() > max_bytes)
-        text = "..." + text.substr(text.size() - max_bytes);
-    return text;
+    return execbench::log_tail({dir_ / "commands.log", dir_ / "server.log"}, max_bytes);
 }
 
 void postgres_cluster::remove() noexcept

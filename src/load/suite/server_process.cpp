@@ -74,12 +74,7 @@ std::string server_process::stderr_tail(std::size_t max_bytes) const
 {
     if (dir_.empty())
         return {};
-    auto text = read_file(dir_ / "stderr").value_or("");
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-        text.pop_back();
-    if (text.size() > max_bytes)
-        text = "..." + text.substr(text.size() - max_bytes);
-    return text;
+    return log_tail({dir_ / "stderr"}, max_bytes);
 }
 
 result<void> server_process::start(const std::filesystem::path& binary, const std::vector<std::string>& args,
@@ -87,10 +82,10 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
 {
     if (pid_ > 0)
         return fail("server already started");
-    std::string tmpl = (std::filesystem::temp_directory_path() / "execbench-server-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data()))
-        return fail("cannot create a temporary folder for the server's output");
-    dir_ = tmpl;
+    auto folder = make_scratch_folder("execbench-server");
+    if (!folder)
+        return fail("the server's output: " + folder.err().message);
+    dir_ = *folder;
     auto out_file = (dir_ / "stdout").string();
     auto err_file = (dir_ / "stderr").string();
 
