@@ -28,6 +28,13 @@ std::string xml_escape(std::string_view s)
     return out;
 }
 
+std::string fixed(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
 std::string grouped(std::uint64_t v)
 {
     auto digits = std::to_string(v);

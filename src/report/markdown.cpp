@@ -1,5 +1,6 @@
 #include "execbench/report/markdown.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
@@ -23,9 +24,7 @@ namespace metric = load::metric;
 
 std::string num(double v, int decimals)
 {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
+    return fixed(v, decimals);
 }
 
 std::string millis(double v)

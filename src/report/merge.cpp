@@ -1,6 +1,7 @@
 #include "execbench/report/merge.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/stats/hdr_codec.hpp"
 #include "execbench/stats/interval_log.hpp"
 
@@ -18,9 +19,7 @@ constexpr double time_slack = 0.0005;
 
 std::string millis(std::int64_t micros)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(micros) / 1000.0);
-    return buf;
+    return fixed(static_cast<double>(micros) / 1000.0, 3);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "execbench/stats/interval_log.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/stats/hdr_codec.hpp"
 
 #include <charconv>
@@ -19,9 +20,7 @@ constexpr std::string_view tag_prefix = "Tag=";
 
 std::string seconds_text(double seconds)
 {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.3f", seconds);
-    return buf;
+    return fixed(seconds, 3);
 }
 
 /// Reads the number a StartTime or BaseTime comment starts with.

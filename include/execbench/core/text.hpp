@@ -26,6 +26,9 @@ std::string_view trim(std::string_view s) noexcept;
 /// `s` with &, <, > and " as entities, for HTML and SVG text and attribute values.
 std::string xml_escape(std::string_view s);
 
+/// `v` with exactly `decimals` decimals ("%.*f"): the one fixed-point form of CSV cells, pages and logs.
+std::string fixed(double v, int decimals);
+
 /// Decimal digits grouped by commas in threes: 20000 → "20,000".
 std::string grouped(std::uint64_t v);
 

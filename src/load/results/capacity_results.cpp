@@ -29,7 +29,7 @@ std::string estimates_text(const std::vector<double>& e)
 {
     std::string out;
     for (auto v : e)
-        out += (out.empty() ? "" : " ") + detail::fixed(v, 1);
+        out += (out.empty() ? "" : " ") + execbench::fixed(v, 1);
     return out;
 }
 
@@ -114,7 +114,6 @@ capacity_paths capacity_paths_for(const std::filesystem::path& out)
 result<void> write_capacity(const capacity_record& r, const capacity_paths& paths)
 {
     using detail::csv_field;
-    using detail::fixed;
     auto labels =
         csv_field(r.run_id) + "," + csv_field(r.scenario) + "," + csv_field(r.arm) + "," + csv_field(r.model) + ",";
     std::vector<std::string> steps;

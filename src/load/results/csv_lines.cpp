@@ -18,13 +18,6 @@ std::string csv_field(std::string_view v)
     return out + "\"";
 }
 
-std::string fixed(double v, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 result<void> append_lines(const std::filesystem::path& file, const std::string& header,
                           const std::vector<std::string>& lines)
 {

@@ -13,7 +13,6 @@ namespace execbench::load {
 
 namespace {
 
-using detail::fixed;
 
 constexpr double image_width = 1200;
 constexpr double margin = 10;

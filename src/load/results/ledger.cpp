@@ -12,7 +12,6 @@ namespace {
 
 using detail::append_lines;
 using detail::csv_field;
-using detail::fixed;
 
 const char* const ledger_header = "suite,scenario,model,arm,status,run_id,started_at,seconds,message";
 

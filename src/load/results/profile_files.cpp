@@ -16,7 +16,6 @@ namespace execbench::load {
 namespace {
 
 using detail::csv_field;
-using detail::fixed;
 
 constexpr const char* header = "run_id,started_at,git_revision,scenario,arm,model,kind,name,total,per_request";
 

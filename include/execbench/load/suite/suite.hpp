@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/cpus.hpp"
+#include "execbench/core/model_names.hpp"
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/ledger.hpp"
 #include "execbench/load/run/arm.hpp"
@@ -67,7 +68,7 @@ struct profile_event {
 struct suite_options {
     std::string suite;                   ///< results go to `out_dir/<suite>.csv` and its companions
     std::vector<std::string> scenarios;  ///< names, in run order
-    std::vector<std::string> models{"pool", "fiber", "loop"};  ///< one arm per model when `arms` is empty
+    std::vector<std::string> models{model_names.begin(), model_names.end()};  ///< one arm per model when `arms` is empty
     std::vector<arm_spec> arms;                                ///< what is compared, in this order in every table
     trial_order order = trial_order::interleaved;
     std::uint64_t seed = 1;    ///< shuffles the arms of each round
