@@ -402,6 +402,11 @@ int main(int argc, char** argv)
         if (auto warning = load::open_loop_capacity_warning(s, first->latency))
             std::fprintf(stderr, "bench-load: warning: %s\n", warning->c_str());
 
+    // An --out file of another version's columns would refuse the results after the run: say so before it.
+    if (out && !capacity)
+        if (auto ok = load::check_appendable(load::output_paths_for(*out)); !ok)
+            return apps::usage_error(program, ok.err().message);
+
     const bool json = format == "json";
     apps::stop_on_sigint();
     options.stop = &apps::stop_requested;

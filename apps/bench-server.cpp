@@ -3,6 +3,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/cpus.hpp"
+#include "execbench/core/model_names.hpp"
 #include "execbench/endpoints/app.hpp"
 #include "execbench/models/movie_database.hpp"
 #include "execbench/server/options.hpp"
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <vector>
 
 int main(int argc, char** argv)
 {
@@ -33,7 +35,7 @@ int main(int argc, char** argv)
     CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
     cli.set_version_flag("--version", execbench::version_string());
     cli.add_option("--model", model_name, "Execution model: pool (thread per request), fiber, loop")
-        ->check(CLI::IsMember({"pool", "fiber", "loop"}))
+        ->check(CLI::IsMember(std::vector<std::string>(model_names.begin(), model_names.end())))
         ->capture_default_str();
     cli.add_option("--host", opts.host, "Address to listen on: an IP address or localhost")->capture_default_str();
     cli.add_option("--port", opts.port, "Port to listen on; 0 picks a free one")
@@ -55,6 +57,8 @@ int main(int argc, char** argv)
     cli.add_option("--movies-db", opts.movies_db,
                    "SQLite file for movies (default: in memory), or postgresql://USER@HOST:PORT/DB");
     cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
+    cli.add_flag("--movies-sync-commits", opts.movies_sync_commits,
+                 "SQLite file: every POST's commit waits for the disk (synchronous=FULL instead of NORMAL)");
     std::string movies_cache = std::to_string(opts.movies_cache);
     cli.add_option("--movies-cache", movies_cache, "Directors whose GET /movies answers are cached; off or 0: none")
         ->capture_default_str();
@@ -115,6 +119,8 @@ int main(int argc, char** argv)
     if (!models::is_database_url(opts.movies_db) && opts.movies_db.find("://") != std::string::npos)
         return apps::usage_error(program, "--movies-db: '" + opts.movies_db +
                                               "' is neither a SQLite file nor postgresql://USER@HOST:PORT/DB");
+    if (opts.movies_sync_commits && (opts.movies_db.empty() || models::is_database_url(opts.movies_db)))
+        return apps::usage_error(program, "--movies-sync-commits: only with a SQLite file (--movies-db FILE)");
 
     try {
         return server::run(opts);

@@ -364,7 +364,7 @@ int main(int argc, char** argv)
     };
     options.on_run_done = [&](const load::suite_entry& e, const load::run_result* r) {
         progress.clear();
-        if (!r && e.message.rfind("capacity", 0) == 0) {  // a capacity search: its line, not a table row
+        if (e.capacity_search) {  // its line, not a table row
             capacities.push_back(e.arm_name() + " " + e.scenario + ": " + e.message);
             std::printf("%s\n", capacities.back().c_str());
             std::fflush(stdout);
@@ -429,7 +429,16 @@ int main(int argc, char** argv)
         std::printf("\n");
     }
     std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0, bound = 0;
+    std::size_t searches = 0, searches_measured = 0, searches_bound = 0, searches_failed = 0;
     for (const auto& e : *entries) {
+        if (e.capacity_search) {
+            ++searches;
+            searches_measured += e.measured ? 1 : 0;
+            searches_bound += e.lower_bound ? 1 : 0;
+            searches_failed += e.status == load::run_status::failed ? 1 : 0;
+            failed += e.status == load::run_status::failed ? 1 : 0;  // for the exit status
+            continue;
+        }
         switch (e.status) {
         case load::run_status::ok: ++ok; break;
         case load::run_status::behind: ++behind; break;
@@ -439,12 +448,20 @@ int main(int argc, char** argv)
         case load::run_status::generator_bound: ++bound; break;
         }
     }
-    std::printf(
-        "bench-suite %s: %zu run(s): %zu ok, %zu behind (unsent requests), %zu with request errors, %zu failed, "
-        "%zu not run, %zu generator-bound (not results); order %s, seed %llu%s\n",
-        options.suite.c_str(), entries->size(), ok, behind, errors, failed, not_run, bound,
-        std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
-        stop_requested.load() ? " (stopped early)" : "");
+    std::string what;
+    if (entries->size() > searches)
+        what = std::to_string(entries->size() - searches) + " run(s): " + std::to_string(ok) + " ok, " +
+               std::to_string(behind) + " behind (unsent requests), " + std::to_string(errors) +
+               " with request errors, " + std::to_string(failed - searches_failed) + " failed, " +
+               std::to_string(not_run) + " not run, " + std::to_string(bound) + " generator-bound (not results)";
+    if (searches > 0)
+        what += (what.empty() ? "" : "; ") + std::to_string(searches) + " capacity search(es): " +
+                std::to_string(searches_measured) + " measured, " + std::to_string(searches_bound) +
+                " lower bound(s) only, " + std::to_string(searches - searches_measured - searches_bound) +
+                " other (below the lowest rate, or not measured)";
+    std::printf("bench-suite %s: %s; order %s, seed %llu%s\n", options.suite.c_str(), what.c_str(),
+                std::string(load::to_string(options.order)).c_str(), static_cast<unsigned long long>(options.seed),
+                stop_requested.load() ? " (stopped early)" : "");
     for (const auto& b : broken)
         std::fprintf(stderr, "bench-suite: SLO broken: %s\n", b.c_str());
     if (failed > 0 || stop_requested.load())

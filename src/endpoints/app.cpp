@@ -220,6 +220,7 @@ void app::respond(const struct plan& p, http::response& out)
             {"address", info_.address},
             {"moviesDb", info_.movies_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(info_.movies_db)},
             {"moviesReadOnly", info_.movies_read_only},
+            {"moviesSyncCommits", info_.movies_sync_commits},
             {"moviesCache", info_.movies_cache},
             {"dbPool", info_.db_pool},
             {"dbTimeoutMs", info_.db_timeout_ms},

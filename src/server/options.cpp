@@ -37,6 +37,7 @@ endpoints::server_info info_of(const options& opts, unsigned offload_threads)
     info.address = opts.host;
     info.movies_db = opts.movies_db;
     info.movies_read_only = opts.movies_read_only;
+    info.movies_sync_commits = opts.movies_sync_commits;
     info.movies_cache = opts.movies_cache;
     if (models::is_database_url(opts.movies_db)) {
         info.db_pool = opts.db_pool;
@@ -80,7 +81,7 @@ instance::instance(const options& opts)
     : database_(open_database(opts)),
       movies_(database_ ? nullptr
                         : std::make_unique<endpoints::movie_store>(endpoints::movie_store_options{
-                              opts.movies_db, opts.movies_read_only, opts.movies_cache})),
+                              opts.movies_db, opts.movies_read_only, opts.movies_sync_commits, opts.movies_cache})),
       offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
       app_(database_ ? endpoints::app(info_of(opts, offload_.threads()), counters_)
                      : endpoints::app(info_of(opts, offload_.threads()), *movies_, counters_)),

@@ -128,6 +128,28 @@ TEST_CASE("a burst sends exactly its requests and a closed loop counts every ans
     CHECK_FALSE(fg(c).timeline.empty());
 }
 
+TEST_CASE("churn: a connection carries requests_per_connection requests, then the next one connects anew", "[load]")
+{
+    misbehaving_server server;  // keeps every connection alive: the generator itself must close them
+    auto keep = closed(2, 400ms);
+    auto before = server.accepted();
+    auto k = run_ok(keep, server.url());
+    CHECK(fg(k).count.ok > 20);
+    CHECK(server.accepted() - before <= 1 + 2 + 2);  // the /health probe, and each connection once (twice at most)
+
+    auto churn = closed(2, 400ms);
+    churn.load.requests_per_connection = 3;
+    before = server.accepted();
+    auto c = run_ok(churn, server.url());
+    auto ok = fg(c).count.ok;
+    CHECK(ok > 20);
+    CHECK(fg(c).count.error_total() == 0);
+    // ok / 3 connections, and one more per connection cut short by the end of the run, besides the probe.
+    auto connections = server.accepted() - before - 1;
+    CHECK(connections >= ok / 3);
+    CHECK(connections <= ok / 3 + 2 + 1);
+}
+
 TEST_CASE("open-loop latency counts from the intended send time, so a stall shows", "[load]")
 {
     misbehaving_server server;

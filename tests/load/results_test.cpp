@@ -199,3 +199,19 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     CHECK_THAT(bad.err().message, Catch::Contains("bad-histograms.txt:1"));
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("results files of another version's columns are refused before a run, not after it", "[load]")
+{
+    auto dir = std::filesystem::temp_directory_path() / ("execbench-appendable-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto paths = output_paths_for(dir / "r.csv");
+    CHECK(check_appendable(paths).ok());  // nothing there yet
+    std::ofstream(paths.summary) << "scenario,model,old_column\n";
+    auto refused = check_appendable(paths);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.err().message == paths.summary.string() + " exists with different columns; write to another --out file");
+    std::ofstream(paths.summary, std::ios::trunc) << "";
+    CHECK(check_appendable(paths).ok());  // an empty file is a new one
+    std::filesystem::remove_all(dir);
+}

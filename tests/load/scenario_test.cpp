@@ -43,7 +43,7 @@ TEST_CASE("a complete scenario parses into its fields", "[load]")
         {"method": "GET", "path": "/movies?directorLastName=Allen", "weight": 3, "headers": {"Accept": "application/json"}},
         {"method": "POST", "path": "/movies", "body_file": "data/body.json"}
       ],
-      "load": {"shape": "open", "rate": 1500.5, "connections": 300, "duration": "2m"},
+      "load": {"shape": "open", "rate": 1500.5, "connections": 300, "duration": "2m", "requests_per_connection": 10},
       "warmup": 10, "trials": 3, "pause": "500ms", "timeout": "30s", "connect_timeout": "2s",
       "server": {"downstream": "separate", "downstream_model": "loop", "database": "postgresql",
                  "options": {"threads": 4, "queue": "100"}}
@@ -61,6 +61,7 @@ TEST_CASE("a complete scenario parses into its fields", "[load]")
     CHECK(s->load.rate == 1500.5);
     CHECK(s->load.connections == 300);
     CHECK(s->load.length == 120s);
+    CHECK(s->load.requests_per_connection == 10);
     CHECK(s->warmup == 10s);
     CHECK(s->trials == 3);
     CHECK(s->pause == 500ms);
@@ -108,6 +109,8 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
          "requests[0].body_file", "cannot read"},
         {R"({"description": "d", "requests": [{"path": "/", "bdy": 1}], )" + burst + "}", "requests[0].bdy",
          "unknown field"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 10, "requests_per_connection": 0}})",
+         "load.requests_per_connection", "integer in 1..1000000"},
         {R"({"description": "d", )" + req + "}", "load", "missing"},
         {R"({"description": "d", )" + req + R"(, "load": {"requests": 1}})", "load.shape", "missing"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "wave"}})", "load.shape",
@@ -155,7 +158,7 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream_model": "actor"}})",
          "server.downstream_model", "one of pool, fiber, loop"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"database": "mysql"}})", "server.database",
-         "\"sqlite\" or \"postgresql\""},
+         "\"sqlite\", \"sqlite-file\" or \"postgresql\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"options": {"x": [1]}}})",
          "server.options.x", "string, number or boolean"},
         {R"({"description": "d", )" + req + ", " + burst +

@@ -115,6 +115,7 @@ struct misbehaving_server::impl {
         acceptor.async_accept([this](boost::system::error_code ec, tcp::socket sock) {
             if (ec)
                 return;
+            accepted.fetch_add(1);
             auto s = std::make_shared<session>(*this, std::move(sock));
             sessions.push_back(s);
             s->do_read();
@@ -142,6 +143,7 @@ struct misbehaving_server::impl {
     std::list<std::weak_ptr<session>> sessions;
     std::atomic<clock::rep> stall{0};
     std::atomic<std::uint64_t> answered{0};
+    std::atomic<std::uint64_t> accepted{0};
     std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
     std::thread thread;
 };
@@ -185,6 +187,11 @@ void misbehaving_server::die()
 std::uint64_t misbehaving_server::answered() const noexcept
 {
     return impl_->answered.load();
+}
+
+std::uint64_t misbehaving_server::accepted() const noexcept
+{
+    return impl_->accepted.load();
 }
 
 std::uint16_t unused_port()

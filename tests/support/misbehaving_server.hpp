@@ -35,6 +35,8 @@ public:
     void die();
     /// Requests answered so far.
     [[nodiscard]] std::uint64_t answered() const noexcept;
+    /// Connections accepted so far.
+    [[nodiscard]] std::uint64_t accepted() const noexcept;
 
 private:
     struct impl;

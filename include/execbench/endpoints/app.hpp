@@ -64,6 +64,7 @@ struct server_info {
     std::string address;
     std::string movies_db;
     bool movies_read_only = false;
+    bool movies_sync_commits = false;  ///< SQLite file: synchronous=FULL
     std::size_t movies_cache = 0;    ///< directors cached; 0: every GET reaches the store
     unsigned db_pool = 0;            ///< PostgreSQL connections; 0 with SQLite
     std::int64_t db_timeout_ms = 0;  ///< PostgreSQL per-request deadline; 0 with SQLite

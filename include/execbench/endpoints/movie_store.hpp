@@ -16,6 +16,7 @@ namespace execbench::endpoints {
 struct movie_store_options {
     std::string path;                          ///< SQLite file (WAL); empty keeps the database in memory
     bool read_only = false;                    ///< validate and echo POSTs without storing them
+    bool sync_commits = false;                 ///< a file: every commit waits for the disk (synchronous=FULL)
     std::size_t cache = default_movies_cache;  ///< directors whose answers are cached; 0 turns the cache off
 };
 

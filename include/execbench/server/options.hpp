@@ -30,6 +30,7 @@ struct options {
     std::string downstream;  ///< empty: the server itself
     std::string movies_db;   ///< a SQLite file, or postgresql://USER@HOST:PORT/DB; empty: SQLite in memory
     bool movies_read_only = false;
+    bool movies_sync_commits = false;  ///< SQLite file: every commit waits for the disk
     std::size_t movies_cache = endpoints::default_movies_cache;  ///< directors cached; 0: off
     unsigned db_pool = 10;                                       ///< PostgreSQL connections
     std::chrono::milliseconds db_timeout{5'000};  ///< PostgreSQL: per request (a connection and the answer)

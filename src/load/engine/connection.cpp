@@ -157,7 +157,11 @@ void connection::do_write()
         sent_once_ = true;
         group_.count_first_send();
     }
-    asio::async_write(socket_, asio::buffer(request_->bytes),
+    // Churn: the last request a connection carries asks the server to close it, so the server, not this
+    // generator, holds the TIME_WAIT, and the next request connects afresh.
+    auto limit = group_.requests_per_connection();
+    const auto& bytes = limit != 0 && ++sent_on_socket_ >= limit ? request_->closing_bytes : request_->bytes;
+    asio::async_write(socket_, asio::buffer(bytes),
                       [this](const boost::system::error_code& ec, std::size_t n) { on_write(ec, n); });
 }
 
@@ -230,7 +234,8 @@ void connection::on_response()
     auto now = clock::now();
     int status = parser_->status();
     group_.record().body(parser_->body_bytes());
-    if (!parser_->keep_alive())
+    auto limit = group_.requests_per_connection();
+    if (!parser_->keep_alive() || (limit != 0 && sent_on_socket_ >= limit))
         close();
     phase_ = phase::idle;
     if (status >= 500)
@@ -295,6 +300,7 @@ void connection::close() noexcept
         group_.closed();
     }
     begin_ = end_ = 0;
+    sent_on_socket_ = 0;
 }
 
 }  // namespace execbench::load::detail

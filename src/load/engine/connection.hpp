@@ -85,6 +85,7 @@ private:
     bool aborting_ = false;
     bool sent_once_ = false;
     bool counted_open_ = false;  // counted in the group's open connections
+    std::uint32_t sent_on_socket_ = 0;  // requests written since this socket connected
     std::uint64_t deadline_serial_ = 0;
 };
 

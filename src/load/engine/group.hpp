@@ -31,6 +31,11 @@ public:
 
     /// The trial this group belongs to (timeouts, endpoints).
     [[nodiscard]] const trial_plan& trial() const noexcept { return trial_; }
+    /// Requests a connection carries before it closes; 0: no limit.
+    [[nodiscard]] std::uint32_t requests_per_connection() const noexcept
+    {
+        return plan_.load.requests_per_connection;
+    }
     /// This thread's connections of the group.
     [[nodiscard]] std::vector<std::unique_ptr<connection>>& connections() noexcept { return conns_; }
     /// Where the connections record what they measure.

@@ -11,7 +11,8 @@ prepared_request prepare_request(const request_spec& spec, const target& t)
     p.weight = spec.weight;
     auto path = t.base_path + spec.path;
     p.label = spec.method + " " + path;
-    std::string& b = p.bytes;
+    std::string b;  // the head without its end, and without a Connection header
+    std::string connection;
     b.reserve(256 + spec.body.size());
     b += spec.method + " " + path + " HTTP/1.1\r\nHost: " + t.host_header + "\r\n";
     bool has_ua = false;
@@ -21,6 +22,10 @@ prepared_request prepare_request(const request_spec& spec, const target& t)
         // The body's length is ours to state; a scenario header must not contradict it.
         if (lower == "content-length" || lower == "host")
             continue;
+        if (lower == "connection") {
+            connection = k + ": " + v + "\r\n";
+            continue;
+        }
         has_ua = has_ua || lower == "user-agent";
         b += k + ": " + v + "\r\n";
     }
@@ -28,8 +33,8 @@ prepared_request prepare_request(const request_spec& spec, const target& t)
         b += "User-Agent: execbench-load\r\n";
     if (!spec.body.empty() || spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH")
         b += "Content-Length: " + std::to_string(spec.body.size()) + "\r\n";
-    b += "\r\n";
-    b += spec.body;
+    p.bytes = b + connection + "\r\n" + spec.body;
+    p.closing_bytes = b + "Connection: close\r\n\r\n" + spec.body;
     return p;
 }
 

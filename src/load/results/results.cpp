@@ -123,11 +123,10 @@ std::vector<std::string> context_values(const run_result& r)
 }
 
 /// Opens `file` for appending; writes `header` when the file is new or empty, fails when its header differs.
-result<void> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
+/// True when `file` is missing or empty; an error when its first line is not `header` (a file of another version).
+result<bool> fresh_or_same_columns(const std::filesystem::path& file, const std::string& header)
 {
     std::error_code ec;
-    if (file.has_parent_path())
-        std::filesystem::create_directories(file.parent_path(), ec);
     bool fresh = !std::filesystem::exists(file, ec) || std::filesystem::file_size(file, ec) == 0;
     if (!fresh) {
         std::ifstream in(file);
@@ -136,6 +135,27 @@ result<void> open_append(const std::filesystem::path& file, const std::string& h
         if (first + "\n" != header)
             return fail(file.string() + " exists with different columns; write to another --out file");
     }
+    return fresh;
+}
+
+std::string timeline_header()
+{
+    return join_row(names_of({column::run_id, column::scenario, column::model, column::arm, column::trial,
+                              column::second, metric::requests_ok, metric::requests_error,
+                              metric::latency_millis_p50, metric::latency_millis_p90, metric::latency_millis_p99,
+                              metric::latency_millis_max, metric::requests_unsent, column::target_rate, column::users,
+                              column::users_target, column::connections_open, metric::loadgen_cpu_percent}));
+}
+
+result<void> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
+{
+    std::error_code ec;
+    if (file.has_parent_path())
+        std::filesystem::create_directories(file.parent_path(), ec);
+    auto fresh_or = fresh_or_same_columns(file, header);
+    if (!fresh_or)
+        return fresh_or.err();
+    bool fresh = *fresh_or;
     out.open(file, std::ios::app | std::ios::binary);
     if (!out)
         return fail(file.string() + ": cannot be opened for writing");
@@ -145,6 +165,16 @@ result<void> open_append(const std::filesystem::path& file, const std::string& h
 }
 
 }  // namespace
+
+result<void> check_appendable(const output_paths& paths)
+{
+    for (const auto& [file, header] : {std::pair{paths.summary, join_row(summary_columns())},
+                                       std::pair{paths.trials, join_row(trial_columns())},
+                                       std::pair{paths.timeline, timeline_header()}})
+        if (auto ok = fresh_or_same_columns(file, header); !ok)
+            return ok.err();
+    return {};
+}
 
 output_paths output_paths_for(const std::filesystem::path& summary_csv)
 {
@@ -228,6 +258,8 @@ std::string context_json(const run_result& r)
                          {"duration", format_duration(l.length)},
                          {"think_min", format_duration(l.think_min)},
                          {"think_max", format_duration(l.think_max)}};
+        if (l.requests_per_connection != 0)
+            o["requests_per_connection"] = l.requests_per_connection;
         if (l.kind == shape::ramp) {
             o["profile"] = to_string(l.profile);
             o["users"] = l.users;
@@ -360,12 +392,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Timeline.
     {
         std::ofstream out;
-        std::string header = join_row(names_of(
-            {column::run_id, column::scenario, column::model, column::arm, column::trial, column::second,
-             metric::requests_ok, metric::requests_error, metric::latency_millis_p50, metric::latency_millis_p90,
-             metric::latency_millis_p99, metric::latency_millis_max, metric::requests_unsent, column::target_rate,
-             column::users, column::users_target, column::connections_open, metric::loadgen_cpu_percent}));
-        if (auto ok = open_append(paths.timeline, header, out); !ok)
+        if (auto ok = open_append(paths.timeline, timeline_header(), out); !ok)
             return ok;
         // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
         const auto& load = s.load;
@@ -393,7 +420,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
                                  open && scheduled ? number(load.rate) : "",
                                  ramp && b.sampled ? std::to_string(b.users) : "", users_target,
                                  b.sampled ? std::to_string(b.connections) : "",
-                                 sec < cpu.size() ? detail::fixed(cpu[sec], 1) : ""});
+                                 sec < cpu.size() ? execbench::fixed(cpu[sec], 1) : ""});
             }
         }
         if (!out)

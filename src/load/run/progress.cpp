@@ -64,7 +64,19 @@ std::string number(double v)
     return buf;
 }
 
+std::string shape_body(const load_spec& l);
+
+/// The shape as the banner says it, and how long a connection lives when the scenario churns them.
 std::string shape_text(const load_spec& l)
+{
+    auto text = shape_body(l);
+    if (l.requests_per_connection != 0)
+        text += ", each connection closed after " + std::to_string(l.requests_per_connection) + " request" +
+                (l.requests_per_connection == 1 ? "" : "s");
+    return text;
+}
+
+std::string shape_body(const load_spec& l)
 {
     auto c = std::to_string(l.connections);
     auto think = l.think_max.count() > 0

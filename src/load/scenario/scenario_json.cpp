@@ -1,6 +1,7 @@
 #include "execbench/load/scenario/scenario_json.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/core/model_names.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -167,7 +168,8 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
         return rd.err(path, "expected an object with \"shape\" and its numbers");
     if (auto e = rd.only(
             v, path,
-            {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users", "spikes", "stages"}))
+            {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
+             "requests_per_connection"}))
         return *e;
     load_spec l;
     if (!v.contains("shape"))
@@ -229,6 +231,10 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     if (v.contains("spikes")) {
         EXECBENCH_TRY(n, rd.get_uint(v["spikes"], path + ".spikes", 1, 1000));
         l.spikes = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("requests_per_connection")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["requests_per_connection"], path + ".requests_per_connection", 1, 1'000'000));
+        l.requests_per_connection = static_cast<std::uint32_t>(n);
     }
     if (v.contains("profile")) {
         auto p = v["profile"].is_string() ? parse_ramp_profile(v["profile"].get<std::string>()) : std::nullopt;
@@ -418,8 +424,9 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         if (auto e = rd.only(sv, "server", {"downstream", "downstream_model", "database", "options"}))
             return *e;
         if (sv.contains("database")) {
-            if (!sv["database"].is_string() || (sv["database"] != "sqlite" && sv["database"] != "postgresql"))
-                return rd.err("server.database", "expected \"sqlite\" or \"postgresql\"");
+            if (!sv["database"].is_string() ||
+                (sv["database"] != "sqlite" && sv["database"] != "sqlite-file" && sv["database"] != "postgresql"))
+                return rd.err("server.database", "expected \"sqlite\", \"sqlite-file\" or \"postgresql\"");
             s.server.database = sv["database"].get<std::string>();
         }
         if (sv.contains("downstream")) {
@@ -429,7 +436,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         }
         if (sv.contains("downstream_model")) {
             const auto& m = sv["downstream_model"];
-            if (!m.is_string() || (m != "pool" && m != "fiber" && m != "loop"))
+            if (!m.is_string() || !is_model_name(m.get<std::string>()))
                 return rd.err("server.downstream_model", "expected one of pool, fiber, loop");
             s.server.downstream_model = m.get<std::string>();
         }

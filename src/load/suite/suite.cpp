@@ -1,6 +1,7 @@
 #include "execbench/load/suite/suite.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/file.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/profile_files.hpp"
@@ -31,7 +32,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 using detail::csv_field;
-using detail::fixed;
 
 }  // namespace
 
@@ -185,6 +185,18 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
         }
         args.emplace_back("--movies-db");
         args.push_back(database.url());
+    }
+    // A file on disk, so that a commit can wait for it; fresh for every run, removed with it.
+    std::optional<scratch_dir> database_file;
+    if (s.server.database == "sqlite-file") {
+        database_file.emplace("execbench-movies");
+        if (database_file->path().empty()) {
+            (void)downstream.stop(o.stop_timeout);
+            out.message = "cannot create a temporary folder for the movies file";
+            return out;
+        }
+        args.emplace_back("--movies-db");
+        args.push_back((database_file->path() / "movies.db").string());
     }
     if (auto started = server.start(o.server_binary, args, deadline_of()); !started) {
         (void)downstream.stop(o.stop_timeout);
@@ -488,6 +500,9 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
             entries[k].seconds = std::chrono::duration<double>(clock::now() - start).count();
             entries[k].status =
                 rec.result.what == capacity_result::outcome::stopped ? run_status::failed : run_status::ok;
+            entries[k].capacity_search = true;
+            entries[k].measured = rec.result.what == capacity_result::outcome::measured;
+            entries[k].lower_bound = rec.result.lower_bound();
             entries[k].message = format_capacity_line(rec.result, rec.slo);
             add_note(entries[k].message, servers.started ? servers.message : "");
         });
@@ -560,6 +575,8 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec)
         return fail(o.out_dir.string() + ": cannot create: " + ec.message());
+    if (auto ok = check_appendable(output_paths_for(o.out_dir / (o.suite + ".csv"))); !ok)
+        return ok.err();
 
     // The generator is this process: pin it here; the servers are pinned by their own --cpus. A server given no
     // list gets the mask this process had, not the generator's it would otherwise inherit.

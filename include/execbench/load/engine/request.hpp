@@ -10,6 +10,7 @@ namespace execbench::load {
 /// A request ready to send: its bytes are built once.
 struct prepared_request {
     std::string bytes;
+    std::string closing_bytes;  ///< the same request asking `Connection: close`: a connection's last
     unsigned weight = 1;
     std::string label;  ///< "METHOD path"
 };

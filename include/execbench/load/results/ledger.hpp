@@ -30,6 +30,9 @@ struct suite_entry {
     double seconds = 0;      ///< wall time of this entry, server start and stop included
     std::string message;     ///< why it failed or was not run; request error counts for `errors`
     std::string arm;         ///< "" means the model (ledgers written before arms existed)
+    bool capacity_search = false;  ///< a capacity search (its line is `message`), not a fixed-rate run; not in ledgers
+    bool measured = false;         ///< that search found a capacity with its interval
+    bool lower_bound = false;      ///< that search's capacity is a lower bound only
     /// The arm's name, or the model when it has none.
     [[nodiscard]] const std::string& arm_name() const noexcept { return arm.empty() ? model : arm; }
 };

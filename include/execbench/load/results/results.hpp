@@ -22,6 +22,10 @@ struct output_paths {
 };
 output_paths output_paths_for(const std::filesystem::path& summary_csv);
 
+/// Fails when a results file already there has other columns than this version writes: checked before a run, so
+/// that the run is not lost when its results cannot be appended.
+result<void> check_appendable(const output_paths& paths);
+
 /// Column names of the summary CSV (one row per run: medians, then spreads, then context).
 std::vector<std::string> summary_columns();
 /// Column names of the per-trial CSV.

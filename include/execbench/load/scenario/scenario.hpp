@@ -47,6 +47,9 @@ struct load_spec {
     std::uint32_t users = 0;         ///< ramp: peak virtual users
     std::uint32_t spikes = 10;       ///< ramp sharp: number of square spikes
     std::vector<ramp_stage> stages;  ///< ramp: explicit stages, or the expansion of `profile`
+    /// Requests a connection carries before it closes (the last one asks `Connection: close`); 0: keep-alive
+    /// for the whole trial. Connection churn, as HttpArena's limited-conn profile closes after 10.
+    std::uint32_t requests_per_connection = 0;
 };
 
 /// A load that runs before and beside the measured one (e.g. 150 /cpu while 20 /io are measured).
@@ -60,7 +63,9 @@ struct background_spec {
 struct server_spec {
     std::string downstream = "self";  ///< "self" or "separate" (a second server started by the runner)
     std::string downstream_model = "loop";
-    std::string database = "sqlite";  ///< "sqlite" (in the server) or "postgresql" (a throwaway cluster per run)
+    /// "sqlite" (in the server's memory), "sqlite-file" (a fresh file per run) or "postgresql" (a throwaway
+    /// cluster per run)
+    std::string database = "sqlite";
     std::map<std::string, std::string> options;  ///< extra bench-server options, e.g. {"threads": "4"}
 };
 
