@@ -1,6 +1,7 @@
 #include "execbench/report/capacity_report.hpp"
 
 #include "execbench/core/text.hpp"
+#include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/slo.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/markdown.hpp"
@@ -50,7 +51,10 @@ std::string capacity_cell(const load::capacity_result& r)
     using outcome = load::capacity_result::outcome;
     switch (r.what) {
     case outcome::measured:
-        return rps_text(r.capacity_rps) + " req/s (95 % " + rps_text(r.low_rps) + "–" + rps_text(r.high_rps) + ")";
+        return rps_text(r.capacity_rps) + " req/s (95 % " + rps_text(r.low_rps) + "–" + rps_text(r.high_rps) + ")" +
+               (load::bounding_connections(r)
+                    ? ", bounded by the scenario's " + grouped(*load::bounding_connections(r)) + " connections"
+                    : std::string{});
     case outcome::generator_bound:
         return r.capacity_rps > 0 ? "≥ " + rps_text(r.capacity_rps) + " req/s (generator-bound: a lower bound)"
                                   : "not measured (generator-bound from the first step)";
@@ -153,7 +157,9 @@ std::string capacity_section(const suite_data& s, const report_paths& paths)
        << paths.methodology_link
        << "#capacity-the-highest-rate-that-meets-an-slo)). Each arm ran on its own "
           "fresh server, one step of each arm in turn. A `≥` figure is a lower bound, not the arm's capacity: the "
-          "generator, not the server, limited the next step, or the search reached its highest rate.\n\n";
+          "generator, not the server, limited the next step, or the search reached its highest rate. A capacity *bounded "
+          "by the scenario's connections* is the scenario's limit, not the server's: above it requests found no free "
+          "connection, at about connections / latency.\n\n";
     std::vector<std::string> header{"scenario", "SLO", "connections"};
     header.insert(header.end(), s.models.begin(), s.models.end());
     std::vector<std::vector<std::string>> rows;
@@ -240,7 +246,9 @@ std::string capacity_headline(const std::vector<const suite_data*>& shown, const
     header.insert(header.end(), arms.begin(), arms.end());
     header.emplace_back("SLO");
     return "\nCapacity: the highest open-loop rate each arm sustained within the scenario's SLO, with its 95 % "
-           "interval; `≥` marks a lower bound (the generator, not the server, stopped the search):\n\n" +
+           "interval; `≥` marks a lower bound (the generator, not the server, stopped the search, or the search reached its "
+           "highest rate), and a figure bounded by the scenario's connections is the scenario's limit, not the "
+           "server's:\n\n" +
            markdown_table(header, rows);
 }
 

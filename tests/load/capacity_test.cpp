@@ -201,6 +201,42 @@ TEST_CASE("the final line groups digits and gives the interval", "[load][capacit
     CHECK(json.find("\"connections\":\"fixed 600 connections\"") != std::string::npos);
 }
 
+TEST_CASE("a capacity the scenario's connections bound says so; one the server's latency bounds does not",
+          "[load][capacity]")
+{
+    auto step = [](double offered, double achieved, double p50, std::uint64_t unsent, bool met) {
+        capacity_step s;
+        s.offered_rps = offered;
+        s.achieved_rps = achieved;
+        s.connections = 1000;
+        s.p50_millis = p50;
+        s.unsent = unsent;
+        s.met_slo = met;
+        return s;
+    };
+    capacity_result r;
+    r.capacity_rps = 9854;
+    r.low_rps = 9854;
+    r.high_rps = 10432;
+    // Measured: loop on 100 ms /io over 1,000 connections; above 9,854 requests found no free connection.
+    r.steps = {step(8000, 8000, 100.3, 0, true), step(9854, 9854, 100.2, 0, true), step(10375, 9880, 173, 1485, false),
+               step(11314, 9924, 289, 4168, false)};
+    REQUIRE(bounding_connections(r) == std::optional<std::uint32_t>{1000});
+    CHECK(format_capacity_line(r, "p99<=250ms") ==
+          "capacity: 9,854 req/s (95 % 9,854\u201310,432), bounded by its 1,000 connections (above it requests "
+          "found none free) at p99<=250ms");
+
+    // The pool at the same connections: the step above missed on latency with nothing unsent.
+    r.capacity_rps = 2072;
+    r.steps = {step(2072, 2071, 157, 0, true), step(2134, 2134, 204, 0, false), step(4000, 2267, 940, 5200, false)};
+    CHECK_FALSE(bounding_connections(r));
+    // Unsent, but far below connections / latency: the server, queueing, is what left them unsent.
+    r.steps = {step(2072, 2071, 157, 0, true), step(2134, 2100, 300, 50, false)};
+    CHECK_FALSE(bounding_connections(r));
+    r.what = capacity_result::outcome::generator_bound;
+    CHECK_FALSE(bounding_connections(r));
+}
+
 TEST_CASE("connections are fixed or follow the rate, and the step scenario says so", "[load][capacity]")
 {
     capacity_plan plan;

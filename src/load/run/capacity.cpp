@@ -368,13 +368,38 @@ std::optional<capacity_result::outcome> parse_capacity_outcome(std::string_view 
     return std::nullopt;
 }
 
+std::optional<std::uint32_t> bounding_connections(const capacity_result& r)
+{
+    if (r.what != capacity_result::outcome::measured)
+        return std::nullopt;
+    const capacity_step* at = nullptr;     // the highest passing step at or below the capacity
+    const capacity_step* above = nullptr;  // the lowest step above it that missed
+    for (const auto& st : r.steps) {
+        if (st.met_slo && st.offered_rps <= r.capacity_rps + 0.5 && (!at || st.offered_rps > at->offered_rps))
+            at = &st;
+        if (!st.met_slo && !st.generator_bound && st.offered_rps > r.capacity_rps &&
+            (!above || st.offered_rps < above->offered_rps))
+            above = &st;
+    }
+    if (!at || !above || above->unsent == 0 || at->p50_millis <= 0 || above->connections == 0)
+        return std::nullopt;
+    auto ceiling = double(above->connections) / (at->p50_millis / 1000);
+    if (above->achieved_rps < 0.9 * ceiling)
+        return std::nullopt;
+    return above->connections;
+}
+
 std::string format_capacity_line(const capacity_result& r, std::string_view slo)
 {
     auto at = " at " + std::string(slo);
     switch (r.what) {
     case capacity_result::outcome::measured:
         return "capacity: " + rate_text(r.capacity_rps) + " req/s (95 % " + rate_text(r.low_rps) + "\u2013" +
-               rate_text(r.high_rps) + ")" + at;
+               rate_text(r.high_rps) + ")" +
+               (bounding_connections(r)
+                    ? ", bounded by its " + grouped(*bounding_connections(r)) + " connections (above it requests found none free)"
+                    : std::string{}) +
+               at;
     case capacity_result::outcome::generator_bound:
         if (r.capacity_rps <= 0)
             return "capacity: not measured (generator-bound from the first step)" + at;

@@ -128,6 +128,11 @@ capacity_result run_capacity(const scenario& s, const run_options& options, cons
 /// The final line: "capacity: 1,960 req/s (95 % 1,910–2,000) at p99<=250ms,errors=0", or
 /// "capacity >= 58,000 req/s (generator-bound) at ...".
 std::string format_capacity_line(const capacity_result& r, std::string_view slo);
+
+/// The connections that bounded a measured capacity, when they did: the first step above it that missed the SLO
+/// left requests unsent while achieving at least 90 % of connections / the capacity step's p50 latency, so the
+/// scenario's connections, not the server, set the figure. Nullopt otherwise.
+std::optional<std::uint32_t> bounding_connections(const capacity_result& r);
 /// One step as a line of text for the terminal.
 std::string format_step_line(const capacity_step& s);
 /// One step as one line of JSON for `--format json` ("type": "capacity_step").

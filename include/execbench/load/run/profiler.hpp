@@ -26,7 +26,7 @@ struct profile_capture {
     folded_stacks stacks;               ///< empty when perf record could not watch the server
     std::optional<perf_counts> counts;  ///< none when perf stat could not
     std::vector<std::string> notes;     ///< what could not be measured, and why
-    /// Requests the trial completed or failed: what "per request" divides by.
+    /// Requests the trial completed or failed, background ones included: what "per request" divides by.
     [[nodiscard]] double requests() const;
     /// The trial's successful responses per second.
     [[nodiscard]] double requests_per_second() const;
