@@ -35,10 +35,8 @@ std::string utc_timestamp()
 
 std::string_view sanitizers() noexcept
 {
-#if defined(__SANITIZE_ADDRESS__)
-    return "address,undefined";
-#elif defined(__SANITIZE_THREAD__)
-    return "thread";
+#if defined(EXECBENCH_SANITIZER)
+    return EXECBENCH_SANITIZER;
 #else
     return "none";
 #endif

@@ -157,7 +157,7 @@ TEST_CASE("bench-load refuses a non-loopback target unless --allow-remote is giv
 
 // Sanitizer builds keep freed memory in quarantine and shadow every allocation: resident memory says nothing about
 // our code there, so the test exists only where it can measure (the Release run).
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef EXECBENCH_SANITIZER
 TEST_CASE("bench-load's memory stays flat over a long open-loop run", "[load][faults][memory]")
 {
     if (bench_load_path().empty())

@@ -173,7 +173,7 @@ TEMPLATE_TEST_CASE("an idle keep-alive connection is closed at the idle timeout"
 
 // Sanitizer builds keep freed memory in quarantine and shadow every allocation: resident memory says nothing about
 // our code there, so the test exists only where it can measure (the Release run).
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef EXECBENCH_SANITIZER
 TEST_CASE("clients that stop reading huge streams cost bounded server memory", "[limits][process]")
 {
     if (bench_server_path().empty())
@@ -207,7 +207,7 @@ TEST_CASE("clients that stop reading huge streams cost bounded server memory", "
 // limit this test drives the server to, and it then reports any object as having an invalid vptr and aborts the
 // server (seen: 'does not point to an object of type error_category', with or without the pooled request state).
 // The Release run tests the back-off.
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef EXECBENCH_SANITIZER
 TEST_CASE("out of descriptors, accept backs off without spinning and service resumes", "[limits][process]")
 {
     if (bench_server_path().empty())

@@ -15,7 +15,7 @@
 
 // Sanitizer builds shadow every allocation and keep freed memory in quarantine: resident memory says nothing about
 // our code there, so the test exists only where it can measure (the Release run).
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef EXECBENCH_SANITIZER
 namespace {
 
 using namespace execbench::test_support;
