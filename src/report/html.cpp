@@ -1,7 +1,6 @@
 #include "execbench/report/html.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/markdown.hpp"
@@ -259,14 +258,10 @@ std::string page(const std::string& title, const std::string& body, const report
 
 std::string suite_html(const suite_data& suite, const report_paths& paths)
 {
-    // A suite of capacity searches only has no <stem>.csv: its raw figures are the capacity file.
-    auto raw = std::filesystem::path(suite.stem + ".csv");
-    if (suite.runs.empty() && !suite.capacity.empty())
-        raw = load::capacity_paths_for(raw).summary;
     auto nav = "<nav><a href=\"index.html\">all suites</a> · <a href=\"" + xml_escape(suite.name) +
                ".md\">this page as markdown</a> · <a href=\"" + xml_escape(paths.methodology_link) +
                "\">methodology</a> · <a href=\"" +
-               xml_escape(paths.results_link + "/" + suite.name + "/" + raw.string()) + "\">raw CSV</a></nav>\n";
+               xml_escape(paths.results_link + "/" + suite.name + "/" + raw_results_file(suite)) + "\">raw CSV</a></nav>\n";
     return page("execbench results: " + suite.name, nav + block_html(suite_markdown(suite, paths)), paths);
 }
 

@@ -264,8 +264,8 @@ void context_section(std::ostringstream& md, const suite_data& s, const report_p
           "actual send; RSS in MiB; CPU in percent of one core; counts are whole numbers (a median of two trials "
           "rounded half to even). A run is **noisy** when a key figure's trial range exceeds 20 % of its median. "
           "Raw data: [`"
-       << s.stem << ".csv`](" << paths.results_link << "/" << s.name << "/" << s.stem
-       << ".csv) and the files beside it; how to read them: [methodology](" << paths.methodology_link << ").\n\n";
+       << raw_results_file(s) << "`](" << paths.results_link << "/" << s.name << "/" << raw_results_file(s)
+       << ") and the files beside it; how to read them: [methodology](" << paths.methodology_link << ").\n\n";
 }
 
 /// How the runs compare with their file, in a table cell: "ran shorter", "ran longer", or both ways.

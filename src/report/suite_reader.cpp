@@ -86,6 +86,14 @@ const std::vector<std::string>& known_models()
     return models;
 }
 
+std::string raw_results_file(const suite_data& s)
+{
+    auto file = std::filesystem::path(s.stem + ".csv");
+    if (s.runs.empty() && !s.capacity.empty())
+        file = load::capacity_paths_for(file).summary;
+    return file.string();
+}
+
 double to_number(const std::string& s)
 {
     if (s.empty())

@@ -89,6 +89,10 @@ const std::vector<std::string>& known_models();
 /// A CSV cell as a number: 0 when empty or not a number.
 double to_number(const std::string& s);
 
+/// The file a page links as the suite's raw data: `<stem>.csv`, or `<stem>-capacity.csv` for a suite of
+/// capacity searches only (which writes no `<stem>.csv`).
+std::string raw_results_file(const suite_data& s);
+
 /// Reads a results folder, whatever its name: one written by bench-suite (`--out`, `--results-dir`) or by
 /// bench-load (`--out <dir>/<any>.csv`). The latest run of each scenario × arm wins; with a `run_selector`, the
 /// latest of those whose run id or git revision starts with it. The error names the file and line.
