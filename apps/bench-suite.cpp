@@ -208,6 +208,10 @@ int main(int argc, char** argv)
     app.add_option("--results-dir", results_dir, "Results root; a suite writes to <root>/<suite>/")
         ->capture_default_str();
     app.add_option("--out,--out-dir", out_dir, "Exact results folder (overrides --results-dir/<suite>)");
+    std::optional<std::string> capacity_from;
+    app.add_option("--capacity-from", capacity_from,
+                   "Capacity searches for a rate given as a multiple of each arm's capacity: a results folder or "
+                   "its CSV (default: <results-dir>/capacity)");
     app.add_flag("--hlog", options.hlog,
                  "Also write each scenario and arm's trials as an HdrHistogram interval log, "
                  "<results folder>/hlog/<scenario>-<arm>.hlog");
@@ -324,6 +328,8 @@ int main(int argc, char** argv)
         return usage_error(program, "--server-bin: '" + *server_bin + "' is not an executable file");
     options.server_binary = server_bin ? std::filesystem::path(*server_bin) : default_server_binary();
     options.out_dir = out_dir ? std::filesystem::path(*out_dir) : std::filesystem::path(results_dir) / options.suite;
+    options.capacity_from = load::capacity_paths_in(capacity_from ? std::filesystem::path(*capacity_from)
+                                                                  : std::filesystem::path(results_dir) / "capacity");
     options.start_timeout = std::chrono::milliseconds(static_cast<long long>(start_timeout * 1000));
     options.stop_timeout = std::chrono::milliseconds(static_cast<long long>(stop_timeout * 1000));
 

@@ -221,7 +221,8 @@ std::string status_text(const run_view& v)
     return "?";
 }
 
-std::string load_text(const run_view& v)
+/// The load in words; `rates` replaces an open load's one rate when the arms ran at different ones.
+std::string load_text(const run_view& v, const std::string& rates = {})
 {
     namespace column = load::column;
     auto shape = v.text(column::shape);
@@ -232,7 +233,8 @@ std::string load_text(const run_view& v)
     else if (shape == "closed")
         out += ", " + connections + " connections";
     else if (shape == "open")
-        out += ", " + count(v.number(column::rate)) + " req/s on " + connections + " connections";
+        out += ", " + (rates.empty() ? count(v.number(column::rate)) : rates) + " req/s on " + connections +
+               " connections";
     else if (shape == "ramp")
         out += ", up to " + connections + " users";
     if (auto think = v.text(column::think); !think.empty() && think != "0ms" && think != "0s")
@@ -289,10 +291,20 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
             auto text = any ? any->text(c) : std::string{};
             return text.empty() ? std::string{"–"} : text;
         };
+        // A rate taken from each arm's capacity differs between arms: each is named.
+        std::string rates;
+        std::set<double> distinct;
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, sc, m); v && v->ran() && v->text(load::column::shape) == "open") {
+                distinct.insert(v->number(load::column::rate));
+                rates += (rates.empty() ? "" : ", ") + count(v->number(load::column::rate)) + " (" + m + ")";
+            }
+        if (distinct.size() < 2)
+            rates.clear();
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
         std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
-                                   any ? cell_escape(load_text(*any) + scale_suffix(s, sc)) : "–",
+                                   any ? cell_escape(load_text(*any, rates) + scale_suffix(s, sc)) : "–",
                                    any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
                                    get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
@@ -628,6 +640,28 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
     });
     evidence("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
     evidence("load generator CPU (%)", [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
+    // A rate that is a multiple of each arm's capacity: the capacity, and how much of it the arm served.
+    if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
+            const auto* v = find_run(s, sc, m);
+            return v && v->ran() && capacity_basis_of(*v);
+        })) {
+        evidence("offered: × capacity (req/s)", [](const run_view& v) {
+            auto b = capacity_basis_of(v);
+            if (!b)
+                return std::string{"–"};
+            char times[32];
+            std::snprintf(times, sizeof times, "%g", b->times);
+            return std::string(times) + " × " + count(b->capacity_rps) + " (" + b->capacity_of + ")";
+        });
+        row("goodput / capacity (trials)", [](const run_view& v) {
+            auto b = capacity_basis_of(v);
+            if (!b || b->goodput_ratios.empty())
+                return std::string{"–"};
+            const auto& r = b->goodput_ratios;
+            return num((r[(r.size() - 1) / 2] + r[r.size() / 2]) / 2, 2) + " (" + num(r.front(), 2) + "–" +
+                   num(r.back(), 2) + ")";
+        });
+    }
     // The kernel's TCP counters over a trial (medians), only where some arm's is not zero: a latency step of 1 s or
     // 3 s with SYN retransmits is the kernel's retry, not the model's.
     for (const auto& [column, label] : kernel_rows())
@@ -658,6 +692,27 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
         return "**yes** (" + listed + ")";
     });
     return rows;
+}
+
+std::optional<capacity_basis> capacity_basis_of(const run_view& v)
+{
+    auto j = nlohmann::json::parse(v.context, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return std::nullopt;
+    auto from = j.value("/scenario/load/rate_from"_json_pointer, nlohmann::json{});
+    if (!from.is_object() || !from.value("capacity_rps", 0.0))
+        return std::nullopt;
+    capacity_basis b;
+    b.capacity_of = from.value("capacity_of", "");
+    b.times = from.value("times", 0.0);
+    b.capacity_rps = from.value("capacity_rps", 0.0);
+    b.search = from.value("search", "");
+    // Served per second, the median second of each trial (the drain after the last send included), over capacity.
+    for (const auto& t : v.trials)
+        if (auto it = t.find(std::string(metric::per_second_requests_p50)); it != t.end())
+            b.goodput_ratios.push_back(it->second / b.capacity_rps);
+    std::sort(b.goodput_ratios.begin(), b.goodput_ratios.end());
+    return b;
 }
 
 std::string suite_markdown(const suite_data& s, const report_paths& paths)

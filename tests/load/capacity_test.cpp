@@ -2,6 +2,7 @@
 
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/runner.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -362,4 +363,103 @@ TEST_CASE("a step generator-bound once is run again and the search goes on", "[l
     CHECK(r.steps[3].generator_bound);
     CHECK(r.steps[4].offered_rps == 800);
     CHECK_FALSE(r.steps[4].generator_bound);
+}
+
+TEST_CASE("an overload's rate is a multiple of each arm's latest measured capacity, and only of a measured one",
+          "[load][capacity]")
+{
+    auto search = [](std::string run_id, std::string scenario, std::string arm, double capacity) {
+        capacity_record r;
+        r.run_id = std::move(run_id);
+        r.scenario = std::move(scenario);
+        r.arm = std::move(arm);
+        r.model = r.arm;
+        r.result.capacity_rps = capacity;
+        capacity_step met;
+        met.offered_rps = met.achieved_rps = capacity;
+        met.connections = 200;
+        met.p50_millis = 5;
+        met.met_slo = true;
+        r.result.steps = {met};
+        return r;
+    };
+    std::vector<capacity_record> searches{search("old", "capacity-cpu", "pool", 1800),
+                                          search("io", "capacity-io-100", "pool", 2072),
+                                          search("new", "capacity-cpu", "pool", 2167),
+                                          search("f", "capacity-cpu", "fiber", 2522)};
+    auto multiple = [](std::string of, double times) {
+        rate_from_capacity r;
+        r.capacity_of = std::move(of);
+        r.times = times;
+        return r;
+    };
+    auto from = multiple("capacity-cpu", 1.5);
+    CHECK(describe(from) == "1.5 × the capacity of capacity-cpu");
+
+    auto pool = rate_of_arm(searches, from, "pool", "results/capacity/capacity-capacity.csv");
+    REQUIRE(pool.ok());
+    CHECK(pool->capacity == 2167);  // the latest search of the arm, not the first
+    CHECK(pool->rate == Approx(3250.5));
+    CHECK(pool->run_id == "new");
+    auto fiber = rate_of_arm(searches, multiple("capacity-cpu", 2), "fiber", "c.csv");
+    REQUIRE(fiber.ok());
+    CHECK(fiber->rate == Approx(5044));
+
+    auto missing = rate_of_arm(searches, from, "loop", "c.csv");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.err().message.find("c.csv holds no search of capacity-cpu for arm loop") != std::string::npos);
+    CHECK(missing.err().message.find("bench-suite --suite capacity --scenarios capacity-cpu") != std::string::npos);
+
+    // A lower bound, multiplied, is no overload of the model.
+    searches.push_back(search("g", "capacity-cpu", "loop", 30000));
+    searches.back().result.what = capacity_result::outcome::generator_bound;
+    auto bound = rate_of_arm(searches, from, "loop", "c.csv");
+    REQUIRE_FALSE(bound.ok());
+    CHECK(bound.err().message.find("measured no capacity") != std::string::npos);
+    CHECK(bound.err().message.find("no overload") != std::string::npos);
+
+    // Nor is a capacity the scenario's connections set: above it requests found no free connection.
+    auto io = search("b", "capacity-io-100", "fiber", 9854);
+    capacity_step above;
+    above.offered_rps = 10375;
+    above.achieved_rps = 9880;
+    above.connections = 1000;
+    above.p50_millis = 100;
+    above.unsent = 1485;
+    io.result.steps = {io.result.steps.front(), above};
+    io.result.steps.front().connections = 1000;
+    io.result.steps.front().p50_millis = 100;
+    searches.push_back(io);
+    auto connections = rate_of_arm(searches, multiple("capacity-io-100", 1.5), "fiber", "c.csv");
+    REQUIRE_FALSE(connections.ok());
+    CHECK(connections.err().message.find("bounded by the scenario's 1,000 connections") != std::string::npos);
+}
+
+TEST_CASE("the capacity files are found from a results folder or its CSV", "[load][capacity]")
+{
+    temp_dir dir;
+    std::filesystem::create_directories(dir.path / "capacity");
+    CHECK(capacity_paths_in(dir.path / "capacity").summary == dir.path / "capacity" / "capacity-capacity.csv");
+    CHECK(capacity_paths_in(dir.path / "capacity/").steps == dir.path / "capacity" / "capacity-capacity-steps.csv");
+    CHECK(capacity_paths_in(dir.path / "capacity" / "capacity.csv").summary ==
+          dir.path / "capacity" / "capacity-capacity.csv");
+}
+
+TEST_CASE("a run on its own refuses a rate that only a suite resolves, and says what to give", "[load][capacity]")
+{
+    scenario s;
+    s.name = "failure-overload-cpu-2x";
+    s.mix = {request_spec{}};
+    s.load.kind = shape::open;
+    s.load.connections = 10;
+    s.load.length = std::chrono::seconds{1};
+    s.load.rate_from.emplace();
+    s.load.rate_from->capacity_of = "capacity-cpu";
+    s.load.rate_from->times = 2;
+    run_options o;
+    o.url = "http://127.0.0.1:1";  // never reached: the run stops before it connects
+    auto r = run(s, o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.err().message.find("2 × the capacity of capacity-cpu") != std::string::npos);
+    CHECK(r.err().message.find("give --rate") != std::string::npos);
 }

@@ -112,6 +112,21 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 10, "requests_per_connection": 0}})",
          "load.requests_per_connection", "integer in 1..1000000"},
         {R"({"description": "d", )" + req + "}", "load", "missing"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"capacity_of": "c"}}})",
+         "load.rate", "expected {\"capacity_of\": capacity scenario, \"times\": multiple}"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"capacity_of": "c", "times": 0}}})",
+         "load.rate.times", "a number in (0, 100]"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"capacity_of": "", "times": 2}}})",
+         "load.rate.capacity_of", "non-empty string"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"of": "c", "times": 2}}})",
+         "load.rate.of", "unknown field"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": "fast"}})",
+         "load.rate", "or {\"capacity_of\""},
         {R"({"description": "d", )" + req + R"(, "load": {"requests": 1}})", "load.shape", "missing"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "wave"}})", "load.shape",
          "one of burst, closed, open, ramp"},
@@ -306,4 +321,23 @@ TEST_CASE("explicit ramp stages set the length and the peak", "[load]")
     CHECK(s->load.think_min == 1s);  // paced users by default, as in the study
     CHECK(s->load.think_max == 3s);
     CHECK(connections_needed(*s) == 40);
+}
+
+TEST_CASE("an open load's rate may be a multiple of each arm's capacity, resolved by a suite", "[load]")
+{
+    auto s = parse(R"({"description": "d", "requests": [{"path": "/cpu"}],
+        "load": {"shape": "open", "connections": 500, "duration": "5s",
+                 "rate": {"capacity_of": "capacity-cpu", "times": 1.5}}})");
+    REQUIRE(s.ok());
+    REQUIRE(s->load.rate_from);
+    CHECK(s->load.rate_from->capacity_of == "capacity-cpu");
+    CHECK(s->load.rate_from->times == 1.5);
+    CHECK(s->load.rate == 0);
+
+    // --rate replaces it.
+    overrides o;
+    o.rate = 700;
+    REQUIRE(apply_overrides(*s, o).ok());
+    CHECK(s->load.rate == 700);
+    CHECK_FALSE(s->load.rate_from);
 }

@@ -4,6 +4,7 @@
 #include "support/temp_dir.hpp"
 
 #include "execbench/core/cpus.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
@@ -307,6 +308,73 @@ TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into o
     auto ledger = read_ledger(ledger_path(o.out_dir, "t"));
     REQUIRE(ledger);
     CHECK(ledger->size() == 2);
+}
+
+TEST_CASE("an overload runs each arm at its multiple of its own capacity; an arm without one says why",
+          "[load][suite][integration]")
+{
+    temp_dir d("execbench-suite-test");
+    auto scen = d.path / "scenarios";
+    std::filesystem::create_directories(scen);
+    write(scen / "over.json", R"({"description": "overload", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=5"}],
+        "load": {"shape": "open", "rate": {"capacity_of": "cap", "times": 2}, "connections": 20, "duration": "1s"},
+        "timeout": "5s"})");
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {"over"};
+    o.scenarios_dir = scen;
+    o.out_dir = d.path / "out";
+    o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
+    o.models = {"pool", "fiber", "loop"};
+    o.capacity_from = capacity_paths_in(d.path / "capacity");
+
+    auto missing = run_suite(o);
+    REQUIRE_FALSE(missing);
+    CHECK_THAT(missing.err().message, Catch::Contains("run bench-suite --suite capacity first"));
+
+    // pool: measured at 100 req/s; loop: only a lower bound; fiber: never searched.
+    std::filesystem::create_directories(d.path / "capacity");
+    capacity_record pool;
+    pool.run_id = "s1";
+    pool.scenario = "cap";
+    pool.arm = pool.model = "pool";
+    pool.result.capacity_rps = 100;
+    capacity_step met;
+    met.offered_rps = met.achieved_rps = 100;
+    met.connections = 20;
+    met.met_slo = true;
+    pool.result.steps = {met};
+    REQUIRE(write_capacity(pool, o.capacity_from).ok());
+    auto loop = pool;
+    loop.run_id = "s2";
+    loop.arm = loop.model = "loop";
+    loop.result.what = capacity_result::outcome::above_max;
+    REQUIRE(write_capacity(loop, o.capacity_from).ok());
+
+    auto entries = run_suite(o);
+    REQUIRE(entries);
+    REQUIRE(entries->size() == 3);
+    std::map<std::string, suite_entry> by_arm;
+    for (const auto& e : *entries)
+        by_arm[e.arm_name()] = e;
+    CHECK(by_arm["pool"].status != run_status::not_run);
+    CHECK_THAT(by_arm["pool"].message, Catch::Contains("rate 200 req/s: 2 × the capacity of cap, 100 req/s (search s1)"));
+    CHECK(by_arm["fiber"].status == run_status::not_run);
+    CHECK_THAT(by_arm["fiber"].message, Catch::Contains("holds no search of cap for arm fiber"));
+    CHECK(by_arm["loop"].status == run_status::not_run);
+    CHECK_THAT(by_arm["loop"].message, Catch::Contains("measured no capacity"));
+
+    auto summary = read_csv(o.out_dir / "t.csv");
+    REQUIRE(summary);
+    REQUIRE(summary->rows.size() == 1);  // the arms that did not run have a ledger line only
+    CHECK(summary->rows[0][std::size_t(summary->column("rate"))] == "200");
+    std::ifstream ctx(o.out_dir / "t-context.jsonl");
+    std::string line;
+    REQUIRE(std::getline(ctx, line));
+    auto j = nlohmann::json::parse(line);
+    CHECK(j["scenario"]["load"]["rate"] == 200);
+    CHECK(j["scenario"]["load"]["rate_from"]["capacity_rps"] == 100);
+    CHECK(j["scenario"]["load"]["rate_from"]["search"] == "s1");
 }
 
 TEST_CASE("bench-server --cpus pins the process and every thread; default threads follow the mask",

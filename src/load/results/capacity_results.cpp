@@ -1,9 +1,11 @@
 #include "execbench/load/results/capacity_results.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <type_traits>
@@ -111,6 +113,15 @@ capacity_paths capacity_paths_for(const std::filesystem::path& out)
     return {stem.string() + "-capacity-steps.csv", stem.string() + "-capacity.csv"};
 }
 
+capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder_or_csv, ec))
+        return capacity_paths_for(folder_or_csv);
+    auto folder = folder_or_csv.filename().empty() ? folder_or_csv.parent_path() : folder_or_csv;
+    return capacity_paths_for(folder / (folder.filename().string() + ".csv"));
+}
+
 result<void> write_capacity(const capacity_record& r, const capacity_paths& paths)
 {
     using detail::csv_field;
@@ -203,6 +214,29 @@ result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths)
         out.push_back(std::move(r));
     }
     return out;
+}
+
+result<capacity_rate> rate_of_arm(const std::vector<capacity_record>& searches, const rate_from_capacity& from,
+                                  std::string_view arm, const std::filesystem::path& file)
+{
+    auto what = describe(from) + " for arm " + std::string(arm) + ": ";
+    // The files append search after search: the last one of the arm is its latest.
+    auto it = std::find_if(searches.rbegin(), searches.rend(), [&](const capacity_record& r) {
+        return r.scenario == from.capacity_of && r.arm == arm;
+    });
+    if (it == searches.rend())
+        return fail(what + file.string() + " holds no search of " + from.capacity_of + " for arm " +
+                    std::string(arm) + "; run bench-suite --suite capacity --scenarios " + from.capacity_of +
+                    " with that arm first");
+    const auto& r = it->result;
+    if (r.what != capacity_result::outcome::measured)
+        return fail(what + "its search " + it->run_id + " measured no capacity, only " +
+                    format_capacity_line(r, it->slo) + "; a multiple of it would be no overload");
+    if (auto bound = bounding_connections(r))
+        return fail(what + "its capacity " + grouped(static_cast<std::uint64_t>(r.capacity_rps)) +
+                    " req/s (search " + it->run_id + ") is bounded by the scenario's " + grouped(*bound) +
+                    " connections, not by the model; a multiple of it would be no overload of the model");
+    return capacity_rate{from.times * r.capacity_rps, r.capacity_rps, it->run_id};
 }
 
 }  // namespace execbench::load

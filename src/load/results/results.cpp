@@ -260,6 +260,11 @@ std::string context_json(const run_result& r)
                          {"think_max", format_duration(l.think_max)}};
         if (l.requests_per_connection != 0)
             o["requests_per_connection"] = l.requests_per_connection;
+        if (l.rate_from)
+            o["rate_from"] = {{"capacity_of", l.rate_from->capacity_of},
+                              {"times", l.rate_from->times},
+                              {"capacity_rps", l.rate_from->capacity_rps},
+                              {"search", l.rate_from->search}};
         if (l.kind == shape::ramp) {
             o["profile"] = to_string(l.profile);
             o["users"] = l.users;

@@ -155,6 +155,10 @@ result<run_result> run(const scenario& s, const run_options& options)
 {
     if (auto v = validate(s, s.file.empty() ? "scenario" : s.file.string()); !v)
         return v.err();
+    if (s.load.rate_from && !(s.load.rate > 0))
+        return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
+                    ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from); give "
+                    "--rate to run it on its own");
     auto limit = ensure_open_files(connections_needed(s));
     if (!limit)
         return fail("scenario " + s.name + ": " + limit.err().message);

@@ -196,6 +196,7 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         if (!(*o.rate > 0))
             return fail("--rate: expected requests per second greater than 0");
         s.load.rate = *o.rate;
+        s.load.rate_from.reset();
     }
     if (o.duration) {
         auto d = flag_duration("--duration", *o.duration);

@@ -30,7 +30,9 @@ std::string figures(const load_spec& l)
     switch (l.kind) {
     case shape::ramp: return grouped(l.users) + " peak users";
     case shape::closed: return grouped(l.connections) + " connections";
-    case shape::open: return rate_text(l.rate) + " req/s on " + grouped(l.connections) + " connections";
+    case shape::open:
+        return (l.rate_from ? describe(*l.rate_from) : rate_text(l.rate) + " req/s") + " on " +
+               grouped(l.connections) + " connections";
     case shape::burst:
         return grouped(l.requests) + " requests" +
                (l.connections && l.connections != l.requests ? " on " + grouped(l.connections) + " connections" : "");
@@ -44,6 +46,8 @@ void scale_load(load_spec& l, double factor)
     l.requests = scale_count(l.requests, factor);
     l.users = static_cast<std::uint32_t>(scale_count(l.users, factor));
     l.rate *= factor;  // a rate is a real number: no rounding needed
+    if (l.rate_from)
+        l.rate_from->times *= factor;
     if (l.profile == ramp_profile::stages)
         for (auto& st : l.stages)
             st.target = static_cast<std::uint32_t>(scale_count(st.target, factor));

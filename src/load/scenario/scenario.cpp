@@ -1,6 +1,7 @@
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace execbench::load {
 
@@ -70,6 +71,13 @@ std::string shapes_using(std::string_view field)
     return out;
 }
 
+std::string describe(const rate_from_capacity& r)
+{
+    char times[32];
+    std::snprintf(times, sizeof times, "%g", r.times);
+    return std::string(times) + " × the capacity of " + r.capacity_of;
+}
+
 std::uint64_t connections_of(const load_spec& l) noexcept
 {
     return l.kind == shape::burst && l.connections == 0 ? l.requests : l.connections;
@@ -109,7 +117,7 @@ result<void> validate_load(const load_spec& l, const std::string& where, const s
             return err("connections", "missing; shape " + shape_name + " needs a number of connections");
         if (l.length.count() <= 0)
             return err("duration", "missing; shape " + shape_name + " needs a duration greater than 0");
-        if (l.kind == shape::open && l.rate <= 0)
+        if (l.kind == shape::open && l.rate <= 0 && !l.rate_from)
             return err("rate", "missing; shape open needs a rate in requests per second");
         break;
     case shape::ramp:

@@ -179,7 +179,9 @@ std::string format_scenario_table(const std::vector<scenario_entry>& entries)
         }
         const auto& l = e.load;
         char rate[32] = "-";
-        if (l.kind == shape::open)
+        if (l.kind == shape::open && l.rate_from)
+            std::snprintf(rate, sizeof rate, "%gx cap", l.rate_from->times);  // each arm's capacity: the table is narrow
+        else if (l.kind == shape::open)
             std::snprintf(rate, sizeof rate, "%g/s", l.rate);
         auto length = l.kind == shape::burst ? std::to_string(l.requests) + " req" : format_duration(l.length);
         auto conns = std::to_string(l.kind == shape::ramp ? l.users : connections_of(l));

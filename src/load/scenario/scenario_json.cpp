@@ -193,9 +193,23 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
         EXECBENCH_TRY(n, rd.get_uint(v["requests"], path + ".requests", 1, 1'000'000'000));
         l.requests = n;
     }
-    if (v.contains("rate")) {
+    if (v.contains("rate") && v["rate"].is_object()) {
+        const auto& r = v["rate"];
+        auto rp = path + ".rate";
+        if (auto e = rd.only(r, rp, {"capacity_of", "times"}))
+            return *e;
+        if (!r.contains("capacity_of") || !r.contains("times"))
+            return rd.err(rp, "expected {\"capacity_of\": capacity scenario, \"times\": multiple}");
+        EXECBENCH_TRY(of, rd.get_string(r["capacity_of"], rp + ".capacity_of"));
+        if (!r["times"].is_number() || !(r["times"].get<double>() > 0) || r["times"].get<double>() > 100)
+            return rd.err(rp + ".times", "expected the multiple of the capacity, a number in (0, 100]");
+        l.rate_from.emplace();
+        l.rate_from->capacity_of = of;
+        l.rate_from->times = r["times"].get<double>();
+    } else if (v.contains("rate")) {
         if (!v["rate"].is_number() || !(v["rate"].get<double>() > 0) || v["rate"].get<double>() > 1e8)
-            return rd.err(path + ".rate", "expected requests per second, a number in (0, 1e8]");
+            return rd.err(path + ".rate", "expected requests per second, a number in (0, 1e8], or "
+                                          "{\"capacity_of\": capacity scenario, \"times\": multiple}");
         l.rate = v["rate"].get<double>();
     }
     if (v.contains("duration")) {

@@ -2,6 +2,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/file.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/profile_files.hpp"
@@ -20,6 +21,7 @@
 #include "execbench/load/results/server_timeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -571,6 +573,16 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             return fail("scenario " + name + ": " + applied.err().message);
         scenarios.push_back(std::move(*s));
     }
+    // A load at a multiple of each arm's capacity needs the searches before anything runs.
+    std::vector<capacity_record> capacities;
+    if (std::any_of(scenarios.begin(), scenarios.end(), [](const scenario& s) { return s.load.rate_from; })) {
+        auto read = read_capacity(o.capacity_from);
+        if (!read)
+            return fail("a scenario takes its rate from each arm's capacity, but the capacity searches cannot be "
+                        "read (" + read.err().message + "); run bench-suite --suite capacity first, or give "
+                        "--capacity-from a results folder that holds them");
+        capacities = std::move(*read);
+    }
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec)
@@ -628,6 +640,24 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             per_server.trials = 1;
         auto each = estimate(per_server, per_server.trials);
         std::vector<arm_record> records(arms.size());
+        // Each arm's own copy: a rate taken from its capacity differs between arms. An arm without a measured
+        // capacity does not run, and says why.
+        std::vector<scenario> per_arm(arms.size(), per_server);
+        std::vector<std::optional<std::string>> arm_not_runnable(arms.size());
+        for (std::size_t k = 0; k < arms.size() && s.load.rate_from; ++k) {
+            auto rate = rate_of_arm(capacities, *s.load.rate_from, arms[k].name, o.capacity_from.summary);
+            if (!rate) {
+                arm_not_runnable[k] = rate.err().message;
+                continue;
+            }
+            per_arm[k].load.rate = rate->rate;
+            per_arm[k].load.rate_from->capacity_rps = rate->capacity;
+            per_arm[k].load.rate_from->search = rate->run_id;
+            add_note(records[k].notes, "rate " + grouped(static_cast<std::uint64_t>(std::llround(rate->rate))) +
+                                           " req/s: " + describe(*s.load.rate_from) + ", " +
+                                           grouped(static_cast<std::uint64_t>(std::llround(rate->capacity))) +
+                                           " req/s (search " + rate->run_id + ")");
+        }
         for (std::size_t k = 0; k < arms.size(); ++k) {
             auto& e = records[k].entry;
             e.suite = o.suite;
@@ -664,22 +694,24 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             for (auto k : order) {
                 if (o.stop && o.stop->load())
                     break;
+                if (arm_not_runnable[k])
+                    continue;
                 announce(k, round, false);
                 auto run_start = clock::now();
-                auto outcome = run_one(o, per_server, arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
+                auto outcome = run_one(o, per_arm[k], arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
                 records[k].spent += clock::now() - run_start;
                 absorb(records[k], std::move(outcome), round, interleaved);
                 remaining = remaining > each ? remaining - each : duration{};
             }
         }
         for (std::size_t k = 0; k < arms.size(); ++k) {
-            if (blocked_by_limits) {
+            if (blocked_by_limits || arm_not_runnable[k]) {
                 records[k].not_run_or_failed = run_status::not_run;
-                records[k].notes = *blocked_by_limits;
+                records[k].notes = blocked_by_limits ? *blocked_by_limits : *arm_not_runnable[k];
             } else if (!records[k].merged && records[k].notes.empty()) {
                 continue;  // stopped before this arm ran at all
             }
-            if (auto w = file_record(o, records[k], s, interleaved ? rounds : s.trials); !w)
+            if (auto w = file_record(o, records[k], per_arm[k], interleaved ? rounds : s.trials); !w)
                 return w.err();
             entries.push_back(records[k].entry);
         }
@@ -687,8 +719,10 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         for (std::size_t k = 0; k < arms.size() && o.profile && !blocked_by_limits; ++k) {
             if (o.stop && o.stop->load())
                 break;
+            if (arm_not_runnable[k])
+                continue;
             announce(k, 1, true);
-            scenario once = s;
+            scenario once = per_arm[k];
             once.trials = 1;
             profile_one(o, once, arms[k], pins, records[k].merged);
             auto one = estimate(once, 1);

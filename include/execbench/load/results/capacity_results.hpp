@@ -2,9 +2,11 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/run/capacity.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace execbench::load {
@@ -17,6 +19,9 @@ struct capacity_paths {
     std::filesystem::path summary;
 };
 capacity_paths capacity_paths_for(const std::filesystem::path& out);
+/// The capacity files of a suite's results folder (`results/capacity` -> `capacity-capacity.csv`, ...) or of the
+/// results file `x.csv` beside them.
+capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv);
 
 /// A search with what it ran against: the labels its files carry.
 struct capacity_record {
@@ -35,5 +40,18 @@ result<void> write_capacity(const capacity_record& r, const capacity_paths& path
 /// Reads the files back, one record per summary line with its steps (matched by run_id). The error names the file
 /// and what is wrong.
 result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths);
+
+/// An arm's rate for a load that takes it from a capacity (`rate_from_capacity`), and where that came from.
+struct capacity_rate {
+    double rate = 0;      ///< requests per second: times × capacity
+    double capacity = 0;  ///< the arm's measured capacity
+    std::string run_id;   ///< the search that measured it
+};
+/// The rate of arm `arm` for `from`: its multiple of the capacity the arm's latest search of `from.capacity_of` in
+/// `searches` (read from `file`) measured. Fails, naming the file and what to run, when there is no such search or
+/// its figure is no measured capacity: a lower bound, or one the scenario's connections bounded, multiplied, would
+/// be no overload of the model.
+result<capacity_rate> rate_of_arm(const std::vector<capacity_record>& searches, const rate_from_capacity& from,
+                                  std::string_view arm, const std::filesystem::path& file);
 
 }  // namespace execbench::load

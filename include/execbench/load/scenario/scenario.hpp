@@ -34,12 +34,25 @@ bool field_used_by(std::string_view field, shape s) noexcept;
 /// The shapes that use `field`, for messages: "closed, open or ramp".
 std::string shapes_using(std::string_view field);
 
+/// An open load's rate as a multiple of an arm's measured capacity (`"rate": {"capacity_of": ..., "times": ...}`):
+/// overload at 1.5x or 2x what each model can serve. A suite resolves it per arm from the capacity files
+/// (load/results/capacity_results.hpp); until then the load's `rate` is 0.
+struct rate_from_capacity {
+    std::string capacity_of;  ///< the capacity scenario whose search measured the arm, e.g. "capacity-cpu"
+    double times = 1;         ///< the multiple of that capacity, in (0, 100]
+    double capacity_rps = 0;  ///< the arm's capacity the suite resolved it with (0: not resolved)
+    std::string search;       ///< the run id of the search that measured it
+};
+/// "1.5 × the capacity of capacity-cpu".
+std::string describe(const rate_from_capacity& r);
+
 /// The numbers of a load shape. Which fields matter depends on `kind`; docs/scenarios.md lists them.
 struct load_spec {
     shape kind = shape::closed;
     std::uint32_t connections = 0;  ///< burst: default = requests; closed/open: required; ramp: = max users
     std::uint64_t requests = 0;     ///< burst: requests in total
     double rate = 0;                ///< open: requests per second
+    std::optional<rate_from_capacity> rate_from;  ///< open: the rate per arm, from its capacity (then `rate` 0)
     duration length{};              ///< closed/open/ramp: how long requests are issued
     duration think_min{};           ///< closed/ramp: pause between a response and the next request
     duration think_max{};

@@ -3,6 +3,7 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/model_names.hpp"
 #include "execbench/core/result.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/ledger.hpp"
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/profiler.hpp"
@@ -78,6 +79,9 @@ struct suite_options {
     std::filesystem::path scenarios_dir;
     std::filesystem::path server_binary;  ///< bench-server
     std::filesystem::path out_dir;        ///< e.g. results/<suite>
+    /// The capacity searches a load with `"rate": {"capacity_of": ...}` takes each arm's rate from (bench-suite's
+    /// --capacity-from, by default results/capacity's files); read only when a scenario asks.
+    capacity_paths capacity_from;
     overrides override_values;            ///< --duration, --warmup, --trials, --scale ...
     bool fit_to_limits = false;           ///< scale a scenario beyond the open-file limits to fit them
     unsigned threads = 1;                 ///< load-generator threads
