@@ -155,6 +155,9 @@ def whole_seconds(columns, full):
 
 # A reference series (the schedule's target) is drawn once for all arms, in black: it is not an arm's measurement.
 REFERENCE = {"color": "black", "linestyle": (0, (4, 3)), "marker": None}
+# Where the arms' targets differ (a rate that is a multiple of each arm's capacity), each is drawn in its arm's
+# colour, dashed like the reference.
+ARM_REFERENCE = {"linestyle": (0, (4, 3)), "marker": None, "linewidth": 1.0}
 # The generator's own series beside the server's: the arm's colour, hollow markers and a thinner line.
 SECONDARY = {"markerfacecolor": "none", "linewidth": 1.0, "alpha": 0.8}
 
@@ -210,11 +213,12 @@ def timeline_chart(data):
                     lines.append((a["arm"], xy[0], xy[1], label, SECONDARY if (source, name) in secondary else {}))
         if reference:
             source, name, label = reference
-            for a in arms:
-                xy = column(a, source, name)
-                if xy:
-                    lines.append((None, xy[0], xy[1], label, REFERENCE))
-                    break
+            targets = [(a["arm"], column(a, source, name)) for a in arms]
+            targets = [(arm, xy) for arm, xy in targets if xy]
+            if len({tuple(xy[1]) for _, xy in targets}) > 1:
+                lines.extend((arm, xy[0], xy[1], " " + label, ARM_REFERENCE) for arm, xy in targets)
+            elif targets:
+                lines.append((None, targets[0][1][0], targets[0][1][1], label, REFERENCE))
         if any(arm is not None for arm, *_ in lines):
             if title_alone and not any(extra is SECONDARY for *_, extra in lines):
                 title = title_alone
