@@ -70,7 +70,10 @@ result<std::vector<std::uint8_t>> decode_base64(std::string_view text)
             group = 0;
         }
     }
-    out.resize(out.size() - padding);
+    // Each '=' stood for one byte of the last group (at least 3 bytes were pushed when there is padding);
+    // popping them, not resize(size() - padding), leaves GCC 12 no size to suspect of wrapping.
+    for (; padding > 0; --padding)
+        out.pop_back();
     return out;
 }
 
