@@ -169,7 +169,8 @@ TEST_CASE("bench-load's pre-flight stops a run that cannot succeed, unless --all
     {
         INFO("nothing listens");
         auto started = std::chrono::steady_clock::now();
-        auto r = run_tool(quick_load(unused_port(), {"--scenario", "io-600", "--quiet"}));
+        refused_port nothing;
+        auto r = run_tool(quick_load(nothing.port(), {"--scenario", "io-600", "--quiet"}));
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("pre-flight request failed") && Catch::Contains("connection refused"));
         CHECK(r.out.empty());
@@ -184,8 +185,9 @@ TEST_CASE("bench-load's pre-flight stops a run that cannot succeed, unless --all
     }
     {
         INFO("--allow-errors runs anyway and says what the errors were");
+        refused_port nothing;
         auto r = run_tool(quick_load(
-            unused_port(), {"--shape", "burst", "--requests", "4", "--allow-errors", "--timeout", "1s", "--quiet"}));
+            nothing.port(), {"--shape", "burst", "--requests", "4", "--allow-errors", "--timeout", "1s", "--quiet"}));
         CHECK(r.code == 1);
         REQUIRE_FALSE(r.out.empty());
         CHECK_THAT(r.out.back(), Catch::Contains("errors=4 (connect_refused=4)") &&

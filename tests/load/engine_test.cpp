@@ -185,7 +185,8 @@ TEST_CASE("errors are classified and the run still ends by itself", "[load]")
 {
     SECTION("connection refused")
     {
-        auto url = "http://127.0.0.1:" + std::to_string(execbench::test_support::unused_port());
+        execbench::test_support::refused_port nothing;
+        auto url = nothing.url();
         auto t0 = clock_type::now();
         auto r = run_ok(burst(5, 5), url);
         CHECK(errors_of(r, error_class::connect_refused) == 5);

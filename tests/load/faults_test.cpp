@@ -111,12 +111,13 @@ TEST_CASE("bench-load classifies each faulty server, ends in time, writes result
     {
         INFO("a port that refuses connections");
         auto out = dir.path / "refused.csv";
+        refused_port nothing;
         auto t0 = clock_type::now();
         child_process load({bench_load_path(),
                             "--quiet",
                             "--allow-errors",
                             "--url",
-                            "http://127.0.0.1:" + std::to_string(unused_port()),
+                            nothing.url(),
                             "--path",
                             "/",
                             "--shape",

@@ -221,8 +221,9 @@ TEMPLATE_TEST_CASE("downstream down, silent or garbage gives 502/504 in time and
     };
     misbehaving_server silent(misbehaving_server::behaviour::never_answer);
     misbehaving_server garbage(misbehaving_server::behaviour::garbage);
+    refused_port nothing;
     const std::vector<downstream_case> cases = {
-        {"nothing listening", "http://127.0.0.1:" + std::to_string(unused_port()), 502},
+        {"nothing listening", nothing.url(), 502},
         {"accepts but never answers", silent.url(), 504},
         {"answers garbage", garbage.url(), 502},
     };

@@ -11,7 +11,13 @@
 #include <future>
 #include <list>
 #include <optional>
+#include <stdexcept>
 #include <thread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace execbench::test_support {
 
@@ -194,11 +200,29 @@ std::uint64_t misbehaving_server::accepted() const noexcept
     return impl_->accepted.load();
 }
 
-std::uint16_t unused_port()
+refused_port::refused_port() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0))
 {
-    asio::io_context ioc;
-    tcp::acceptor a(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-    return a.local_endpoint().port();
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+        if (fd_ >= 0)
+            ::close(fd_);
+        throw std::runtime_error("refused_port: cannot bind a loopback port");
+    }
+    port_ = ntohs(a.sin_port);
+}
+
+refused_port::~refused_port()
+{
+    ::close(fd_);
+}
+
+std::string refused_port::url() const
+{
+    return "http://127.0.0.1:" + std::to_string(port_);
 }
 
 }  // namespace execbench::test_support

@@ -43,7 +43,21 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-/// A loopback port with nothing listening on it (bound, then released), for connection-refused tests.
-std::uint16_t unused_port();
+/// A loopback port that refuses connections for as long as this lives: bound without listening, so no other socket
+/// can take it. (A port found free and released may be a parallel test's server by the time it is dialled.)
+class refused_port {
+public:
+    refused_port();
+    refused_port(const refused_port&) = delete;
+    refused_port& operator=(const refused_port&) = delete;
+    ~refused_port();
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+    /// "http://127.0.0.1:<port>".
+    [[nodiscard]] std::string url() const;
+
+private:
+    int fd_ = -1;
+    std::uint16_t port_ = 0;
+};
 
 }  // namespace execbench::test_support
