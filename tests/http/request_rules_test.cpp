@@ -67,7 +67,7 @@ TEST_CASE("the head limit counts the whole head, however it arrives", "[http]")
     }
 }
 
-TEST_CASE("an HTTP/1.1 request needs exactly one Host; HTTP/1.0 may omit it", "[http]")
+TEST_CASE("an HTTP/1.1 request needs exactly one Host, an HTTP/1.0 one may omit it", "[http]")
 {
     const auto bad_host = make_error_code(request_error::bad_host);
     CHECK(parse_in_pieces("GET / HTTP/1.1\r\n\r\n", 64) == bad_host);

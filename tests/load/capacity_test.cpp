@@ -202,7 +202,7 @@ TEST_CASE("the final line groups digits and gives the interval", "[load][capacit
     CHECK(json.find("\"connections\":\"fixed 600 connections\"") != std::string::npos);
 }
 
-TEST_CASE("a capacity the scenario's connections bound says so; one the server's latency bounds does not",
+TEST_CASE("a capacity the scenario's connections bound says so, one the server's latency bounds does not",
           "[load][capacity]")
 {
     auto step = [](double offered, double achieved, double p50, std::uint64_t unsent, bool met) {

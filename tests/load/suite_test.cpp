@@ -176,7 +176,7 @@ TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suit
     auto scen = d.path / "scenarios";
     std::filesystem::create_directories(scen);
     write(scen / "tiny.json",
-          R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=10"}],
+          R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=200"}],
         "load": {"shape": "burst", "requests": 5}, "trials": 2, "pause": "50ms", "timeout": "5s"})");
     write(scen / "huge.json", R"({"description": "beyond any open-file limit", "suites": ["t"],
         "requests": [{"path": "/epoch-millis?delayCallDepth=3&delayInMillis=1"}],
@@ -228,7 +228,8 @@ TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suit
         CHECK(summary->rows.size() == 2);
         auto server = read_csv(server_timeline_path(o.out_dir, "t"));
         REQUIRE(server);
-        CHECK(server->rows.size() >= 4);  // two trials per model, at least one second each
+        // Two trials per model, each 200 ms long, so the 50 ms sampler reads each at least once.
+        CHECK(server->rows.size() >= 4);
         CHECK(std::filesystem::exists(o.out_dir / "t-timeline.csv"));
     }
 }
@@ -310,7 +311,7 @@ TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into o
     CHECK(ledger->size() == 2);
 }
 
-TEST_CASE("an overload runs each arm at its multiple of its own capacity; an arm without one says why",
+TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an arm without one says why",
           "[load][suite][integration]")
 {
     temp_dir d("execbench-suite-test");
@@ -377,7 +378,7 @@ TEST_CASE("an overload runs each arm at its multiple of its own capacity; an arm
     CHECK(j["scenario"]["load"]["rate_from"]["search"] == "s1");
 }
 
-TEST_CASE("bench-server --cpus pins the process and every thread; default threads follow the mask",
+TEST_CASE("bench-server --cpus pins the process and every thread, and default threads follow the mask",
           "[load][suite][cpus]")
 {
     if (execbench::allowed_cpus().front() != 0) {

@@ -130,7 +130,7 @@ TEST_CASE("compare: a slower arm regresses (exit 1), a faster one improves", "[r
     CHECK(j["summary"]["regressed"].get<int>() == 2);  // loop's p50 and p99
 }
 
-TEST_CASE("compare: a change inside the threshold is unchanged; unsent requests regress", "[report][compare]")
+TEST_CASE("compare: a change inside the threshold is unchanged, unsent requests regress", "[report][compare]")
 {
     temp_dir tmp;
     write_suite(tmp.path / "old", "s", {run("r1")});

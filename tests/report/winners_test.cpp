@@ -62,7 +62,7 @@ TEST_CASE("an arm wins a cell only when its interval against every other arm lie
     CHECK(describe(c.pairs[1], p99) == "loop: 3.00× (2.89–3.11) lower latency p99 than pool");
 }
 
-TEST_CASE("a lead is shared only when the leaders beat every other arm; otherwise the cell is a tie",
+TEST_CASE("a lead is shared only when the leaders beat every other arm, otherwise the cell is a tie",
           "[report][winners]")
 {
     const auto& p99 = rule_for("latency_millis_p99");
