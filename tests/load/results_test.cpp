@@ -175,11 +175,11 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
                          Catch::Contains("\"boost_version\"") && Catch::Contains("\"somaxconn\"") &&
                          Catch::Contains("\"affinity\""));
 
-    // A file with other columns is not appended to.
+    // A file with a column this version does not write is not appended to.
     std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
     auto clash = write_results(r, output_paths_for(dir / "other.csv"));
     REQUIRE_FALSE(clash.ok());
-    CHECK_THAT(clash.err().message, Catch::Contains("different columns"));
+    CHECK_THAT(clash.err().message, Catch::Contains("has column 'a', which this version does not write"));
 
     // A v1 line (before arms): the arm is the model.
     {
@@ -210,8 +210,40 @@ TEST_CASE("results files of another version's columns are refused before a run, 
     std::ofstream(paths.summary) << "scenario,model,old_column\n";
     auto refused = check_appendable(paths);
     REQUIRE_FALSE(refused.ok());
-    CHECK(refused.err().message == paths.summary.string() + " exists with different columns; write to another --out file");
+    CHECK(refused.err().message ==
+          paths.summary.string() + ": has column 'old_column', which this version does not write; use another output folder");
     std::ofstream(paths.summary, std::ios::trunc) << "";
     CHECK(check_appendable(paths).ok());  // an empty file is a new one
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an earlier version's results file is widened to this version's columns and keeps its rows", "[load]")
+{
+    auto dir = std::filesystem::temp_directory_path() / ("execbench-widen-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto file = dir / "old.csv";
+    // Two of today's columns, in another order, one quoted cell: what a version before the third column wrote.
+    std::ofstream(file) << "model,scenario\npool,\"a,b\"\nloop,c\n";
+    auto fit = detail::fit_columns(file, "scenario,model,kernel_resets_sent");
+    REQUIRE(fit.ok());
+    CHECK(*fit == detail::column_fit::wider);
+    REQUIRE(detail::append_lines(file, "scenario,model,kernel_resets_sent", {"d,fiber,3"}).ok());
+    auto t = read_csv(file);
+    REQUIRE(t.ok());
+    CHECK(t->header == std::vector<std::string>{"scenario", "model", "kernel_resets_sent"});
+    REQUIRE(t->rows.size() == 3);
+    // The earlier rows have no figure for the new column: empty, which reads as not measured, not as 0.
+    CHECK(t->rows[0] == std::vector<std::string>{"a,b", "pool", ""});
+    CHECK(t->rows[1] == std::vector<std::string>{"c", "loop", ""});
+    CHECK(t->rows[2] == std::vector<std::string>{"d", "fiber", "3"});
+    CHECK(*detail::fit_columns(file, "scenario,model,kernel_resets_sent") == detail::column_fit::same);
+    CHECK_FALSE(std::filesystem::exists(dir / "old.csv.widening"));
+    // Losing a column is refused, and the file is left as it was.
+    auto before = read_csv(file);
+    auto lost = detail::append_lines(file, "scenario,model", {"e,pool"});
+    REQUIRE_FALSE(lost.ok());
+    CHECK_THAT(lost.err().message, Catch::Contains("has column 'kernel_resets_sent'"));
+    CHECK(read_csv(file)->rows == before->rows);
     std::filesystem::remove_all(dir);
 }

@@ -122,22 +122,6 @@ std::vector<std::string> context_values(const run_result& r)
             r.context.kernel};
 }
 
-/// Opens `file` for appending; writes `header` when the file is new or empty, fails when its header differs.
-/// True when `file` is missing or empty; an error when its first line is not `header` (a file of another version).
-result<bool> fresh_or_same_columns(const std::filesystem::path& file, const std::string& header)
-{
-    std::error_code ec;
-    bool fresh = !std::filesystem::exists(file, ec) || std::filesystem::file_size(file, ec) == 0;
-    if (!fresh) {
-        std::ifstream in(file);
-        std::string first;
-        std::getline(in, first);
-        if (first + "\n" != header)
-            return fail(file.string() + " exists with different columns; write to another --out file");
-    }
-    return fresh;
-}
-
 std::string timeline_header()
 {
     return join_row(names_of({column::run_id, column::scenario, column::model, column::arm, column::trial,
@@ -147,23 +131,6 @@ std::string timeline_header()
                               column::users_target, column::connections_open, metric::loadgen_cpu_percent}));
 }
 
-result<void> open_append(const std::filesystem::path& file, const std::string& header, std::ofstream& out)
-{
-    std::error_code ec;
-    if (file.has_parent_path())
-        std::filesystem::create_directories(file.parent_path(), ec);
-    auto fresh_or = fresh_or_same_columns(file, header);
-    if (!fresh_or)
-        return fresh_or.err();
-    bool fresh = *fresh_or;
-    out.open(file, std::ios::app | std::ios::binary);
-    if (!out)
-        return fail(file.string() + ": cannot be opened for writing");
-    if (fresh)
-        out << header;
-    return {};
-}
-
 }  // namespace
 
 result<void> check_appendable(const output_paths& paths)
@@ -171,7 +138,7 @@ result<void> check_appendable(const output_paths& paths)
     for (const auto& [file, header] : {std::pair{paths.summary, join_row(summary_columns())},
                                        std::pair{paths.trials, join_row(trial_columns())},
                                        std::pair{paths.timeline, timeline_header()}})
-        if (auto ok = fresh_or_same_columns(file, header); !ok)
+        if (auto ok = detail::fit_columns(file, header); !ok)
             return ok.err();
     return {};
 }
@@ -318,7 +285,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Summary row.
     {
         std::ofstream out;
-        if (auto ok = open_append(paths.summary, join_row(summary_columns()), out); !ok)
+        if (auto ok = detail::open_rows(paths.summary, join_row(summary_columns()), out); !ok)
             return ok;
         std::vector<std::string> row{s.name, r.server.model, r.arm_name(), std::to_string(r.trials.size())};
         if (r.summary.empty()) {
@@ -349,7 +316,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Per-trial rows.
     {
         std::ofstream out;
-        if (auto ok = open_append(paths.trials, join_row(trial_columns()), out); !ok)
+        if (auto ok = detail::open_rows(paths.trials, join_row(trial_columns()), out); !ok)
             return ok;
         for (const auto& t : r.trials) {
             std::vector<std::string> row{r.run_id,
@@ -397,7 +364,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     // Timeline.
     {
         std::ofstream out;
-        if (auto ok = open_append(paths.timeline, timeline_header(), out); !ok)
+        if (auto ok = detail::open_rows(paths.timeline, timeline_header(), out); !ok)
             return ok;
         // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
         const auto& load = s.load;
@@ -488,71 +455,6 @@ result<std::vector<histogram_record>> read_histograms(const std::filesystem::pat
         out.push_back(std::move(rec));
     }
     return out;
-}
-
-int csv_table::column(std::string_view name) const
-{
-    for (std::size_t i = 0; i < header.size(); ++i)
-        if (header[i] == name)
-            return static_cast<int>(i);
-    return -1;
-}
-
-result<csv_table> read_csv(const std::filesystem::path& file)
-{
-    auto read = read_file(file);
-    if (!read)
-        return read.err();
-    const auto& text = *read;
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string field;
-    bool quoted = false, any = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-            continue;
-        }
-        if (c == '"') {
-            quoted = true;
-            any = true;
-        } else if (c == ',') {
-            row.push_back(std::move(field));
-            field.clear();
-        } else if (c == '\n') {
-            row.push_back(std::move(field));
-            field.clear();
-            rows.push_back(std::move(row));
-            row.clear();
-            any = false;
-        } else if (c != '\r') {
-            field += c;
-            any = true;
-        }
-    }
-    if (any || !row.empty()) {
-        row.push_back(std::move(field));
-        rows.push_back(std::move(row));
-    }
-    if (rows.empty())
-        return fail(file.string() + ": empty");
-    csv_table t;
-    t.header = std::move(rows.front());
-    for (std::size_t i = 1; i < rows.size(); ++i) {
-        if (rows[i].size() != t.header.size())
-            return fail(file.string() + ": row " + std::to_string(i + 1) + " has " + std::to_string(rows[i].size()) +
-                        " fields, expected " + std::to_string(t.header.size()));
-        t.rows.push_back(std::move(rows[i]));
-    }
-    return t;
 }
 
 }  // namespace execbench::load

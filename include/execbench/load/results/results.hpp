@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/results/csv_lines.hpp"  // read_csv and csv_table, read beside the writers
 #include "execbench/load/run/runner.hpp"
 #include "execbench/stats/histogram.hpp"
 
@@ -22,8 +23,9 @@ struct output_paths {
 };
 output_paths output_paths_for(const std::filesystem::path& summary_csv);
 
-/// Fails when a results file already there has other columns than this version writes: checked before a run, so
-/// that the run is not lost when its results cannot be appended.
+/// Fails when a results file already there has a column this version does not write: checked before a run, so that
+/// the run is not lost when its results cannot be appended. A file of an earlier version, whose columns this version
+/// writes too, is widened to the current columns when the run is written (detail::open_rows).
 result<void> check_appendable(const output_paths& paths);
 
 /// Column names of the summary CSV (one row per run: medians, then spreads, then context).
@@ -31,9 +33,9 @@ std::vector<std::string> summary_columns();
 /// Column names of the per-trial CSV.
 std::vector<std::string> trial_columns();
 
-/// Appends the run to every results file (creating them with a header when new). Fails, writing nothing more,
-/// when an existing file has different columns. Without `with_context` the context line is left to the caller
-/// (an interleaved suite writes one per round).
+/// Appends the run to every results file (creating them with a header when new, widening an earlier version's).
+/// Fails, writing nothing more, when an existing file has a column this version does not write. Without
+/// `with_context` the context line is left to the caller (an interleaved suite writes one per round).
 result<void> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
 /// Appends the run's context (`context_json`) to the context file.
 result<void> append_context(const run_result& r, const output_paths& paths);
@@ -53,14 +55,5 @@ struct histogram_record {
 };
 /// Reads a histograms file; lines starting with '#' are comments. The error names the line.
 result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file);
-
-/// A parsed CSV file (RFC 4180 quoting), for tests and reports.
-struct csv_table {
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
-    /// Index of a column, or -1.
-    [[nodiscard]] int column(std::string_view name) const;
-};
-result<csv_table> read_csv(const std::filesystem::path& file);
 
 }  // namespace execbench::load
