@@ -128,6 +128,25 @@ TEST_CASE("a burst sends exactly its requests and a closed loop counts every ans
     CHECK_FALSE(fg(c).timeline.empty());
 }
 
+TEST_CASE("think pauses pace each connection and end with the trial, not after the longest pause", "[load]")
+{
+    misbehaving_server server;
+    // 20 users, 100 ms pauses, 1 s: about 10 requests each, whatever the server's sub-millisecond answers add.
+    auto s = closed(20, 1s);
+    s.load.think_min = s.load.think_max = 100ms;
+    auto r = run_ok(s, server.url());
+    CHECK(fg(r).count.error_total() == 0);
+    CHECK(fg(r).count.ok >= 20 * 5);   // pauses that never ended would leave one request per user
+    CHECK(fg(r).count.ok <= 20 * 11);  // pauses that ended early would send far more
+    // Long pauses cut short when the duration ends: the trial does not wait out a 30 s pause.
+    auto slow = closed(5, 300ms);
+    slow.load.think_min = slow.load.think_max = 30s;
+    auto started = clock_type::now();
+    auto l = run_ok(slow, server.url());
+    CHECK(clock_type::now() - started < 10s);
+    CHECK(fg(l).count.ok == 5);  // one request each, then the pause the end of the trial cut short
+}
+
 TEST_CASE("churn: a connection carries requests_per_connection requests, then the next one connects anew", "[load]")
 {
     misbehaving_server server;  // keeps every connection alive: the generator itself must close them

@@ -91,13 +91,15 @@ void connection::start()
 void connection::think(duration d)
 {
     phase_ = phase::thinking;
-    timer_.expires_after(d);
-    timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (ec || aborting_)
-            return land();
-        phase_ = phase::idle;
-        group_.on_thought(*this, clock::now());
-    });
+    group_.pause(*this, clock::now() + d, ++pause_serial_);
+}
+
+void connection::thought(std::uint64_t serial, time_point now)
+{
+    if (serial != pause_serial_ || phase_ != phase::thinking)
+        return;
+    phase_ = phase::idle;
+    group_.on_thought(*this, now);
 }
 
 void connection::open_for(const tcp::endpoint& ep)
@@ -276,15 +278,18 @@ void connection::abort()
     aborting_ = true;
     switch (phase_) {
     case phase::idle: close(); break;
-    case phase::waiting:
-    case phase::thinking: timer_.cancel(); break;
+    case phase::waiting: timer_.cancel(); break;
+    case phase::thinking: land(); break;  // the group's pause queue forgets it: the phase no longer matches
     default: close();
     }
 }
 
 void connection::abort_thinking_only()
 {
-    if (phase_ == phase::thinking || phase_ == phase::waiting) {
+    if (phase_ == phase::thinking) {
+        aborting_ = true;
+        land();
+    } else if (phase_ == phase::waiting) {
         aborting_ = true;
         timer_.cancel();
     }

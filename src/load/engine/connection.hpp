@@ -37,8 +37,11 @@ public:
     void preconnect(const boost::asio::ip::tcp::endpoint& ep, std::size_t& pending);
     /// Sends `r` (connecting first when needed); its latency runs from `intended`.
     void issue(const prepared_request& r, time_point intended);
-    /// Pauses for `d`, then asks the group what next.
+    /// Pauses for `d` (the group's pause queue wakes it), then asks the group what next.
     void think(duration d);
+    /// The pause that think() started as `serial` is over: asks the group what next, unless the pause was ended
+    /// early (a later pause makes `serial` stale).
+    void thought(std::uint64_t serial, time_point now);
     /// Closes the socket when the connect, write or read that set deadline `serial` (group::watch) is still going on
     /// and past its deadline; a later deadline of this connection makes `serial` stale.
     void check_deadline(time_point now, std::uint64_t serial);
@@ -87,6 +90,7 @@ private:
     bool counted_open_ = false;  // counted in the group's open connections
     std::uint32_t sent_on_socket_ = 0;  // requests written since this socket connected
     std::uint64_t deadline_serial_ = 0;
+    std::uint64_t pause_serial_ = 0;
 };
 
 }  // namespace execbench::load::detail

@@ -13,7 +13,8 @@ group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_p
       first_sends_(first_sends),
       wheel_(plan.mix, thread_index * 7919),
       rng_(trial.seed * 1'000'003 + thread_index),
-      schedule_timer_(ioc)
+      schedule_timer_(ioc),
+      pause_timer_(ioc)
 {
     const auto& l = plan.load;
     auto total_conns = connections_of(l);
@@ -101,6 +102,36 @@ void group::on_thought(connection& c, time_point now)
     c.issue(pick(), now);
 }
 
+void group::pause(connection& c, time_point until, std::uint64_t serial)
+{
+    pauses_.push({std::chrono::ceil<std::chrono::milliseconds>(until), &c, serial});
+    arm_pauses();
+}
+
+void group::arm_pauses()
+{
+    if (pauses_.empty() || ending_)
+        return;
+    auto at = pauses_.top().until;
+    if (pause_armed_ && pause_armed_at_ <= at)
+        return;
+    pause_armed_ = true;
+    pause_armed_at_ = at;
+    pause_timer_.expires_at(at);
+    pause_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec)
+            return;  // re-armed for an earlier pause, or issuing ended: the newer wait or nobody ends the pauses
+        pause_armed_ = false;
+        auto now = clock::now();
+        while (!pauses_.empty() && pauses_.top().until <= now) {
+            auto p = pauses_.top();
+            pauses_.pop();
+            p.c->thought(p.serial, now);
+        }
+        arm_pauses();
+    });
+}
+
 void group::expire(std::deque<deadline>& queue, time_point now)
 {
     while (!queue.empty() && queue.front().at <= now) {
@@ -131,6 +162,7 @@ void group::finish_issuing()
         return;
     ending_ = true;
     schedule_timer_.cancel();
+    pause_timer_.cancel();  // the pauses end below; a pending wait would hold the thread up to a pause's length
     if (plan_.load.kind == shape::open && started_)
         count_unsent();
     for (auto& c : conns_)
@@ -142,6 +174,7 @@ void group::abort()
 {
     ending_ = true;
     schedule_timer_.cancel();
+    pause_timer_.cancel();
     for (auto& c : conns_)
         c->abort();
 }
