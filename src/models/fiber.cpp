@@ -2,10 +2,10 @@
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
-#include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 
 #include "io_server.hpp"
+#include "pg_async_run.hpp"
 #include "request_state.hpp"
 #include "stack_pool.hpp"
 
