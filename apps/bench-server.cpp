@@ -49,6 +49,10 @@ int main(int argc, char** argv)
     cli.add_option("--queue", opts.queue, "pool: connections waiting for a worker before 503")
         ->check(apps::integer_in(1, 1'000'000, "a queue length"))
         ->capture_default_str();
+    cli.add_option("--backlog", opts.backlog,
+                   "Listen backlog: connections the kernel queues until accepted (capped at net.core.somaxconn)")
+        ->check(apps::integer_in(1, 65535, "a backlog"))
+        ->capture_default_str();
     cli.add_option("--fiber-stack-kb", opts.fiber_stack_kb, "fiber: stack size per fiber in KiB")
         ->check(apps::integer_in(16, 65536, "a stack size in KiB"))
         ->capture_default_str();

@@ -18,7 +18,7 @@ io_server::io_server(const server_context& context, unsigned groups, unsigned th
 void io_server::listen()
 {
     // Accepting is just another handler on the first group.
-    listener_.emplace(groups_.front()->io, context_.host, context_.port);
+    listener_.emplace(groups_.front()->io, context_.host, context_.port, context_.backlog);
 }
 
 void io_server::start_serving(serve_fn serve)

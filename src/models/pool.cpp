@@ -58,7 +58,7 @@ public:
 
     ~pool_server() override { shutdown(clock::now()); }
 
-    void listen() override { listener_.emplace(poller_io_, context_.host, context_.port); }
+    void listen() override { listener_.emplace(poller_io_, context_.host, context_.port, context_.backlog); }
 
     void start() override
     {

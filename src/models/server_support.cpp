@@ -18,7 +18,7 @@ namespace execbench::models {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-void open_acceptor(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port)
+void open_acceptor(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port, int backlog)
 {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(host, ec);
@@ -30,9 +30,9 @@ void open_acceptor(tcp::acceptor& acceptor, const std::string& host, std::uint16
     acceptor.bind(endpoint, ec);
     if (ec)
         throw std::system_error(ec, "cannot bind " + host + ":" + std::to_string(port));
-    // Bursts of thousands of simultaneous connects are the point of some scenarios; the kernel caps this at
-    // net.core.somaxconn anyway.
-    acceptor.listen(listen_backlog);
+    // Bursts of thousands of simultaneous connects are the point of some scenarios, so the default is large; the
+    // kernel caps it at net.core.somaxconn anyway. A small one (Tomcat's acceptCount is 100) is the accept storm's.
+    acceptor.listen(backlog);
 }
 
 tcp::resolver::results_type resolve_downstream(const http::url& downstream)
@@ -61,10 +61,10 @@ void set_up_connection(socket_type& socket) noexcept
     socket.non_blocking(true, ec);
 }
 
-listener::listener(asio::io_context& io, const std::string& host, std::uint16_t port)
+listener::listener(asio::io_context& io, const std::string& host, std::uint16_t port, int backlog)
     : acceptor_(asio::make_strand(io)), backoff_(acceptor_.get_executor())
 {
-    open_acceptor(acceptor_, host, port);
+    open_acceptor(acceptor_, host, port, backlog);
     port_ = acceptor_.local_endpoint().port();
 }
 

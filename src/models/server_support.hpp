@@ -27,7 +27,8 @@ namespace execbench::models {
 // Plumbing every model shares: binding, accepting with back-off, resolving, draining. How a model waits is not here.
 
 /// Opens, binds and listens on host:port with SO_REUSEADDR and a large backlog; throws std::system_error.
-void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
+void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port,
+                   int backlog);
 
 /// Resolves the downstream server once at start-up; throws std::system_error when it cannot be resolved.
 boost::asio::ip::tcp::resolver::results_type resolve_downstream(const http::url& downstream);
@@ -57,8 +58,8 @@ public:
     /// Receives a new connection and the index in `targets` of the io_context its socket is bound to.
     using serve_fn = std::function<void(socket_type socket, std::size_t target)>;
 
-    /// Opens, binds and listens on host:port (see `open_acceptor`); accepting will run on `io`.
-    listener(boost::asio::io_context& io, const std::string& host, std::uint16_t port);
+    /// Opens, binds and listens on host:port with `backlog` (see `open_acceptor`); accepting will run on `io`.
+    listener(boost::asio::io_context& io, const std::string& host, std::uint16_t port, int backlog);
 
     /// The port actually bound.
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }

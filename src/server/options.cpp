@@ -49,7 +49,8 @@ endpoints::server_info info_of(const options& opts, unsigned offload_threads)
     info.downstream_timeout_ms = opts.timeouts.downstream_response.count();
     info.shutdown_timeout_ms = opts.shutdown_timeout.count();
     auto cap = somaxconn();
-    info.listen_backlog = cap > 0 ? std::min<std::uint64_t>(cap, models::listen_backlog) : models::listen_backlog;
+    auto asked = static_cast<std::uint64_t>(opts.backlog);
+    info.listen_backlog = cap > 0 ? std::min<std::uint64_t>(cap, asked) : asked;
     info.cpus = format_cpu_list(allowed_cpus());
     return info;
 }
@@ -87,7 +88,7 @@ instance::instance(const options& opts)
                      : endpoints::app(info_of(opts, offload_.threads()), *movies_, counters_)),
       context_{
           app_,          offload_,       {}, opts.host, opts.port, app_.info().threads, opts.queue, opts.fiber_stack_kb,
-          opts.timeouts, database_.get()}
+          opts.timeouts, database_.get(), opts.backlog}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {

@@ -386,6 +386,21 @@ TEST_CASE("bench-server suggests the option meant and names the CPUs it may use"
     CHECK_THAT(cpus.err, Catch::Contains("this process may use CPUs "));
 }
 
+TEST_CASE("bench-server --backlog sets the listen backlog the kernel keeps", "[cli][server]")
+{
+    if (bench_server_path().empty())
+        return;
+    auto bad = run_tool({bench_server_path(), "--backlog", "0", "--port", "0"});
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--backlog: 0 is not a backlog"));
+    server_process server({"--backlog", "7"});
+    // For a listening socket, ss shows the backlog as its Send-Q.
+    auto ss = run_tool({"/bin/sh", "-c", "ss -Hltn 'sport = :" + std::to_string(server.port()) + "'"});
+    if (ss.code != 0 || ss.out.empty())
+        return;  // no ss on this machine
+    CHECK_THAT(ss.out.front(), Catch::Matches("LISTEN +0 +7 .*"));
+}
+
 TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[cli][load][integration]")
 {
     if (bench_load_path().empty())

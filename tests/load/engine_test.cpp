@@ -1,10 +1,12 @@
 #include "execbench/load/run/runner.hpp"
 
+#include "execbench/load/engine/engine.hpp"
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "support/misbehaving_server.hpp"
+#include "support/server_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +15,9 @@
 #include <future>
 #include <thread>
 
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,7 +87,132 @@ double seconds_since(clock_type::time_point t)
     return std::chrono::duration<double>(clock_type::now() - t).count();
 }
 
+/// A listener whose accept queue is full when a trial starts (backlog 0, one connection queued) and that starts
+/// accepting only after `idle`: a connect sent before then has its SYN dropped and retried by the kernel after a
+/// second. It answers one request per connection, then closes it; every wait has a deadline.
+class late_acceptor {
+public:
+    explicit late_acceptor(std::chrono::milliseconds idle)
+    {
+        listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        REQUIRE(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len) == 0);
+        REQUIRE(::listen(listen_fd_, 0) == 0);
+        REQUIRE(::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+        port_ = ntohs(a.sin_port);
+        filler_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        REQUIRE(::connect(filler_fd_, reinterpret_cast<sockaddr*>(&a), len) == 0);
+        thread_ = std::thread([this, idle] { serve(clock_type::now() + idle); });
+    }
+    ~late_acceptor()
+    {
+        stop_ = true;
+        thread_.join();
+        ::close(filler_fd_);
+        ::close(listen_fd_);
+    }
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+
+private:
+    void serve(clock_type::time_point from)
+    {
+        std::this_thread::sleep_until(from);
+        ::shutdown(filler_fd_, SHUT_WR);  // the queued filler reads as closed at once
+        auto deadline = clock_type::now() + 10s;
+        while (!stop_ && clock_type::now() < deadline) {
+            pollfd p{listen_fd_, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0)
+                continue;
+            int c = ::accept(listen_fd_, nullptr, nullptr);
+            if (c < 0)
+                continue;
+            std::string in;
+            char buf[4096];
+            pollfd q{c, POLLIN, 0};
+            while (in.find("\r\n\r\n") == std::string::npos && ::poll(&q, 1, 2000) > 0) {
+                auto n = ::read(c, buf, sizeof buf);
+                if (n <= 0)
+                    break;
+                in.append(buf, static_cast<std::size_t>(n));
+            }
+            if (in.find("\r\n\r\n") != std::string::npos) {
+                std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+                (void)!::write(c, reply.data(), reply.size());
+            }
+            ::close(c);
+        }
+    }
+
+    int listen_fd_ = -1;
+    int filler_fd_ = -1;
+    std::uint16_t port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+/// A burst of `n` requests on as many connections against `port`, connecting first or not.
+trial_measurement burst_trial(std::uint16_t port, std::uint32_t n, bool preconnect)
+{
+    auto t = resolve_target("http://127.0.0.1:" + std::to_string(port), false);
+    REQUIRE(t.ok());
+    trial_plan p;
+    p.endpoints = t->endpoints;
+    request_spec r;
+    r.path = "/";
+    p.foreground.mix.push_back(prepare_request(r, *t));
+    p.foreground.load.kind = shape::burst;
+    p.foreground.load.requests = n;
+    p.foreground.load.connections = n;
+    p.foreground.load.preconnect = preconnect;
+    p.timeout = 8s;
+    p.connect_timeout = 8s;
+    return run_trial(p);
+}
+
 }  // namespace
+
+TEST_CASE("preconnect false: a burst's connects happen inside the trial, so a full accept queue shows", "[load]")
+{
+    // The kernel drops the SYNs that find the accept queue full and retries them a second later: inside the
+    // measured latency when the burst connects as it sends, before the trial when it connects first.
+    trial_measurement storm, quiet;
+    {
+        late_acceptor server(300ms);
+        storm = burst_trial(server.port(), 3, false);
+    }
+    {
+        late_acceptor server(300ms);
+        quiet = burst_trial(server.port(), 3, true);
+    }
+    REQUIRE(storm.foreground.count.ok == 3);
+    REQUIRE(quiet.foreground.count.ok == 3);
+    CHECK(storm.foreground.latency.min() >= 900'000);  // microseconds: the retried SYN is in every request
+    CHECK(quiet.foreground.latency.max() < storm.foreground.latency.min());
+}
+
+TEST_CASE("a request joins and leaves the mix at its from and until, by the intended send time", "[load]")
+{
+    execbench::test_support::test_server server(execbench::models::model::loop);
+    auto s = make(shape::open, "/epoch-millis?delayInMillis=0");
+    s.mix.front().until = 295ms;
+    request_spec later;
+    later.path = "/io?delayInMillis=0";
+    later.from = 295ms;
+    s.mix.push_back(later);
+    s.load.rate = 100;
+    s.load.connections = 20;
+    s.load.length = 1s;
+    auto r = run_ok(s, "http://127.0.0.1:" + std::to_string(server.port()));
+    using execbench::endpoints::endpoint;
+    auto ok = execbench::http::status::ok;
+    // Requests 0..29 are due before 295 ms, the rest after (run() sends no pre-flight request: bench-load does).
+    REQUIRE(fg(r).count.ok == 100);
+    CHECK(server.counters().requests(endpoint::epoch_millis, ok) == 30);
+    CHECK(server.counters().requests(endpoint::io, ok) == 70);
+}
 
 TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]")
 {

@@ -111,6 +111,28 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
          "unknown field"},
         {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 10, "requests_per_connection": 0}})",
          "load.requests_per_connection", "integer in 1..1000000"},
+        {R"({"description": "d", "requests": [{"path": "/", "from": "soon"}], )" + burst + "}", "requests[0].from",
+         "is not a duration"},
+        {R"({"description": "d", "requests": [{"path": "/", "until": -1}], )" + burst + "}", "requests[0].until",
+         "non-negative number of seconds"},
+        {R"({"description": "d", "requests": [{"path": "/", "from": "5s", "until": "5s"}], )" + burst + "}",
+         "requests[0].until", "a time after from (5s)"},
+        {R"({"description": "d", "requests": [{"path": "/", "from": "5s"}], )" + burst + "}", "requests",
+         "no request is in the mix from 0s on"},
+        {R"({"description": "d", "requests": [{"path": "/a", "until": "5s"}, {"path": "/b", "from": "6s"}], )" + burst +
+             "}",
+         "requests", "no request is in the mix from 5s on"},
+        {R"({"description": "d", "requests": [{"path": "/a", "until": "5s"}, {"path": "/b", "until": "8s"}], )" +
+             burst + "}",
+         "requests", "no request is in the mix from 8s on; leave one request without \"until\""},
+        {R"({"description": "d", )" + req + ", " + burst +
+             R"(, "background": {"requests": [{"path": "/", "until": "1s"}], "load": {"shape": "burst", "requests": 1}}})",
+         "background.requests", "no request is in the mix from 1s on"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 5, "preconnect": "no"}})",
+         "load.preconnect", "expected true"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "preconnect": false}})",
+         "load.preconnect", "not used by shape ramp"},
         {R"({"description": "d", )" + req + "}", "load", "missing"},
         {R"({"description": "d", )" + req +
              R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"capacity_of": "c"}}})",
@@ -193,6 +215,40 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
             CHECK_THAT(msg, Catch::Contains(": " + c.field + ": "));
         CHECK_THAT(msg, Catch::Contains(c.expected));
     }
+}
+
+TEST_CASE("a request may join or leave the mix at a time, and a burst may skip connecting first", "[load]")
+{
+    auto s = parse(R"({
+      "description": "slow dependency",
+      "requests": [
+        {"path": "/fast", "until": "10s"},
+        {"path": "/slow", "from": "10s", "weight": 2},
+        {"path": "/always"}
+      ],
+      "load": {"shape": "burst", "requests": 100, "preconnect": false}
+    })");
+    REQUIRE(s.ok());
+    REQUIRE(s->mix.size() == 3);
+    CHECK(s->mix[0].from == 0s);
+    CHECK(s->mix[0].until == std::optional<duration>(10s));
+    CHECK(s->mix[1].from == 10s);
+    CHECK_FALSE(s->mix[1].until);
+    CHECK_FALSE(s->mix[2].until);
+    CHECK_FALSE(s->load.preconnect);
+    CHECK(parse(minimal)->load.preconnect);
+
+    // A mix is whole when, at every moment from 0 on, some request is in it.
+    auto at = [](duration from, std::optional<duration> until) {
+        request_spec r;
+        r.from = from;
+        r.until = until;
+        return r;
+    };
+    CHECK_FALSE(mix_gap({at(0s, 5s), at(5s, std::nullopt)}));
+    CHECK_FALSE(mix_gap({at(3s, 8s), at(0s, 4s), at(7s, std::nullopt)}));
+    CHECK(mix_gap({at(0s, 4s), at(3s, 8s)}) == std::optional<duration>(8s));
+    CHECK(mix_gap({at(1s, std::nullopt)}) == std::optional<duration>(0s));
 }
 
 TEST_CASE("command-line flags override a scenario and are validated", "[load]")

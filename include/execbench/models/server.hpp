@@ -32,7 +32,8 @@ static_assert(std::size(all_models) == model_names.size(), "one name per model, 
 /// The default `--threads` for a model: 200 workers for pool (as Tomcat), otherwise one per CPU this process may
 /// run on (its affinity mask, so a server pinned with --cpus sizes itself to its CPUs).
 unsigned default_threads(model m) noexcept;
-/// The listen backlog every model asks for; the kernel caps it at net.core.somaxconn.
+/// The listen backlog every model asks for unless told otherwise (`--backlog`); the kernel caps it at
+/// net.core.somaxconn.
 inline constexpr int listen_backlog = 65535;
 
 /// Everything a model needs to serve; owned by the caller and outliving the server.
@@ -47,6 +48,7 @@ struct server_context {
     unsigned fiber_stack_kb = 128;       ///< fiber: stack size per fiber
     http::timeouts timeouts;             ///< header, idle, write and downstream deadlines
     movie_database* database = nullptr;  ///< where `work::database` stages go (null: movies are in SQLite)
+    int backlog = listen_backlog;        ///< connections the kernel queues for accept (capped at somaxconn)
 };
 
 /// A running server under one model.

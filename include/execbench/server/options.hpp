@@ -26,6 +26,7 @@ struct options {
     unsigned threads = 0;      ///< 0: the model's default
     unsigned cpu_threads = 0;  ///< 0: one per CPU this process may run on
     std::size_t queue = 10000;
+    int backlog = models::listen_backlog;  ///< listen backlog; the kernel caps it at net.core.somaxconn
     unsigned fiber_stack_kb = 128;
     std::string downstream;  ///< empty: the server itself
     std::string movies_db;   ///< a SQLite file, or postgresql://USER@HOST:PORT/DB; empty: SQLite in memory

@@ -54,14 +54,16 @@ public:
     group* background() noexcept { return background_.get(); }
 
     /// Opens the connections of every shape except ramp (whose users connect when they arrive), so a trial
-    /// measures requests rather than the connection storm; bounded by the connect timeout.
+    /// measures requests rather than the connection storm, unless the load asks for the storm (`preconnect`
+    /// false); bounded by the connect timeout.
     void preconnect()
     {
         std::size_t pending = 0;
         for (auto* g : {foreground_.get(), background_.get()}) {
             if (!g)
                 continue;
-            if ((g == foreground_.get() ? plan_.foreground : *plan_.background).load.kind == shape::ramp)
+            const auto& load = (g == foreground_.get() ? plan_.foreground : *plan_.background).load;
+            if (load.kind == shape::ramp || !load.preconnect)
                 continue;
             for (auto& c : g->connections())
                 c->preconnect(plan_.endpoints.front(), pending);

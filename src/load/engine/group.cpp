@@ -11,11 +11,22 @@ group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_p
       trial_(trial),
       threads_(trial.threads),
       first_sends_(first_sends),
-      wheel_(plan.mix, thread_index * 7919),
       rng_(trial.seed * 1'000'003 + thread_index),
       schedule_timer_(ioc),
       pause_timer_(ioc)
 {
+    // The mix changes only where a request joins or leaves it.
+    std::vector<duration> moments{duration{}};
+    for (const auto& r : plan.mix) {
+        moments.push_back(r.from);
+        if (r.until != duration::max())
+            moments.push_back(r.until);
+    }
+    std::sort(moments.begin(), moments.end());
+    moments.erase(std::unique(moments.begin(), moments.end()), moments.end());
+    for (auto at : moments)
+        if (mix_wheel w(plan.mix, thread_index * 7919, at); !w.empty())
+            phases_.push_back({at, std::move(w)});
     const auto& l = plan.load;
     auto total_conns = connections_of(l);
     std::vector<std::uint64_t> mine;
@@ -33,6 +44,15 @@ group::group(boost::asio::io_context& ioc, const group_plan& plan, const trial_p
         init_open(mine.size(), total_conns);
 }
 
+const prepared_request& group::pick(time_point at) noexcept
+{
+    // A gap in the mix (which validate refuses) keeps the phase before it.
+    auto since = at - t0_;
+    while (phase_ + 1 < phases_.size() && phases_[phase_ + 1].from <= since)
+        ++phase_;
+    return plan_.mix[phases_[phase_].wheel.next()];
+}
+
 void group::start(time_point t0)
 {
     if (started_ || ending_)
@@ -48,7 +68,7 @@ void group::start(time_point t0)
         break;
     case shape::closed:
         for (auto& c : conns_)
-            c->issue(pick(), t0);
+            c->issue(pick(t0), t0);
         break;
     case shape::open:
         for (auto& c : conns_)
@@ -74,7 +94,7 @@ void group::on_done(connection& c, time_point now)
         if (plan_.load.think_max.count() > 0)
             c.think(think_time());
         else
-            c.issue(pick(), now);
+            c.issue(pick(now), now);
         break;
     case shape::open:
         idle_.push_back(&c);
@@ -86,7 +106,7 @@ void group::on_done(connection& c, time_point now)
         } else if (plan_.load.think_max.count() > 0) {
             c.think(think_time());
         } else {
-            c.issue(pick(), now);
+            c.issue(pick(now), now);
         }
         break;
     }
@@ -99,7 +119,7 @@ void group::on_thought(connection& c, time_point now)
             c.close();
         return;
     }
-    c.issue(pick(), now);
+    c.issue(pick(now), now);
 }
 
 void group::pause(connection& c, time_point until, std::uint64_t serial)
@@ -211,7 +231,8 @@ void group::next_burst(connection& c)
     if (left == 0)
         return;
     --left;
-    c.issue(pick(), clock::now());
+    auto now = clock::now();
+    c.issue(pick(now), now);
 }
 
 // Ramp shape: activates or retires this thread's users to follow the target.
@@ -230,7 +251,7 @@ void group::control(time_point now)
     while (users_ < want) {
         auto& c = *conns_[users_++];
         if (c.idle())
-            c.issue(pick(), now);
+            c.issue(pick(now), now);
     }
     while (users_ > want) {
         auto& c = *conns_[--users_];

@@ -106,7 +106,8 @@ private:
     /// A ramp's user in slot `s` is wanted now: this thread's users are a prefix of its slots.
     [[nodiscard]] bool wanted(std::uint32_t s) const noexcept { return s < users_; }
 
-    const prepared_request& pick() noexcept { return plan_.mix[wheel_.next()]; }
+    /// The next request of the mix as it stands at `at` (moments only move forward within a trial).
+    const prepared_request& pick(time_point at) noexcept;
     duration think_time();
     void next_burst(connection& c);
     void control(time_point now);
@@ -124,7 +125,14 @@ private:
     const trial_plan& trial_;
     unsigned threads_;
     std::atomic<std::uint64_t>* first_sends_;
-    mix_wheel wheel_;
+    /// The mix from `from` on (after the load's start), up to the next phase's; one phase when no request has a
+    /// `from` or `until`.
+    struct mix_phase {
+        duration from;
+        mix_wheel wheel;
+    };
+    std::vector<mix_phase> phases_;
+    std::size_t phase_ = 0;
     std::mt19937_64 rng_;
     boost::asio::steady_timer schedule_timer_;
     std::vector<std::unique_ptr<connection>> conns_;

@@ -27,7 +27,8 @@ std::uint64_t group::send_due(time_point now)
     while (dispatched_ < due && !idle_.empty()) {
         auto* c = idle_.back();
         idle_.pop_back();
-        c->issue(pick(), intended(dispatched_));
+        auto at = intended(dispatched_);
+        c->issue(pick(at), at);
         ++dispatched_;
     }
     return due;

@@ -9,6 +9,8 @@ prepared_request prepare_request(const request_spec& spec, const target& t)
 {
     prepared_request p;
     p.weight = spec.weight;
+    p.from = spec.from;
+    p.until = spec.until.value_or(duration::max());
     auto path = t.base_path + spec.path;
     p.label = spec.method + " " + path;
     std::string b;  // the head without its end, and without a Connection header

@@ -215,8 +215,14 @@ std::string context_json(const run_result& r)
         j["order"] = {{"kind", r.order->kind}, {"seed", r.order->seed}, {"round", r.order->round}};
     j["affinity"] = {{"server", r.affinity.server}, {"load", r.affinity.load}, {"downstream", r.affinity.downstream}};
     nlohmann::json mix = nlohmann::json::array();
-    for (const auto& m : s.mix)
-        mix.push_back({{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}});
+    for (const auto& m : s.mix) {
+        nlohmann::json r{{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}};
+        if (m.from.count() > 0)
+            r["from"] = format_duration(m.from);
+        if (m.until)
+            r["until"] = format_duration(*m.until);
+        mix.push_back(std::move(r));
+    }
     auto load_json = [](const load_spec& l) {
         nlohmann::json o{{"shape", to_string(l.kind)},
                          {"connections", l.connections},
@@ -227,6 +233,8 @@ std::string context_json(const run_result& r)
                          {"think_max", format_duration(l.think_max)}};
         if (l.requests_per_connection != 0)
             o["requests_per_connection"] = l.requests_per_connection;
+        if (!l.preconnect)
+            o["preconnect"] = false;
         if (l.rate_from)
             o["rate_from"] = {{"capacity_of", l.rate_from->capacity_of},
                               {"times", l.rate_from->times},

@@ -42,6 +42,7 @@ const std::vector<std::string>& arm_option_names()
     static const std::vector<std::string> names{"threads",
                                                 "cpu-threads",
                                                 "queue",
+                                                "backlog",
                                                 "fiber-stack-kb",
                                                 "header-timeout",
                                                 "idle-timeout",

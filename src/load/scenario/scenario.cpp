@@ -47,6 +47,7 @@ const field_rule field_rules[] = {
     {"spikes", {shape::ramp}},
     {"stages", {shape::ramp}},
     {"connections", {shape::burst, shape::closed, shape::open}},
+    {"preconnect", {shape::burst, shape::closed, shape::open}},
 };
 
 }  // namespace
@@ -96,7 +97,38 @@ std::uint64_t connections_needed(const scenario& s) noexcept
     return one(s.load) + (s.background ? one(s.background->load) : 0);
 }
 
+std::optional<duration> mix_gap(const std::vector<request_spec>& mix)
+{
+    // Walks forward from 0: each step jumps to the latest end among the requests in the mix at that moment.
+    duration at{};
+    for (;;) {
+        std::optional<duration> reach;
+        bool active = false;
+        for (const auto& r : mix) {
+            if (r.from > at || (r.until && *r.until <= at))
+                continue;
+            if (!r.until)
+                return std::nullopt;
+            active = true;
+            reach = std::max(reach.value_or(at), *r.until);
+        }
+        if (!active)
+            return at;
+        at = *reach;
+    }
+}
+
 namespace {
+
+result<void> validate_mix(const std::vector<request_spec>& mix, const std::string& where, const std::string& path)
+{
+    if (mix.empty())
+        return fail(where + ": " + path + ": expected at least one request");
+    if (auto gap = mix_gap(mix))
+        return fail(where + ": " + path + ": no request is in the mix from " + format_duration(*gap) +
+                    " on; leave one request without \"until\", or have another start (\"from\") where one ends");
+    return {};
+}
 
 result<void> validate_load(const load_spec& l, const std::string& where, const std::string& path)
 {
@@ -137,11 +169,13 @@ result<void> validate_load(const load_spec& l, const std::string& where, const s
 result<void> validate(const scenario& s, std::string_view where)
 {
     auto w = std::string(where);
-    if (s.mix.empty())
-        return fail(w + ": requests: expected at least one request");
+    if (auto r = validate_mix(s.mix, w, "requests"); !r)
+        return r;
     if (auto r = validate_load(s.load, w, "load"); !r)
         return r;
     if (s.background) {
+        if (auto r = validate_mix(s.background->mix, w, "background.requests"); !r)
+            return r;
         if (s.background->load.kind != shape::burst && s.background->load.kind != shape::closed)
             return fail(w + ": background.load.shape: expected burst or closed");
         if (auto r = validate_load(s.background->load, w, "background.load"); !r)

@@ -103,8 +103,8 @@ result<std::vector<request_spec>> parse_mix(reader& rd, const json& v, const std
         const auto& r = v[i];
         if (!r.is_object())
             return rd.err(p, "expected an object with \"path\" and optional \"method\", \"headers\", \"body_file\", "
-                             "\"weight\"");
-        if (auto e = rd.only(r, p, {"method", "path", "headers", "body_file", "weight"}))
+                             "\"weight\", \"from\", \"until\"");
+        if (auto e = rd.only(r, p, {"method", "path", "headers", "body_file", "weight", "from", "until"}))
             return *e;
         request_spec spec;
         if (r.contains("method")) {
@@ -157,6 +157,17 @@ result<std::vector<request_spec>> parse_mix(reader& rd, const json& v, const std
             EXECBENCH_TRY(w, rd.get_uint(r["weight"], p + ".weight", 1, 1000));
             spec.weight = static_cast<unsigned>(w);
         }
+        if (r.contains("from")) {
+            EXECBENCH_TRY(d, rd.get_duration(r["from"], p + ".from"));
+            spec.from = d;
+        }
+        if (r.contains("until")) {
+            EXECBENCH_TRY(d, rd.get_duration(r["until"], p + ".until"));
+            if (d <= spec.from)
+                return rd.err(p + ".until", "expected a time after from (" + format_duration(spec.from) +
+                                                "): a request leaves the mix after it joined");
+            spec.until = d;
+        }
         mix.push_back(std::move(spec));
     }
     return mix;
@@ -169,7 +180,7 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     if (auto e = rd.only(
             v, path,
             {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
-             "requests_per_connection"}))
+             "requests_per_connection", "preconnect"}))
         return *e;
     load_spec l;
     if (!v.contains("shape"))
@@ -180,7 +191,8 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     l.kind = *sh;
     // A field another shape uses is a mistake worth naming.
     for (std::string_view field :
-         {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages", "connections"}) {
+         {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages", "connections",
+          "preconnect"}) {
         if (v.contains(field) && !field_used_by(field, l.kind))
             return rd.err(path + "." + std::string(field),
                           "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
@@ -249,6 +261,12 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     if (v.contains("requests_per_connection")) {
         EXECBENCH_TRY(n, rd.get_uint(v["requests_per_connection"], path + ".requests_per_connection", 1, 1'000'000));
         l.requests_per_connection = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("preconnect")) {
+        if (!v["preconnect"].is_boolean())
+            return rd.err(path + ".preconnect", "expected true (connect before the load starts, the default) or "
+                                                "false (connect at the first request)");
+        l.preconnect = v["preconnect"].get<bool>();
     }
     if (v.contains("profile")) {
         auto p = v["profile"].is_string() ? parse_ramp_profile(v["profile"].get<std::string>()) : std::nullopt;

@@ -13,6 +13,8 @@ struct prepared_request {
     std::string closing_bytes;  ///< the same request asking `Connection: close`: a connection's last
     unsigned weight = 1;
     std::string label;  ///< "METHOD path"
+    duration from{};                   ///< in the mix from this long after the load starts
+    duration until = duration::max();  ///< out of it from this long after
 };
 
 /// Builds the request bytes for `spec` against `t` (Host header, base path, Content-Length, keep-alive).

@@ -23,6 +23,10 @@ struct request_spec {
     std::string body_file;                                     ///< as written in the scenario (may be empty)
     std::string body;                                          ///< the file's contents, loaded by the parser
     unsigned weight = 1;                                       ///< share of the mix, 1..1000
+    /// In the mix from this long after the load starts (each trial's, and the warm-up's, own start).
+    duration from{};
+    /// Out of the mix from this long after the load starts; unset: to the end.
+    std::optional<duration> until;
 };
 
 /// How requests are issued over time.
@@ -63,6 +67,9 @@ struct load_spec {
     /// Requests a connection carries before it closes (the last one asks `Connection: close`); 0: keep-alive
     /// for the whole trial. Connection churn, as HttpArena's limited-conn profile closes after 10.
     std::uint32_t requests_per_connection = 0;
+    /// Open every connection before the load starts (burst, closed, open); false: each connects when it sends its
+    /// first request, so a burst is a storm of new connections and the connects are part of its latency.
+    bool preconnect = true;
 };
 
 /// A load that runs before and beside the measured one (e.g. 150 /cpu while 20 /io are measured).
@@ -130,6 +137,10 @@ struct scenario {
 void prepare_ramp(load_spec& l);
 /// Checks cross-field rules (e.g. an open shape needs a rate); used after parsing and after CLI overrides.
 result<void> validate(const scenario& s, std::string_view where);
+
+/// The first moment, from the load's start, at which no request of `mix` is in the mix (by their `from` and
+/// `until`); nothing when some request is in it at every moment.
+std::optional<duration> mix_gap(const std::vector<request_spec>& mix);
 
 /// The connections one load opens: a burst's `connections`, by default one per request; the others' `connections`
 /// (a ramp's is its peak users once prepare_ramp ran).
