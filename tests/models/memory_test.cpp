@@ -26,13 +26,17 @@ using namespace std::chrono_literals;
 constexpr int idle_connections = 2000;
 constexpr int waiting_connections = 2000;
 
-// Raises this process's open-file limit (which the server inherits) to fit `n` connections on each side; false when
-// the hard limit does not allow it.
+// Raises this process's open-file limit (which the server inherits) to fit `n` connections on each side; false, with
+// a warning that the test is skipped, when there is no server to test or the hard limit does not allow it.
 bool fit_descriptors(rlim_t n)
 {
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_max < n)
+    if (bench_server_path().empty())
         return false;
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_max < n) {
+        WARN("skipped: the open-file hard limit is below " << n);
+        return false;
+    }
     if (limit.rlim_cur < n) {
         limit.rlim_cur = n;
         return ::setrlimit(RLIMIT_NOFILE, &limit) == 0;
@@ -40,26 +44,27 @@ bool fit_descriptors(rlim_t n)
     return true;
 }
 
-// Code, thread caches and the spares of a few requests become resident before anything is measured.
-void warm_up(std::uint16_t port)
+// The server's resident memory once code, thread caches and the spares of a few requests have become resident, in
+// KiB: what is measured from.
+long warmed_up_resident_kib(server_process& server)
 {
-    std::vector<std::unique_ptr<raw_client>> warm;
-    for (int i = 0; i < 50; ++i)
-        warm.push_back(std::make_unique<raw_client>(port));
-    for (auto& c : warm)
-        REQUIRE(c->get("/epoch-millis?delayInMillis=0").status == 200);
+    {
+        std::vector<std::unique_ptr<raw_client>> warm;
+        for (int i = 0; i < 50; ++i)
+            warm.push_back(std::make_unique<raw_client>(server.port()));
+        for (auto& c : warm)
+            REQUIRE(c->get("/epoch-millis?delayInMillis=0").status == 200);
+    }
+    std::this_thread::sleep_for(300ms);
+    return resident_kib(server.process().pid());
 }
 
 }  // namespace
 
 TEST_CASE("an idle keep-alive connection costs the server little memory", "[limits][memory][process]")
 {
-    if (bench_server_path().empty())
+    if (!fit_descriptors(idle_connections + 256))
         return;
-    if (!fit_descriptors(idle_connections + 256)) {
-        WARN("skipped: the open-file hard limit is below " << idle_connections + 256);
-        return;
-    }
     // Measured with tools/conn_memory.py: loop ~740 B, pool ~940-1,280 B, fiber ~570 B per connection (5.6 KB,
     // 5.8 KB and 13 KB while an idle connection kept its request state and fiber). The bounds leave room for
     // allocator noise and fail if the read buffer (4 KiB) or a fiber stack (8 KiB) comes back per idle connection.
@@ -67,9 +72,7 @@ TEST_CASE("an idle keep-alive connection costs the server little memory", "[limi
         INFO("model " << model);
         server_process server({"--model", model, "--threads", "2", "--idle-timeout", "600"});
         const auto pid = server.process().pid();
-        warm_up(server.port());
-        std::this_thread::sleep_for(300ms);
-        const long before = resident_kib(pid);
+        const long before = warmed_up_resident_kib(server);
         std::vector<std::unique_ptr<raw_client>> idle;
         for (int i = 0; i < idle_connections; ++i) {
             idle.push_back(std::make_unique<raw_client>(server.port()));
@@ -89,17 +92,11 @@ TEST_CASE("an idle keep-alive connection costs the server little memory", "[limi
 
 TEST_CASE("a fiber parked on a wait keeps one page of its stack resident", "[limits][memory][process]")
 {
-    if (bench_server_path().empty())
+    if (!fit_descriptors(waiting_connections + 256))
         return;
-    if (!fit_descriptors(waiting_connections + 256)) {
-        WARN("skipped: the open-file hard limit is below " << waiting_connections + 256);
-        return;
-    }
     server_process server({"--model", "fiber", "--threads", "2", "--idle-timeout", "600"});
     const auto pid = server.process().pid();
-    warm_up(server.port());
-    std::this_thread::sleep_for(300ms);
-    const long before = resident_kib(pid);
+    const long before = warmed_up_resident_kib(server);
     // Every connection's request waits 3 s in its fiber; the peak is sampled while they all wait.
     std::vector<std::unique_ptr<raw_client>> waiting;
     for (int i = 0; i < waiting_connections; ++i) {
