@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -59,6 +60,17 @@ long warmed_up_resident_kib(server_process& server)
     return resident_kib(server.process().pid());
 }
 
+// `n` connections to `port`, each with `GET target` sent.
+std::vector<std::unique_ptr<raw_client>> send_on_each(std::uint16_t port, int n, std::string_view target)
+{
+    std::vector<std::unique_ptr<raw_client>> clients;
+    for (int i = 0; i < n; ++i) {
+        clients.push_back(std::make_unique<raw_client>(port));
+        clients.back()->send_get(target);
+    }
+    return clients;
+}
+
 }  // namespace
 
 TEST_CASE("an idle keep-alive connection costs the server little memory", "[limits][memory][process]")
@@ -73,11 +85,7 @@ TEST_CASE("an idle keep-alive connection costs the server little memory", "[limi
         server_process server({"--model", model, "--threads", "2", "--idle-timeout", "600"});
         const auto pid = server.process().pid();
         const long before = warmed_up_resident_kib(server);
-        std::vector<std::unique_ptr<raw_client>> idle;
-        for (int i = 0; i < idle_connections; ++i) {
-            idle.push_back(std::make_unique<raw_client>(server.port()));
-            idle.back()->send_get("/epoch-millis?delayInMillis=0");
-        }
+        auto idle = send_on_each(server.port(), idle_connections, "/epoch-millis?delayInMillis=0");
         for (auto& c : idle)
             REQUIRE(c->read_response().status == 200);
         std::this_thread::sleep_for(500ms);
@@ -98,11 +106,7 @@ TEST_CASE("a fiber parked on a wait keeps one page of its stack resident", "[lim
     const auto pid = server.process().pid();
     const long before = warmed_up_resident_kib(server);
     // Every connection's request waits 3 s in its fiber; the peak is sampled while they all wait.
-    std::vector<std::unique_ptr<raw_client>> waiting;
-    for (int i = 0; i < waiting_connections; ++i) {
-        waiting.push_back(std::make_unique<raw_client>(server.port()));
-        waiting.back()->send_get("/io?delayInMillis=3000");
-    }
+    auto waiting = send_on_each(server.port(), waiting_connections, "/io?delayInMillis=3000");
     long peak = 0;
     for (auto until = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < until;) {
         peak = std::max(peak, resident_kib(pid));
