@@ -7,7 +7,8 @@
 Idle (default): opens N connections, sends one GET /epoch-millis?delayInMillis=0 on each and reads its answer, then
 leaves them idle; prints VmRSS of the server before and after and the growth per connection answered.
 --in-flight: sends GET /io?delayInMillis=D (--delay-ms, 4000) on each of the N connections at once and samples VmRSS
-every 20 ms until every answer has arrived; prints the peak and the peak growth per connection.
+every 20 ms until every answer has arrived; prints the peak and the peak growth per connection, and for fiber how
+many pages of each fiber stack are resident halfway through the delay (from /proc/PID/smaps).
 
 The server is started here (bench-server of the build, or nginx with one worker) on 127.0.0.1 and stopped at the
 end, or, with --pid and --port, one already running is measured. Loopback only. Needs an open-file limit above N
@@ -40,6 +41,29 @@ def rss_kib(pid):
         except FileNotFoundError:
             pass
     return total
+
+
+def fiber_stacks(pid, stack_kib):
+    """Resident KiB of each fiber stack of `pid`: the read-write anonymous mappings of exactly the stack's size that
+    sit above a guard page (protected_fixedsize_stack), as /proc/PID/smaps lists them."""
+    stacks, guard, is_stack, size, rss = [], False, False, None, None
+    try:
+        with open(f"/proc/{pid}/smaps") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return stacks
+    for line in lines + ["0-0 ---p 0 0:0 0"]:
+        fields = line.split()
+        if "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:  # a mapping's first line
+            if size == stack_kib and rss is not None and is_stack:
+                stacks.append(rss)
+            lo, hi = (int(x, 16) for x in fields[0].split("-"))
+            is_stack = guard and fields[1] == "rw-p" and len(fields) == 5
+            guard = fields[1] == "---p" and hi - lo == 4096
+            size, rss = (hi - lo) // 1024, None
+        elif fields[0] == "Rss:":
+            rss = int(fields[1])
+    return stacks
 
 
 def children(pid):
@@ -98,6 +122,8 @@ def start_server(args, work):
         cmd = [args.server, "--model", args.model, "--port", str(port), "--host", "127.0.0.1"]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
+        if args.model == "fiber":
+            cmd += ["--fiber-stack-kb", str(args.fiber_stack_kb)]
         # Idle connections must outlive the measurement.
         cmd += ["--idle-timeout", "600"] + args.extra
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -127,15 +153,20 @@ def complete(data):
     return len(data) >= head_end + 4 + length
 
 
-def run_requests(conns, pid, timeout, sample=None):
-    """Drives every connection's request and answer; returns (answers that were 200, peak RSS sampled in KiB)."""
+def run_requests(conns, pid, timeout, sample=None, at_peak=None, in_flight_after=0.0):
+    """Drives every connection's request and answer; returns (answers that were 200, peak RSS sampled in KiB).
+    `at_peak` is called once, `in_flight_after` seconds after the start (every request written, none answered)."""
     sel = selectors.DefaultSelector()
     for c in conns:
         sel.register(c.sock, selectors.EVENT_WRITE, c)
     pending, ok, peak = len(conns), 0, 0
     deadline = time.monotonic() + timeout
     next_sample = 0.0
+    peak_at = time.monotonic() + in_flight_after
     while pending and time.monotonic() < deadline:
+        if at_peak is not None and time.monotonic() >= peak_at:
+            at_peak()
+            at_peak = None
         if sample is not None and time.monotonic() >= next_sample:
             peak = max(peak, rss_kib(pid))
             next_sample = time.monotonic() + sample
@@ -181,6 +212,8 @@ def main():
     p.add_argument("--threads", type=int, default=0, help="bench-server --threads (0: its default)")
     p.add_argument("--in-flight", action="store_true", help="hold a delayed request on every connection")
     p.add_argument("--delay-ms", type=int, default=4000)
+    p.add_argument("--fiber-stack-kb", type=int, default=128,
+                   help="bench-server --fiber-stack-kb (its default: 128), to find the stacks in /proc/PID/smaps")
     p.add_argument("--server", default=os.path.join(HERE, "..", "build", "release", "bench-server"))
     p.add_argument("--pid", type=int, help="measure this running server instead of starting one")
     p.add_argument("--port", type=int, help="the running server's port (with --pid)")
@@ -220,7 +253,13 @@ def main():
             sys.exit("conn_memory.py: nginx answers at once; --in-flight measures bench-server only")
         conns = [conn(s, f"GET {target} HTTP/1.1\r\nHost: a\r\n\r\n".encode()) for s in socks]
         t0 = time.monotonic()
-        ok, peak = run_requests(conns, pid, args.delay_ms / 1000 + 60, sample=0.02 if args.in_flight else None)
+        stacks = []
+        at_peak = None
+        if args.in_flight and args.model == "fiber":
+            def at_peak():  # every request in flight, none answered yet
+                stacks.extend(fiber_stacks(pid, args.fiber_stack_kb))
+        ok, peak = run_requests(conns, pid, args.delay_ms / 1000 + 60, sample=0.02 if args.in_flight else None,
+                                at_peak=at_peak, in_flight_after=args.delay_ms / 2000)
         took = time.monotonic() - t0
         time.sleep(1.0)  # the answers written, the connections settle into waiting for their next request
         after = rss_kib(pid)
@@ -229,6 +268,12 @@ def main():
         print(f"{what}: {n} connections, {ok} answered 200 in {took:.1f} s")
         if args.in_flight:
             print(f"  RSS before {before} KiB, after the answers {after} KiB")
+            if stacks:
+                pages = {}
+                for kib in stacks:
+                    pages[kib // 4] = pages.get(kib // 4, 0) + 1
+                print(f"  fiber stacks at the peak: {len(stacks)} mapped, resident pages: " +
+                      ", ".join(f"{n} x {p}" for p, n in sorted(pages.items())))
             print(f"  peak RSS while {n} in flight {peak} KiB ({peak / 1024:.1f} MB): "
                   f"{(peak - before) * 1024 / n:.0f} B per connection in flight")
         else:

@@ -74,20 +74,54 @@ public:
     }
 
 private:
+    /// How far a request got while it was read without waiting.
+    enum class arrival {
+        planned,     ///< read, parsed and planned: the stages run
+        answered,    ///< read and parsed, and the response already holds the answer (an error)
+        incomplete,  ///< the rest has not arrived yet
+        closed,      ///< reading failed with nobody left to answer (the peer left, a deadline passed)
+    };
+
     /// Waits for the next request's first byte without a fiber: an idle connection holds no stack (docs/models.md,
-    /// "Memory per connection"). Once it is readable, a fiber on a pooled stack serves it.
+    /// "Memory per connection").
     void wait_for_request(std::shared_ptr<fiber_connection> conn)
     {
         conn->deadline.expires_after(context_.timeouts.idle);
         conn->socket.async_wait(tcp::socket::wait_read, [this, conn](error_code ec) mutable {
             if (ec)
                 return close(*conn);  // the wait failed (the server is stopping): nothing to answer
-            spawn_fiber([this, conn = std::move(conn)](const yield_type& yield) {
-                if (serve(*conn, yield))
-                    wait_for_request(conn);
-                else
-                    close(*conn);
-            });
+            start_request(std::move(conn), carriers_.spares.take(app_));
+        });
+    }
+
+    /// Reads, parses and plans what has arrived on the carrier's own stack, then starts a fiber that serves it. The
+    /// parser's frames are the deepest a request has (Beast's `parse_fields` alone is 4 KiB): kept off the fiber's
+    /// stack, a fiber parked on a wait keeps one page of it resident, not two (docs/models.md).
+    void start_request(std::shared_ptr<fiber_connection> conn, std::unique_ptr<request_state> state)
+    {
+        state->parser.emplace(state->cycle.storage);
+        auto got = read_arrived(*conn, *state);
+        if (got == arrival::closed)
+            return close(*conn);  // no fiber needed
+        spawn_fiber([this, conn = std::move(conn), state = std::move(state), got](const yield_type& yield) mutable {
+            if (serve(*conn, *state, got, yield))
+                next_request(std::move(conn), std::move(state));
+            else
+                close(*conn);
+        });
+    }
+
+    /// After a response: a pipelined request already buffered is started through the carriers' queue (so it is
+    /// parsed on a carrier's stack, and a long pipeline cannot recurse); otherwise the connection waits idle.
+    void next_request(std::shared_ptr<fiber_connection> conn, std::unique_ptr<request_state> state)
+    {
+        if (state->buffer.size() == 0) {
+            carriers_.spares.give(std::move(state));
+            return wait_for_request(std::move(conn));
+        }
+        conn->deadline.expires_after(context_.timeouts.header);
+        asio::post(carriers_.io, [this, conn = std::move(conn), state = std::move(state)]() mutable {
+            start_request(std::move(conn), std::move(state));
         });
     }
 
@@ -100,29 +134,24 @@ private:
                     std::forward<Function>(function), asio::detached);
     }
 
-    /// Serves the requests that have arrived, as sequential code parking the fiber at every wait; returns, ending the
-    /// fiber, once nothing more is buffered. True when the connection stays open for the next request.
-    bool serve(fiber_connection& conn, const yield_type& yield)
+    /// Serves one request as sequential code parking the fiber at every wait, from where reading it on the carrier
+    /// left off (`got`): the rest of a request that had not all arrived is read here. True when the connection stays
+    /// open.
+    bool serve(fiber_connection& conn, request_state& state, arrival got, const yield_type& yield)
     {
-        auto state = carriers_.spares.take(app_);
-        auto& cycle = state->cycle;
-        auto& out = state->out;
+        auto& cycle = state.cycle;
+        while (got == arrival::incomplete) {
+            error_code ec;
+            conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
+            got = ec ? reading_failed(cycle, ec) : read_arrived(conn, state);
+        }
+        if (got == arrival::closed)
+            return false;
         timer_type timer(yield.get_executor());
-        error_code ec;
-        do {
-            if (!read_request(conn, *state, yield, ec)) {
-                if (cycle.reject(ec))
-                    cycle.finish(write_response(conn, cycle, out, yield));
-                return false;
-            }
-            std::optional<bool> streamed;
-            if (cycle.begin(stopping_) && wait_or_call(cycle, timer, yield))
-                streamed = do_work(conn, cycle, out, timer, yield);
-            if (!cycle.finish(streamed ? *streamed : write_response(conn, cycle, out, yield)))
-                return false;
-        } while (state->buffer.size() != 0);  // a pipelined request is already here
-        carriers_.spares.give(std::move(state));
-        return true;
+        std::optional<bool> streamed;
+        if (got == arrival::planned && wait_or_call(cycle, timer, yield))
+            streamed = do_work(conn, cycle, state.out, timer, yield);
+        return cycle.finish(streamed ? *streamed : write_response(conn, cycle, state.out, yield));
     }
 
     void close(fiber_connection& conn)
@@ -133,39 +162,39 @@ private:
         conn.socket.close(ec);
     }
 
-    /// Reads one request into the state's cycle, parking the fiber while the socket has nothing to read. Waiting
-    /// for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
-    bool read_request(fiber_connection& conn, request_state& state, const yield_type& yield, error_code& ec)
+    /// Reads what has arrived into the state's cycle without waiting, and plans the request once it is whole. The
+    /// header clock starts with the request's first byte.
+    arrival read_arrived(fiber_connection& conn, request_state& state)
     {
         auto& buffer = state.buffer;
-        auto& parser = state.parser.emplace(state.cycle.storage);
-        bool idle = buffer.size() == 0;
-        conn.deadline.expires_after(idle ? context_.timeouts.idle : context_.timeouts.header);
+        auto& parser = *state.parser;
+        error_code ec;
         while (!http::parse_buffered(parser, buffer, ec)) {
             if (ec)
-                return false;
+                return reading_failed(state.cycle, ec);
             if (buffer.capacity() == 0)
                 carriers_.spares.lend_buffer(buffer);
-            // Read first: the fiber starts when the socket is readable.
+            const bool first_bytes = buffer.size() == 0 && !parser.got_some();
             auto n = conn.socket.read_some(buffer.prepare(read_chunk), ec);
-            if (ec == asio::error::would_block) {
-                conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
-                if (ec)
-                    return false;
-                continue;
-            }
+            if (ec == asio::error::would_block)
+                return arrival::incomplete;
             if (ec)
-                return false;
+                return reading_failed(state.cycle, ec);
             buffer.commit(n);
-            if (idle) {
-                idle = false;
+            if (first_bytes)
                 conn.deadline.expires_after(context_.timeouts.header);
-            }
         }
         conn.deadline.expires_never();
         if (buffer.size() == 0)
             carriers_.spares.return_buffer(buffer);  // a request in flight holds no read buffer
-        return true;
+        return state.cycle.begin(stopping_) ? arrival::planned : arrival::answered;
+    }
+
+    /// Reading a request failed with `ec`: answered when the client should hear why (then the connection closes
+    /// after the answer), else closed.
+    static arrival reading_failed(endpoints::request_cycle& cycle, const error_code& ec)
+    {
+        return cycle.reject(ec) ? arrival::answered : arrival::closed;
     }
 
     /// Stage 1: the downstream call or the delay, parking the fiber either way; false when the call failed.

@@ -630,6 +630,21 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
     evidence("RSS avg / max (MiB)", [](const run_view& v) {
         return num(v.number(metric::server_rss_mb_avg), 1) + " / " + num(v.number(metric::server_rss_mb_max), 1);
     });
+    // What a connection costs the server, where the column was recorded and some arm opened connections.
+    if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
+            const auto* v = find_run(s, sc, m);
+            return v && v->ran() && v->number(metric::server_rss_bytes_per_connection) > 0;
+        }))
+        row("RSS per connection (B): median (trials)", [](const run_view& v) {
+            const std::string column(metric::server_rss_bytes_per_connection);
+            std::vector<double> trials;
+            for (const auto& t : v.trials)
+                if (auto it = t.find(column); it != t.end())
+                    trials.push_back(it->second);
+            auto [low, high] = std::minmax_element(trials.begin(), trials.end());
+            return count(v.number(column)) +
+                   (trials.size() > 1 ? " (" + count(*low) + "–" + count(*high) + ")" : std::string{});
+        });
     evidence("CPU avg / max (%)", [](const run_view& v) {
         return num(v.number(metric::server_cpu_percent_avg)) + " / " + num(v.number(metric::server_cpu_percent_max));
     });

@@ -209,6 +209,10 @@ process_summary summarize_readings(std::span<const timed_sample> readings, std::
     auto delta = [](std::uint64_t from, std::uint64_t to) { return to > from ? to - from : 0; };
     out.voluntary_switches = delta(first.sample.voluntary_switches, last.sample.voluntary_switches);
     out.involuntary_switches = delta(first.sample.involuntary_switches, last.sample.involuntary_switches);
+    if (out.sockets_max > first.sample.open_sockets)
+        out.resident_bytes_per_socket =
+            static_cast<double>(delta(first.sample.resident_bytes, resident_max)) /
+            static_cast<double>(out.sockets_max - first.sample.open_sockets);
     return out;
 }
 

@@ -76,6 +76,7 @@ trial_result fixed_trial(unsigned index)
     s.voluntary_switches = 1000 * index;
     s.involuntary_switches = 10;
     s.sockets_max = 12;
+    s.resident_bytes_per_socket = 1000.0 + 0.5 * index;
     s.cpu_seconds = 0.2;
     t.server = s;
     if (index == 3) {

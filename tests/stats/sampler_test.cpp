@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <unistd.h>
@@ -93,6 +94,23 @@ TEST_CASE("summarize_readings of a window shorter than half a period takes the a
     CHECK(summary.cpu_percent_avg == Approx(100.0 * 0.01 / 0.003));
     CHECK(summary.cpu_percent_max == Approx(summary.cpu_percent_avg));
     CHECK(summarize_readings({}, 100ms).samples == 0);
+}
+
+TEST_CASE("summarize_readings divides the RSS growth over the first reading by the sockets opened", "[stats]")
+{
+    // A server at 10 MiB with its listener, then 1,000 connections: its RSS peaks at 12 MiB while 800 are open and
+    // 1,001 sockets is the most seen; the RSS falls back before the last reading.
+    auto r = readings_at({0, 100, 200, 300}, {0, 0, 0, 0});
+    const std::uint64_t mib = 1024 * 1024;
+    for (auto [i, rss, sockets] : {std::tuple{0, 10 * mib, 1u}, {1, 12 * mib, 801u}, {2, 11 * mib, 1001u},
+                                   {3, 10 * mib, 1u}}) {
+        r[i].sample.resident_bytes = rss;
+        r[i].sample.open_sockets = sockets;
+    }
+    CHECK(summarize_readings(r, 100ms).resident_bytes_per_socket == Approx(2.0 * mib / 1000));
+    // No socket opened: no figure, rather than a growth divided by nothing.
+    r[1].sample.open_sockets = r[2].sample.open_sockets = 1;
+    CHECK(summarize_readings(r, 100ms).resident_bytes_per_socket == 0);
 }
 
 TEST_CASE("parse_process_metrics reads the process figures of a Prometheus exposition", "[stats]")

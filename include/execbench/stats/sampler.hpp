@@ -78,6 +78,9 @@ struct process_summary {
     std::uint64_t involuntary_switches = 0;  ///< delta over the window
     std::uint32_t sockets_max = 0;
     double cpu_seconds = 0;  ///< delta over the window
+    /// What each socket opened in the window cost: (peak RSS - the first reading's RSS) / (most sockets - the first
+    /// reading's sockets), in bytes; 0 when no socket was opened. The first reading is taken before the load starts.
+    double resident_bytes_per_socket = 0;
 };
 
 /// Summarises a window's readings (as periodic_sampler::stop returns them) taken every `period`.

@@ -116,7 +116,8 @@ public:
             } else if (key == "server") {
                 stats::process_summary s;
                 f >> s.samples >> s.resident_mb_avg >> s.resident_mb_max >> s.cpu_percent_avg >> s.cpu_percent_max >>
-                    s.threads_max >> s.voluntary_switches >> s.involuntary_switches >> s.sockets_max >> s.cpu_seconds;
+                    s.threads_max >> s.voluntary_switches >> s.involuntary_switches >> s.sockets_max >> s.cpu_seconds >>
+                    s.resident_bytes_per_socket;
                 trials.back().server = s;
             } else if (key == "group") {
                 std::string name;
@@ -279,7 +280,7 @@ std::string format_shard_trials(const run_result& r)
                 out += " " + number_text(v);
             out += " " + std::to_string(s->threads_max) + " " + std::to_string(s->voluntary_switches) + " " +
                    std::to_string(s->involuntary_switches) + " " + std::to_string(s->sockets_max) + " " +
-                   number_text(s->cpu_seconds) + "\n";
+                   number_text(s->cpu_seconds) + " " + number_text(s->resident_bytes_per_socket) + "\n";
         }
         write_group(out, "foreground", m.foreground);
         if (m.background)

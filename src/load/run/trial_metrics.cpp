@@ -116,6 +116,7 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
     m.emplace_back(metric::server_voluntary_switches, double(s.voluntary_switches));
     m.emplace_back(metric::server_involuntary_switches, double(s.involuntary_switches));
     m.emplace_back(metric::server_sockets_max, double(s.sockets_max));
+    m.emplace_back(metric::server_rss_bytes_per_connection, s.resident_bytes_per_socket);
     // How many samples the server figures above rest on: the report leaves out figures from fewer than three.
     m.emplace_back(metric::server_samples, double(s.samples));
     auto elapsed_s = std::chrono::duration<double>(t.measured.elapsed).count();

@@ -35,6 +35,8 @@ inline constexpr std::string_view server_threads_max = "server_threads_max";
 inline constexpr std::string_view server_voluntary_switches = "server_voluntary_switches";
 inline constexpr std::string_view server_involuntary_switches = "server_involuntary_switches";
 inline constexpr std::string_view server_sockets_max = "server_sockets_max";
+/// The server's RSS growth per connection the trial opened (stats::process_summary::resident_bytes_per_socket).
+inline constexpr std::string_view server_rss_bytes_per_connection = "server_rss_bytes_per_connection";
 inline constexpr std::string_view server_samples = "server_samples";
 inline constexpr std::string_view loadgen_cpu_seconds = "loadgen_cpu_seconds";
 inline constexpr std::string_view loadgen_cpu_percent = "loadgen_cpu_percent";
