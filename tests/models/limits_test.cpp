@@ -148,7 +148,12 @@ TEMPLATE_TEST_CASE("500 clients stuck in their request heads do not delay a norm
     CHECK(normal.get("/io?delayInMillis=0", {}, 5s).status == 200);
     auto took = seconds_since(t0);
     INFO("answered after " << took << " s");
+#ifndef EXECBENCH_SANITIZER
+    // Under ThreadSanitizer every fiber costs a sanitizer thread context (about 5 ms here), so the 500 stuck fibers
+    // alone hold the carrier for 2.5 s before the normal request's turn, with or without parsing on the carrier: a
+    // cost of the instrument, not of the model. There the answer within the request's 5 s deadline is the check.
     CHECK(took < 1.0);
+#endif
     // And the stuck ones are still served once they finish their heads.
     stuck.front()->send("x\r\n\r\n");
     CHECK(stuck.front()->read_response(5s).status == 200);
