@@ -286,13 +286,13 @@ void connection::abort()
 
 void connection::abort_thinking_only()
 {
-    if (phase_ == phase::thinking) {
-        aborting_ = true;
-        land();
-    } else if (phase_ == phase::waiting) {
-        aborting_ = true;
+    if (phase_ != phase::thinking && phase_ != phase::waiting)
+        return;
+    aborting_ = true;
+    if (phase_ == phase::thinking)
+        land();  // the group's pause queue forgets it: the phase no longer matches
+    else
         timer_.cancel();
-    }
 }
 
 void connection::close() noexcept

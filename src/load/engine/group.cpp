@@ -132,7 +132,7 @@ void group::arm_pauses()
 {
     if (pauses_.empty() || ending_)
         return;
-    auto at = pauses_.top().until;
+    auto at = pauses_.top().at;
     if (pause_armed_ && pause_armed_at_ <= at)
         return;
     pause_armed_ = true;
@@ -143,7 +143,7 @@ void group::arm_pauses()
             return;  // re-armed for an earlier pause, or issuing ended: the newer wait or nobody ends the pauses
         pause_armed_ = false;
         auto now = clock::now();
-        while (!pauses_.empty() && pauses_.top().until <= now) {
+        while (!pauses_.empty() && pauses_.top().at <= now) {
             auto p = pauses_.top();
             pauses_.pop();
             p.c->thought(p.serial, now);

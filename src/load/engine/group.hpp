@@ -94,12 +94,7 @@ private:
         time_point at;
         connection* c;
         std::uint64_t serial;
-    };
-    struct paused {
-        time_point until;
-        connection* c;
-        std::uint64_t serial;
-        bool operator>(const paused& o) const noexcept { return until > o.until; }
+        bool operator>(const deadline& o) const noexcept { return at > o.at; }
     };
     void expire(std::deque<deadline>& queue, time_point now);
     void arm_pauses();
@@ -139,7 +134,7 @@ private:
     std::vector<std::uint64_t> global_index_;  // ascending
     std::deque<deadline> connect_deadlines_;
     std::deque<deadline> request_deadlines_;
-    std::priority_queue<paused, std::vector<paused>, std::greater<>> pauses_;  // earliest first
+    std::priority_queue<deadline, std::vector<deadline>, std::greater<>> pauses_;  // the end of each pause, earliest first
     boost::asio::steady_timer pause_timer_;
     bool pause_armed_ = false;
     time_point pause_armed_at_{};
