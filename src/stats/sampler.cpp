@@ -66,8 +66,11 @@ struct periodic_sampler::impl {
         if (depth == sample_depth::cheap && before - last_full >= full_period)
             depth = sample_depth::full;
         auto cpu_before = thread_cpu_seconds();
+        // The reading is stamped with its start: a source reads the process's CPU time first, and a full reading's
+        // walk of the fd table after it (tens of ms at 20,000 sockets) would otherwise shorten the next interval and
+        // inflate the CPU rate over it beyond what one core can do.
+        auto at = before;
         auto s = source(depth);
-        auto at = clock::now();
         cpu_seconds.store(cpu_seconds.load(std::memory_order_relaxed) + thread_cpu_seconds() - cpu_before,
                           std::memory_order_relaxed);
         if (depth == sample_depth::full)

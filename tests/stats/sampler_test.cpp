@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -180,6 +181,30 @@ TEST_CASE("periodic_sampler of /proc measures busy threads", "[stats]")
     CHECK(summary.resident_mb_avg > 1);
     CHECK(summary.resident_mb_max >= summary.resident_mb_avg);
     CHECK(summary.threads_max >= 4);
+}
+
+TEST_CASE("a slow full reading does not inflate the CPU rate of the interval after it", "[stats]")
+{
+    // A source whose process uses exactly half a core, and whose full readings take 150 ms after reading the CPU
+    // time (as walking 20,000 fds can): stamped after the walk, the interval after it would look 150 ms shorter, and
+    // its rate 125 %.
+    auto t0 = std::chrono::steady_clock::now();
+    auto source = [t0](execbench::stats::sample_depth depth) -> std::optional<process_sample> {
+        process_sample s;
+        s.cpu_seconds = 0.5 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (depth == execbench::stats::sample_depth::full)
+            std::this_thread::sleep_for(150ms);
+        return s;
+    };
+    periodic_sampler sampler(source, 100ms, 300ms);
+    sampler.start();
+    std::this_thread::sleep_for(1500ms);
+    auto summary = summarize_readings(sampler.stop(), sampler.period());
+    INFO("cpu avg " << summary.cpu_percent_avg << " %, max " << summary.cpu_percent_max << " %");
+    CHECK(summary.cpu_percent_avg == Approx(50).margin(10));
+    // A rate spans half a period at least, so a thread preempted between the stamp and the reading errs by its delay
+    // over 50 ms: the bound leaves room for that on a busy machine.
+    CHECK(summary.cpu_percent_max < 90);
 }
 
 TEST_CASE("periodic_sampler stops promptly", "[stats]")

@@ -16,12 +16,12 @@ namespace execbench::stats {
 
 /// A process reading and when it was taken.
 struct timed_sample {
-    std::chrono::steady_clock::time_point at;
+    std::chrono::steady_clock::time_point at;  ///< when the reading began (its CPU time is read first)
     process_sample sample;
 };
 
 /// Where a sampler's readings come from, read as deep as asked (a source may ignore the depth); empty when nothing
-/// could be read this time (the sampler keeps going).
+/// could be read this time (the sampler keeps going). A source reads the CPU time before anything slow.
 using sample_source = std::function<std::optional<process_sample>(sample_depth)>;
 
 /// Reads /proc/<pid> (0 = this process). A cheap reading carries the last full one's context switches and its
