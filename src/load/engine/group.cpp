@@ -59,6 +59,7 @@ void group::start(time_point t0)
         return;
     started_ = true;
     t0_ = t0;
+    schedule_.start(t0);
     record_.start(t0);
     end_ = t0 + plan_.load.length;
     switch (plan_.load.kind) {

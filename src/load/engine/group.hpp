@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/load/engine/engine.hpp"
+#include "execbench/load/engine/open_schedule.hpp"
 
 #include "connection.hpp"
 #include "mix_wheel.hpp"
@@ -22,8 +23,8 @@ namespace execbench::load::detail {
 
 /// A load group on one thread: its share of the connections and the shape that decides when each sends.
 ///
-/// The pacing of every shape is here (group.cpp), except the open shape's schedule, which is wrk2's part and reads
-/// best alone (open_loop.cpp). Recording is the recorder's.
+/// The pacing of every shape is here (group.cpp), except the open shape's, which is wrk2's part and reads best
+/// alone (open_loop.cpp, its arithmetic in open_schedule). Recording is the recorder's.
 class group {
 public:
     /// This thread's share of `plan`: connection (or user) i belongs to thread i % threads. `first_sends`, when
@@ -109,7 +110,6 @@ private:
 
     // The open shape (open_loop.cpp).
     void init_open(std::uint64_t mine, std::uint64_t total);
-    [[nodiscard]] time_point intended(std::uint64_t index) const noexcept;
     /// Issues every request due by `now` on the free connections; returns how many are due.
     std::uint64_t send_due(time_point now);
     void dispatch(time_point now);
@@ -142,8 +142,7 @@ private:
     std::uint32_t open_ = 0;   // connections with a socket open
     std::vector<std::uint64_t> remaining_;
     std::vector<connection*> idle_;
-    double rate_ = 0;
-    std::uint64_t cap_ = 0;
+    open_schedule schedule_;
     std::uint64_t dispatched_ = 0;
     bool armed_ = false;
     time_point armed_at_{};

@@ -1,33 +1,23 @@
-// The open shape's schedule (wrk2's idea): request i is due at t0 + i / rate whether or not earlier ones have
-// answered, and its latency runs from that intended time, so a slow server cannot hide its queueing (coordinated
-// omission). A due request waits for a free connection; what is still unsent when the duration ends is counted.
+// The open shape: the schedule (open_schedule, wrk2's idea) says which requests are due; a due request waits for a
+// free connection, and what is still unsent when the duration ends is counted.
 #include "group.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace execbench::load::detail {
 
 void group::init_open(std::uint64_t mine, std::uint64_t total)
 {
-    const auto& l = plan_.load;
-    rate_ = l.rate * double(mine) / double(total);
-    cap_ = static_cast<std::uint64_t>(std::floor(rate_ * std::chrono::duration<double>(l.length).count()));
-}
-
-time_point group::intended(std::uint64_t index) const noexcept
-{
-    return t0_ + std::chrono::duration_cast<duration>(std::chrono::duration<double>(double(index) / rate_));
+    schedule_ = open_schedule(plan_.load.rate, plan_.load.length, mine, total);
 }
 
 std::uint64_t group::send_due(time_point now)
 {
-    auto elapsed = std::chrono::duration<double>(now - t0_).count();
-    auto due = std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(std::floor(elapsed * rate_)) + 1);
+    auto due = schedule_.due(now);
     while (dispatched_ < due && !idle_.empty()) {
         auto* c = idle_.back();
         idle_.pop_back();
-        auto at = intended(dispatched_);
+        auto at = schedule_.intended(dispatched_);
         c->issue(pick(at), at);
         ++dispatched_;
     }
@@ -40,7 +30,7 @@ void group::dispatch(time_point now)
     if (ending_)
         return;
     auto due = send_due(now);
-    if (dispatched_ >= cap_) {
+    if (dispatched_ >= schedule_.cap()) {
         if (now >= end_)
             finish_issuing();
         else
@@ -49,7 +39,7 @@ void group::dispatch(time_point now)
     }
     if (dispatched_ < due)
         return;  // backlog: the next completion sends it
-    arm(std::min(intended(dispatched_), end_));
+    arm(std::min(schedule_.intended(dispatched_), end_));
 }
 
 void group::arm(time_point when)
@@ -79,8 +69,8 @@ void group::count_unsent()
     // turn them into unsent ones while a connection is free. Only those no connection could take are the server's.
     send_due(clock::now());
     // Counted by the second each was due, so the timeline shows when the schedule outran the connections.
-    for (; dispatched_ < cap_; ++dispatched_)
-        record_.unsent(intended(dispatched_));
+    for (; dispatched_ < schedule_.cap(); ++dispatched_)
+        record_.unsent(schedule_.intended(dispatched_));
 }
 
 }  // namespace execbench::load::detail
