@@ -245,6 +245,7 @@ def timeline_chart(data):
     panel("CPU: server (filled), load generator (hollow)", "% of one core",
           [("server", "server_cpu_percent", " server"), ("series", "loadgen_cpu_percent", " generator")],
           secondary=generator, title_alone="server CPU")
+    panel("requests in flight (issued, not yet answered)", "requests", [("series", "requests_in_flight", "")])
     panel("server resident memory", "MiB", [("server", "server_rss_mb", "")])
     panel("server threads", "threads", [("server", "server_threads", "")])
     panel("open sockets: server (filled), load generator (hollow)", "sockets",

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -212,6 +213,33 @@ TEST_CASE("a request joins and leaves the mix at its from and until, by the inte
     REQUIRE(fg(r).count.ok == 100);
     CHECK(server.counters().requests(endpoint::epoch_millis, ok) == 30);
     CHECK(server.counters().requests(endpoint::io, ok) == 70);
+}
+
+TEST_CASE("the timeline counts the requests in flight: all of a closed loop's while the server holds them", "[load]")
+{
+    execbench::test_support::test_server server(execbench::models::model::loop);
+    // 10 connections whose every request waits 400 ms in the server: at any reading nearly all are in flight
+    // (one may be between its answer and its next request).
+    auto slow = closed(10, 2s);
+    slow.mix.front().path = "/io?delayInMillis=400";
+    auto r = run_ok(slow, "http://127.0.0.1:" + std::to_string(server.port()));
+    REQUIRE(fg(r).count.error_total() == 0);
+    const auto& tl = fg(r).timeline;
+    REQUIRE(tl.size() >= 2);
+    for (std::size_t sec = 0; sec < 2; ++sec) {
+        INFO("second " << sec);
+        REQUIRE(tl[sec].sampled);
+        CHECK(tl[sec].in_flight >= 8);
+        CHECK(tl[sec].in_flight <= 10);
+    }
+    // Answered at once and then pausing 200 ms, a connection is hardly ever in flight: the count comes back down.
+    auto paced = closed(2, 1500ms);
+    paced.mix.front().path = "/epoch-millis";
+    paced.load.think_min = paced.load.think_max = 200ms;
+    auto p = run_ok(paced, "http://127.0.0.1:" + std::to_string(server.port()));
+    CHECK(fg(p).count.ok >= 10);
+    CHECK(std::any_of(fg(p).timeline.begin(), fg(p).timeline.end(),
+                      [](const timeline_second& sec) { return sec.sampled && sec.in_flight == 0; }));
 }
 
 TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]")

@@ -66,6 +66,10 @@ void connection::issue(const prepared_request& r, time_point intended)
     intended_ = intended;
     timed_out_ = false;
     aborting_ = false;
+    if (!in_flight_) {
+        in_flight_ = true;
+        group_.record().request_began();
+    }
     if (clock::now() < retry_after_) {
         // A failed connect is retried after a short pause so a dead server does not spin this thread.
         phase_ = phase::waiting;
@@ -240,6 +244,7 @@ void connection::on_response()
     if (!parser_->keep_alive() || (limit != 0 && sent_on_socket_ >= limit))
         close();
     phase_ = phase::idle;
+    settle();
     if (status >= 500)
         group_.record().error(error_class::http_5xx, now);
     else if (status >= 400)
@@ -253,6 +258,7 @@ void connection::on_failure(error_class c)
 {
     close();
     phase_ = phase::idle;
+    settle();
     auto now = clock::now();
     group_.record().error(c, now);
     group_.on_done(*this, now);
@@ -262,6 +268,15 @@ void connection::land()
 {
     close();
     phase_ = phase::idle;
+    settle();
+}
+
+void connection::settle() noexcept
+{
+    if (in_flight_) {
+        in_flight_ = false;
+        group_.record().request_ended();
+    }
 }
 
 void connection::check_deadline(time_point now, std::uint64_t serial)

@@ -69,6 +69,8 @@ private:
     void on_response();
     void on_failure(error_class c);
     void land();
+    /// The request this connection carried ended (answered, failed or dropped): one fewer in flight.
+    void settle() noexcept;
 
     group& group_;
     std::uint32_t slot_;
@@ -88,6 +90,7 @@ private:
     bool aborting_ = false;
     bool sent_once_ = false;
     bool counted_open_ = false;  // counted in the group's open connections
+    bool in_flight_ = false;     // counted in the recorder's requests in flight
     std::uint32_t sent_on_socket_ = 0;  // requests written since this socket connected
     std::uint64_t deadline_serial_ = 0;
     std::uint64_t pause_serial_ = 0;

@@ -51,6 +51,7 @@ void merge_into(group_measurement& into, const group_measurement& from)
         // Each thread holds its share of the users and connections, so their levels add up.
         into.timeline[i].users += from.timeline[i].users;
         into.timeline[i].connections += from.timeline[i].connections;
+        into.timeline[i].in_flight += from.timeline[i].in_flight;
         into.timeline[i].sampled = into.timeline[i].sampled || from.timeline[i].sampled;
     }
     (void)into.latency_seconds.merge(from.latency_seconds);

@@ -66,12 +66,19 @@ public:
         ++m_.count.unsent;
         ++second(due).unsent;
     }
-    /// The users active and the sockets open on this thread at `now` (the last reading of a second stands).
+    /// A connection took a request to send (connecting, waiting to retry, writing or reading until it ends).
+    void request_began() noexcept { ++in_flight_; }
+    /// That request was answered, failed, or dropped when issuing ended.
+    void request_ended() noexcept { --in_flight_; }
+
+    /// The users active, the sockets open and the requests in flight on this thread at `now` (the last reading of
+    /// a second stands).
     void levels(time_point now, std::uint32_t users, std::uint32_t connections)
     {
         auto& sec = second(now);
         sec.users = users;
         sec.connections = connections;
+        sec.in_flight = in_flight_;
         sec.sampled = true;
     }
 
@@ -108,6 +115,7 @@ private:
     }
 
     group_measurement m_;
+    std::uint32_t in_flight_ = 0;
     time_point t0_{};
     time_point last_completion_{};
 };

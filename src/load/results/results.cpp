@@ -128,7 +128,8 @@ std::string timeline_header()
                               column::second, metric::requests_ok, metric::requests_error,
                               metric::latency_millis_p50, metric::latency_millis_p90, metric::latency_millis_p99,
                               metric::latency_millis_max, metric::requests_unsent, column::target_rate, column::users,
-                              column::users_target, column::connections_open, metric::loadgen_cpu_percent}));
+                              column::users_target, column::connections_open, metric::loadgen_cpu_percent,
+                              column::requests_in_flight}));
 }
 
 }  // namespace
@@ -400,7 +401,8 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
                                  open && scheduled ? number(load.rate) : "",
                                  ramp && b.sampled ? std::to_string(b.users) : "", users_target,
                                  b.sampled ? std::to_string(b.connections) : "",
-                                 sec < cpu.size() ? execbench::fixed(cpu[sec], 1) : ""});
+                                 sec < cpu.size() ? execbench::fixed(cpu[sec], 1) : "",
+                                 b.sampled ? std::to_string(b.in_flight) : ""});
             }
         }
         if (!out)

@@ -55,6 +55,7 @@ struct timeline_second {
     std::uint64_t unsent = 0;       ///< open shape: requests due in this second that never found a connection
     std::uint32_t users = 0;        ///< ramp: users active at the second's last tick
     std::uint32_t connections = 0;  ///< the generator's open sockets at the second's last tick
+    std::uint32_t in_flight = 0;    ///< requests issued and not yet answered or failed at the second's last tick
     bool sampled = false;           ///< users and connections were read in this second (the issuing phase)
 };
 

@@ -111,5 +111,6 @@ inline constexpr std::string_view target_rate = "target_rate";
 inline constexpr std::string_view users = "users";
 inline constexpr std::string_view users_target = "users_target";
 inline constexpr std::string_view connections_open = "connections_open";
+inline constexpr std::string_view requests_in_flight = "requests_in_flight";
 
 }  // namespace execbench::load::column
