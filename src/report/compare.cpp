@@ -1,5 +1,6 @@
 #include "execbench/report/compare.hpp"
 
+#include "execbench/load/results/metric_table.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/report/suite_reader.hpp"
@@ -48,23 +49,29 @@ namespace {
 constexpr const char* failures_column = "requests_error+requests_unsent";
 
 struct headline_metric {
-    const char* label;
-    std::string_view column;
+    std::string label;
+    std::string column;
     bool higher_is_better;
     bool server_sampled;
 };
 
-/// The headline metrics of a run; the first is wall time for a burst and req/s for every other shape.
+/// The headline metrics of a run; the first is wall time for a burst and req/s for every other shape. Labels and
+/// directions are the metric table's; the server's figures are labelled as such beside the client's.
 std::vector<headline_metric> headline_metrics(bool burst)
 {
+    auto of = [](std::string_view column, std::string_view prefix = "") {
+        const auto& m = load::metric_of(column);
+        // The server's figures are the columns named server_* (metric_names.hpp); they need server samples.
+        bool server = std::string_view(m.column).starts_with("server_");
+        return headline_metric{std::string(prefix) + m.label, m.column, m.direction == load::better::higher, server};
+    };
     return {
-        burst ? headline_metric{"wall time", metric::wall_millis, false, false}
-              : headline_metric{"req/s", metric::requests_per_second, true, false},
-        {"latency p50", metric::latency_millis_p50, false, false},
-        {"latency p99", metric::latency_millis_p99, false, false},
+        of(burst ? metric::wall_millis : metric::requests_per_second),
+        of(metric::latency_millis_p50),
+        of(metric::latency_millis_p99),
         {"errors + unsent", failures_column, false, false},
-        {"server RSS max", metric::server_rss_mb_max, false, true},
-        {"server CPU avg", metric::server_cpu_percent_avg, false, true},
+        of(metric::server_rss_mb_max, "server "),
+        of(metric::server_cpu_percent_avg, "server "),
     };
 }
 

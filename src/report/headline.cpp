@@ -116,8 +116,7 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
     std::vector<std::string> header{"suite", "scenario"};
     header.insert(header.end(), arms.begin(), arms.end());
     header.emplace_back("p99 verdict (95 % interval)");
-    const auto& p99 = *std::find_if(winner_metrics().begin(), winner_metrics().end(),
-                                    [](const metric_rule& m) { return m.column == metric::latency_millis_p99; });
+    const auto& p99 = winner_metric(metric::latency_millis_p99);
     std::vector<std::vector<std::string>> rows;
     bool any_scaled = false;
     bool any_bound = false;
@@ -215,8 +214,7 @@ std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<
             continue;
         const auto& cells = w.cells.at(sc);
         for (auto column : {metric::latency_millis_p99, metric::requests_per_second, cpu_seconds_per_1k_requests}) {
-            const auto& rule = *std::find_if(winner_metrics().begin(), winner_metrics().end(),
-                                             [&](const metric_rule& m) { return m.column == column; });
+            const auto& rule = winner_metric(column);
             if (auto it = cells.find(rule.column); it != cells.end())
                 out.push_back(sc + " " + rule.label + " — " + verdict_line(it->second, rule));
         }

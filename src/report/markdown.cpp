@@ -5,7 +5,9 @@
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/charts.hpp"
+#include "execbench/report/finding.hpp"
 #include "execbench/report/parity.hpp"
+#include "execbench/report/scenario_rows.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <nlohmann/json.hpp>
@@ -187,40 +189,6 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
 
 namespace {
 
-/// The kernel counter columns and their row labels on the page.
-const std::vector<std::pair<std::string_view, std::string_view>>& kernel_rows()
-{
-    static const std::vector<std::pair<std::string_view, std::string_view>> rows{
-        {metric::kernel_listen_overflows, "kernel: listen queue overflows"},
-        {metric::kernel_listen_drops, "kernel: listen drops"},
-        {metric::kernel_syn_retransmits, "kernel: SYN retransmits"},
-        {metric::kernel_tcp_timeouts, "kernel: TCP timeouts"},
-        {metric::kernel_active_opens, "kernel: active opens (connects)"},
-        {metric::kernel_passive_opens, "kernel: passive opens (accepts)"},
-        {metric::kernel_resets_sent, "kernel: resets sent"},
-        {metric::kernel_aborts, "kernel: aborted connections"},
-        {metric::kernel_time_wait, "kernel: TIME_WAIT at the trial's end"},
-    };
-    return rows;
-}
-
-std::string status_text(const run_view& v)
-{
-    if (auto why = v.not_a_result(); why == "generator-bound")
-        return "**generator-bound** (not a result)";
-    else if (!why.empty())
-        return "**" + why + "** (recorded before the per-second generator check)";
-    switch (v.status) {
-    case load::run_status::ok: return "ok";
-    case load::run_status::behind: return "behind (unsent requests)";
-    case load::run_status::errors: return "**request errors**";
-    case load::run_status::failed: return "**failed**";
-    case load::run_status::not_run: return "not run";
-    case load::run_status::generator_bound: return "**generator-bound** (not a result)";
-    }
-    return "?";
-}
-
 /// The load in words; `rates` replaces an open load's one rate when the arms ran at different ones.
 std::string load_text(const run_view& v, const std::string& rates = {})
 {
@@ -329,9 +297,9 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
               "those figures would differ at the file's length.\n\n";
 }
 
-void winners_section(std::ostringstream& md, const suite_data& s, const report_paths& paths)
+void winners_section(std::ostringstream& md, const suite_data& s, const winners_table& w, const report_paths& paths)
 {
-    md << winners_markdown(s, rank(figures_of(s), s.models), paths.methodology_link);
+    md << winners_markdown(s, w, paths.methodology_link);
 }
 
 /// A run's ledger message as a reader reads it: bench-suite's "requests_unsent=150501 (max 150600)" and
@@ -501,9 +469,12 @@ void profile_section(std::ostringstream& md, const suite_data& s, const std::str
 }
 
 /// One scenario: the arms side by side, or why none ran.
-void scenario_section(std::ostringstream& md, const suite_data& s, const std::string& sc, const report_paths& paths)
+void scenario_section(std::ostringstream& md, const suite_data& s, const winners_table& w, const std::string& sc,
+                      const report_paths& paths)
 {
     md << "\n### " << sc << "\n\n";
+    if (auto finding = finding_sentence(s, w, sc); !finding.empty())
+        md << finding << "\n\n";
     if (s.descriptions.count(sc))
         md << s.descriptions.at(sc) << "\n\n";
     md << arm_notes(s, sc);
@@ -557,179 +528,6 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const std::st
 
 }  // namespace
 
-std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const std::string& sc)
-{
-    std::vector<std::vector<std::string>> rows;
-    // The evidence (the server's and the generator's own figures, counts, the kernel's counters) is shown for
-    // every run; what would be the model's result is not where the figures are the generator's.
-    auto row_of = [&](const std::string& label, auto cell, bool result) {
-        std::vector<std::string> r{label};
-        for (const auto& m : s.models) {
-            const auto* v = find_run(s, sc, m);
-            auto why = v ? v->not_a_result() : std::string{};
-            r.push_back(!v || !v->ran() ? std::string{"–"} : result && !why.empty() ? "*" + why + "*" : cell(*v));
-        }
-        rows.push_back(std::move(r));
-    };
-    auto row = [&](const std::string& label, auto cell) { row_of(label, cell, true); };
-    auto evidence = [&](const std::string& label, auto cell) { row_of(label, cell, false); };
-    {
-        std::vector<std::string> r{"status"};
-        for (const auto& m : s.models) {
-            const auto* v = find_run(s, sc, m);
-            r.push_back(v ? status_text(*v) : std::string{"–"});
-        }
-        rows.push_back(std::move(r));
-    }
-    bool background = false, unsent = false, burst = false;
-    for (const auto& m : s.models)
-        if (const auto* v = find_run(s, sc, m); v && v->ran()) {
-            background |= v->number(metric::background_requests_ok) + v->number(metric::background_requests_error) > 0;
-            unsent |= v->number(metric::requests_unsent) > 0;
-            burst |= v->text(load::column::shape) == "burst";
-        }
-    evidence("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
-    if (!scale_suffix(s, sc).empty())
-        evidence("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
-    evidence("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
-    evidence("requests ok / error", [](const run_view& v) {
-        return count(v.number(metric::requests_ok)) + " / " + count(v.number(metric::requests_error));
-    });
-    evidence("error classes", [](const run_view& v) {
-        std::string out;
-        for (const auto& [k, val] : v.summary)
-            if (metric::is_errors_column(k) && to_number(val) > 0)
-                out += (out.empty() ? "" : ", ") + k.substr(7) + " " + count(to_number(val));
-        return out.empty() ? std::string{"–"} : out;
-    });
-    if (unsent)
-        evidence("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
-    row("wall (ms)", [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
-    row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
-    if (!burst)  // a burst ends within a second or two: per-second figures have one bucket
-        row("req/s per second p50 / max", [](const run_view& v) {
-            return count(v.number(metric::per_second_requests_p50)) + " / " +
-                   count(v.number(metric::per_second_requests_max));
-        });
-    row("latency p50 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p50); });
-    row("latency p90 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p90); });
-    row("latency p99 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p99); });
-    row("latency p99.9 (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_p999); });
-    row("latency max (ms)", [](const run_view& v) { return latency(v, metric::latency_millis_max); });
-    row("service time p50 / p99 (ms)", [](const run_view& v) {
-        return latency(v, metric::service_millis_p50) + " / " + latency(v, metric::service_millis_p99);
-    });
-    if (background)
-        row("background ok / error, p50 (ms)", [](const run_view& v) {
-            return count(v.number(metric::background_requests_ok)) + " / " +
-                   count(v.number(metric::background_requests_error)) + ", " +
-                   (v.number(metric::background_requests_ok) > 0
-                        ? millis(v.number(metric::background_latency_millis_p50))
-                        : std::string{"–"});
-        });
-    evidence("RSS avg / max (MiB)", [](const run_view& v) {
-        return num(v.number(metric::server_rss_mb_avg), 1) + " / " + num(v.number(metric::server_rss_mb_max), 1);
-    });
-    // What a connection costs the server, where the column was recorded and some arm opened connections.
-    if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
-            const auto* v = find_run(s, sc, m);
-            return v && v->ran() && v->number(metric::server_rss_bytes_per_connection) > 0;
-        }))
-        row("RSS per connection (B): median (trials)", [](const run_view& v) {
-            const std::string column(metric::server_rss_bytes_per_connection);
-            std::vector<double> trials;
-            for (const auto& t : v.trials)
-                if (auto it = t.find(column); it != t.end())
-                    trials.push_back(it->second);
-            auto [low, high] = std::minmax_element(trials.begin(), trials.end());
-            return count(v.number(column)) +
-                   (trials.size() > 1 ? " (" + count(*low) + "–" + count(*high) + ")" : std::string{});
-        });
-    evidence("CPU avg / max (%)", [](const run_view& v) {
-        return num(v.number(metric::server_cpu_percent_avg)) + " / " + num(v.number(metric::server_cpu_percent_max));
-    });
-    evidence("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
-    evidence("ctx switches vol / invol", [](const run_view& v) {
-        return count(v.number(metric::server_voluntary_switches)) + " / " +
-               count(v.number(metric::server_involuntary_switches));
-    });
-    evidence("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
-    evidence("load generator CPU (%)", [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
-    // A rate that is a multiple of each arm's capacity: the capacity, and how much of it the arm served.
-    if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
-            const auto* v = find_run(s, sc, m);
-            return v && v->ran() && capacity_basis_of(*v);
-        })) {
-        evidence("offered: × capacity (req/s)", [](const run_view& v) {
-            auto b = capacity_basis_of(v);
-            if (!b)
-                return std::string{"–"};
-            char times[32];
-            std::snprintf(times, sizeof times, "%g", b->times);
-            return std::string(times) + " × " + count(b->capacity_rps) + " (" + b->capacity_of + ")";
-        });
-        row("goodput / capacity (trials)", [](const run_view& v) {
-            auto b = capacity_basis_of(v);
-            if (!b || b->goodput_ratios.empty())
-                return std::string{"–"};
-            const auto& r = b->goodput_ratios;
-            return num((r[(r.size() - 1) / 2] + r[r.size() / 2]) / 2, 2) + " (" + num(r.front(), 2) + "–" +
-                   num(r.back(), 2) + ")";
-        });
-    }
-    // The kernel's TCP counters over a trial (medians), only where some arm's is not zero: a latency step of 1 s or
-    // 3 s with SYN retransmits is the kernel's retry, not the model's.
-    for (const auto& [column, label] : kernel_rows())
-        if (std::any_of(s.models.begin(), s.models.end(), [&, column = column](const std::string& m) {
-                const auto* v = find_run(s, sc, m);
-                return v && v->ran() && v->number(column) > 0;
-            }))
-            evidence(std::string(label), [column = column](const run_view& v) { return count(v.number(column)); });
-    row("spread p99 (ms)", [](const run_view& v) {
-        return v.number(metric::requests_ok) > 0
-                   ? millis(v.number(metric::trial_min(metric::latency_millis_p99))) + " – " +
-                         millis(v.number(metric::trial_max(metric::latency_millis_p99)))
-                   : std::string{"–"};
-    });
-    row("spread req/s", [](const run_view& v) {
-        return count(v.number(metric::trial_min(metric::requests_per_second))) + " – " +
-               count(v.number(metric::trial_max(metric::requests_per_second)));
-    });
-    row("noisy", [](const run_view& v) {
-        if (v.number(load::column::trials) < 2)
-            return std::string{"– (one trial)"};
-        if (v.text(load::column::noisy) != "1")
-            return std::string{"no"};
-        auto which = v.text(load::column::noisy_metrics);
-        std::string listed;  // the CSV separates with ';': spaced here so a long list wraps in a table cell
-        for (char c : which)
-            listed += c == ';' ? std::string{", "} : std::string(1, c);
-        return "**yes** (" + listed + ")";
-    });
-    return rows;
-}
-
-std::optional<capacity_basis> capacity_basis_of(const run_view& v)
-{
-    auto j = nlohmann::json::parse(v.context, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return std::nullopt;
-    auto from = j.value("/scenario/load/rate_from"_json_pointer, nlohmann::json{});
-    if (!from.is_object() || !from.value("capacity_rps", 0.0))
-        return std::nullopt;
-    capacity_basis b;
-    b.capacity_of = from.value("capacity_of", "");
-    b.times = from.value("times", 0.0);
-    b.capacity_rps = from.value("capacity_rps", 0.0);
-    b.search = from.value("search", "");
-    // Served per second, the median second of each trial (the drain after the last send included), over capacity.
-    for (const auto& t : v.trials)
-        if (auto it = t.find(std::string(metric::per_second_requests_p50)); it != t.end())
-            b.goodput_ratios.push_back(it->second / b.capacity_rps);
-    std::sort(b.goodput_ratios.begin(), b.goodput_ratios.end());
-    return b;
-}
-
 std::string suite_markdown(const suite_data& s, const report_paths& paths)
 {
     std::ostringstream md;
@@ -738,15 +536,16 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
     md << "<!-- Generated by bench-report from " << s.dir.lexically_normal().generic_string()
        << (s.dir.has_filename() ? "/" : "") << ". Do not edit: rerun the suite and `bench-report`. -->\n\n";
     context_section(md, s, paths);
+    auto w = rank(figures_of(s), s.models);
     if (!s.scenarios.empty()) {  // a suite of capacity searches only has neither
         scenario_table(md, s);
-        winners_section(md, s, paths);
+        winners_section(md, s, w, paths);
     }
     md << capacity_section(s, paths);
     if (!s.scenarios.empty())
         md << "## Per scenario\n";
     for (const auto& sc : s.scenarios)
-        scenario_section(md, s, sc, paths);
+        scenario_section(md, s, w, sc, paths);
     return md.str();
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace execbench::report {
 
@@ -15,32 +16,22 @@ namespace metric = load::metric;
 
 const std::vector<metric_rule>& winner_metrics()
 {
-    using enum metric_source;
-    static const std::vector<metric_rule> rules{
-        {std::string(metric::requests_ok), "requests ok", better::higher, requests},
-        {std::string(metric::requests_error), "requests error", better::lower, requests},
-        {std::string(metric::requests_per_second), "req/s", better::higher, requests},
-        {std::string(metric::per_second_requests_p50), "req/s per second p50", better::higher, per_second},
-        {std::string(metric::per_second_requests_p90), "req/s per second p90", better::higher, per_second},
-        {std::string(metric::per_second_requests_max), "req/s per second max", better::higher, per_second},
-        {std::string(metric::latency_millis_min), "latency min", better::lower, requests},
-        {std::string(metric::latency_millis_p50), "latency p50", better::lower, requests},
-        {std::string(metric::latency_millis_p90), "latency p90", better::lower, requests},
-        {std::string(metric::latency_millis_p99), "latency p99", better::lower, requests},
-        {std::string(metric::latency_millis_max), "latency max", better::lower, requests},
-        // CPU per request, not CPU %: an arm that serves fewer requests in the same wall time uses less CPU % for
-        // less work. The figures that grow with the work done rank only at equal work.
-        {std::string(cpu_seconds_per_1k_requests), "CPU s per 1k requests", better::lower, server_sampled},
-        {std::string(metric::server_cpu_percent_max), "CPU max", better::lower, server_equal_work},
-        {std::string(metric::server_rss_mb_avg), "RSS avg", better::lower, server_equal_work},
-        {std::string(metric::server_rss_mb_max), "RSS max", better::lower, server_equal_work},
-        {std::string(metric::server_threads_max), "threads max", better::lower, server_sampled},
-        {std::string(metric::server_voluntary_switches), "voluntary ctx switches", better::lower, server_equal_work},
-        {std::string(metric::server_involuntary_switches), "involuntary ctx switches", better::lower,
-         server_equal_work},
-        {std::string(metric::server_sockets_max), "sockets max", better::higher, client_set},
-    };
+    static const std::vector<metric_rule> rules = [] {
+        std::vector<metric_rule> out;
+        for (const auto& m : load::metric_table())
+            if (m.ranked())
+                out.push_back(m);
+        return out;
+    }();
     return rules;
+}
+
+const metric_rule& winner_metric(std::string_view column)
+{
+    for (const auto& rule : winner_metrics())
+        if (rule.column == column)
+            return rule;
+    throw std::out_of_range("not a ranked metric: " + std::string(column));
 }
 
 std::string_view to_string(verdict v)

@@ -1,5 +1,6 @@
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/scenario_rows.hpp"
 
 #include <catch2/catch.hpp>
 

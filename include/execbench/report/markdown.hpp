@@ -3,7 +3,6 @@
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
 
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -45,22 +44,6 @@ struct context_summary {
 
 /// Summarizes context JSON lines; absent fields (older results) read as unknown, never as a guess.
 context_summary summarize_contexts(const std::vector<std::string>& contexts);
-
-/// What an open rate taken from each arm's capacity (`"rate": {"capacity_of": ...}`) was based on, as the run's
-/// context recorded it, and how much of that capacity the arm served.
-struct capacity_basis {
-    std::string capacity_of;  ///< the capacity scenario
-    double times = 0;         ///< the multiple offered
-    double capacity_rps = 0;  ///< the arm's capacity
-    std::string search;       ///< the search's run id
-    /// Per trial, ascending: the median second's successful requests over the capacity (1: holds at capacity).
-    std::vector<double> goodput_ratios;
-};
-/// Nullopt for a run whose rate was not taken from a capacity (or recorded before such rates existed).
-std::optional<capacity_basis> capacity_basis_of(const run_view& v);
-
-/// The figures of one scenario, one row per metric: label, then one cell per arm (markdown inline formatting).
-std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const std::string& scenario);
 
 /// The markdown page of one suite.
 std::string suite_markdown(const suite_data& suite, const report_paths& paths);

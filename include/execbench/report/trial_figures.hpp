@@ -1,5 +1,7 @@
 #pragma once
 
+#include "execbench/load/run/metric_names.hpp"
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -33,7 +35,7 @@ inline constexpr double failure_tolerance = 0.001;
 /// The derived column of server CPU time per 1,000 completed requests, in CPU-seconds: CPU avg × wall time ÷ ok
 /// requests. The CPU verdict ranks it rather than CPU %: an arm that serves five times fewer requests in the same
 /// wall time does not use less CPU for the work.
-inline constexpr std::string_view cpu_seconds_per_1k_requests = "server_cpu_seconds_per_1k_requests";
+inline constexpr std::string_view cpu_seconds_per_1k_requests = load::metric::server_cpu_seconds_per_1k_requests;
 
 /// Adds the derived columns (cpu_seconds_per_1k_requests) to a trial row read from a trials CSV.
 void add_derived_metrics(trial_row& trial);

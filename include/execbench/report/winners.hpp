@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/load/results/metric_table.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/bootstrap.hpp"
@@ -11,31 +12,19 @@
 
 namespace execbench::report {
 
-/// Which way a metric is better.
-enum class better { higher, lower };
+using load::better;
+using load::metric_source;
 
-/// What decides whether a metric can be ranked at all.
-enum class metric_source {
-    requests,        ///< counted by the load generator: always measured
-    per_second,      ///< over whole seconds of the trial: one bucket in a trial under 2 s says nothing
-    server_sampled,  ///< from the server samples: needs min_server_samples per trial
-    /// From the server samples and growing with the work done (CPU max, memory, context switches): ranked only
-    /// where every arm completed the same number of requests within tie_margin, else "unequal work".
-    server_equal_work,
-    client_set,  ///< set by the load generator's own settings (sockets = its connections): never ranked
-};
+/// One metric the winners table ranks: its row of the results' metric table (column, label, unit, direction and
+/// source); a server_sampled metric needs min_server_samples per trial, a server_equal_work one ranks only where
+/// every arm completed the same number of requests within tie_margin, else "unequal work".
+using metric_rule = load::metric_info;
 
-/// One metric the winners table ranks, by its summary and trials CSV column.
-struct metric_rule {
-    std::string column;  ///< e.g. "latency_millis_p99"
-    std::string label;   ///< e.g. "latency p99"
-    better direction = better::lower;
-    metric_source source = metric_source::requests;
-};
-
-/// The metrics ranked per scenario, after the Loom/WebFlux study: requests (ok count and per-second figures) and
-/// sockets higher-is-better, everything else lower-is-better.
+/// The metrics ranked per scenario: the ranked rows of load::metric_table(), in its order.
 const std::vector<metric_rule>& winner_metrics();
+
+/// The rule of one ranked column; throws std::out_of_range for a column that is not ranked (a programming error).
+const metric_rule& winner_metric(std::string_view column);
 
 /// What one scenario × metric cell concluded.
 enum class verdict {

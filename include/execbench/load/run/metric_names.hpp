@@ -38,6 +38,8 @@ inline constexpr std::string_view server_sockets_max = "server_sockets_max";
 /// The server's RSS growth per connection the trial opened (stats::process_summary::resident_bytes_per_socket).
 inline constexpr std::string_view server_rss_bytes_per_connection = "server_rss_bytes_per_connection";
 inline constexpr std::string_view server_samples = "server_samples";
+/// Derived by the report from each trial (CPU avg × wall time ÷ ok requests), never written to a CSV.
+inline constexpr std::string_view server_cpu_seconds_per_1k_requests = "server_cpu_seconds_per_1k_requests";
 inline constexpr std::string_view loadgen_cpu_seconds = "loadgen_cpu_seconds";
 inline constexpr std::string_view loadgen_cpu_percent = "loadgen_cpu_percent";
 /// The part of loadgen_cpu_seconds spent sampling the server (the observer effect).

@@ -1,0 +1,133 @@
+#include "execbench/report/finding.hpp"
+
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/report/markdown.hpp"
+#include "execbench/report/scenario_rows.hpp"
+
+#include <vector>
+
+namespace execbench::report {
+
+namespace metric = load::metric;
+
+namespace {
+
+std::string joined(const std::vector<std::string>& parts, std::string_view separator)
+{
+    std::string out;
+    for (const auto& p : parts)
+        out += (out.empty() ? "" : std::string(separator)) + p;
+    return out;
+}
+
+/// The runs whose figures are the server's result, in display order.
+std::vector<const run_view*> results_of(const suite_data& s, const std::string& sc)
+{
+    std::vector<const run_view*> out;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && v->ran() && v->not_a_result().empty())
+            out.push_back(v);
+    return out;
+}
+
+/// Without a verdict the medians speak, each with the range of its trials: "pool 1,025 ms (1,024–1,025)".
+std::string medians_text(const std::vector<const run_view*>& runs)
+{
+    std::vector<std::string> parts;
+    for (const auto* v : runs) {
+        if (v->number(metric::requests_ok) == 0) {
+            parts.push_back(v->arm + " none answered");
+            continue;
+        }
+        std::string part = v->arm + " " + millis(v->number(metric::latency_millis_p99)) + " ms";
+        if (v->number(load::column::trials) > 1)
+            part += " (" + millis(v->number(metric::trial_min(metric::latency_millis_p99))) + "–" +
+                    millis(v->number(metric::trial_max(metric::latency_millis_p99))) + ")";
+        parts.push_back(part);
+    }
+    return joined(parts, ", ");
+}
+
+/// A cell that ranks arms: a winner or a shared lead, not a tie or a cell without a verdict.
+bool decided(const cell_verdict& c)
+{
+    return c.kind == verdict::winner || c.kind == verdict::shared;
+}
+
+/// Errors by class, unsent requests and the kernel's refusals, per arm, as medians of the trials.
+std::vector<std::string> failure_clauses(const std::vector<const run_view*>& runs)
+{
+    std::vector<std::string> errors, unsent, kernel;
+    for (const auto* v : runs) {
+        if (auto e = v->number(metric::requests_error); whole(e) > 0) {
+            auto classes = error_classes(*v);
+            errors.push_back(v->arm + " " + count(e) + (classes.empty() ? "" : " (" + joined(classes, ", ") + ")"));
+        }
+        if (auto u = whole(v->number(metric::requests_unsent)); u > 0) {
+            auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + u;
+            unsent.push_back(v->arm + " " + count(u) + " (" + num(100.0 * u / planned, 0) + " %)");
+        }
+        std::vector<std::string> refused;
+        if (auto o = whole(v->number(metric::kernel_listen_overflows)); o > 0)
+            refused.push_back(count(o) + " listen overflows");
+        if (auto r = whole(v->number(metric::kernel_syn_retransmits)); r > 0)
+            refused.push_back(count(r) + " SYN retransmits");
+        if (!refused.empty())
+            kernel.push_back(v->arm + " " + joined(refused, " and "));
+    }
+    std::vector<std::string> out;
+    if (!errors.empty())
+        out.push_back("errors a trial " + joined(errors, ", "));
+    if (!unsent.empty())
+        out.push_back("unsent a trial " + joined(unsent, ", "));
+    if (!kernel.empty())
+        out.push_back("the kernel counted " + joined(kernel, ", "));
+    return out;
+}
+
+}  // namespace
+
+std::string finding_sentence(const suite_data& s, const winners_table& w, const std::string& sc)
+{
+    auto runs = results_of(s, sc);
+    std::vector<std::string> clauses;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && v->ran() && !v->not_a_result().empty())
+            clauses.push_back(m + " " + v->not_a_result() + ", no figures");
+    if (runs.empty())
+        return clauses.empty() ? std::string{} : "**Finding:** " + joined(clauses, "; ") + ".";
+
+    const auto* cells = w.cells.count(sc) ? &w.cells.at(sc) : nullptr;
+    auto cell = [&](std::string_view column) -> const cell_verdict* {
+        if (!cells)
+            return nullptr;
+        auto it = cells->find(std::string(column));
+        return it == cells->end() ? nullptr : &it->second;
+    };
+    const auto& p99 = winner_metric(metric::latency_millis_p99);
+    if (const auto* c = cell(p99.column); c && (decided(*c) || c->kind == verdict::tie))
+        clauses.push_back(p99.label + " " + verdict_line(*c, p99));
+    else
+        clauses.push_back(p99.label + " " + medians_text(runs) +
+                          (runs.size() < 2 ? std::string{}
+                                           : ", no verdict (" +
+                                                 std::string(c ? to_string(c->kind) : "arms not compared") + ")"));
+    for (auto column : {metric::requests_per_second, cpu_seconds_per_1k_requests}) {
+        const auto& rule = winner_metric(column);
+        if (const auto* c = cell(column); c && decided(*c) && !c->by_failures())
+            clauses.push_back(rule.label + " " + verdict_line(*c, rule));
+    }
+    std::vector<std::string> goodput;
+    for (const auto* v : runs)
+        if (auto b = capacity_basis_of(*v); b && !b->goodput_ratios.empty())
+            goodput.push_back(v->arm + " " + goodput_text(*b));
+    if (!goodput.empty())
+        clauses.push_back("goodput / capacity " + joined(goodput, ", "));
+    auto failures = failure_clauses(runs);
+    clauses.insert(clauses.end(), failures.begin(), failures.end());
+    if (failures.empty())
+        clauses.emplace_back("no errors");
+    return "**Finding:** " + joined(clauses, "; ") + ".";
+}
+
+}  // namespace execbench::report

@@ -1,0 +1,241 @@
+// A scenario's table on its suite page: one row per figure, one cell per arm.
+#include "execbench/report/scenario_rows.hpp"
+
+#include "execbench/load/results/metric_table.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/scenario/scale.hpp"
+#include "execbench/report/markdown.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+namespace execbench::report {
+
+namespace metric = load::metric;
+
+namespace {
+
+/// The kernel counter columns in the order the page shows them (their labels are the metric table's).
+constexpr std::array kernel_columns{metric::kernel_listen_overflows, metric::kernel_listen_drops,
+                                    metric::kernel_syn_retransmits,  metric::kernel_tcp_timeouts,
+                                    metric::kernel_active_opens,     metric::kernel_passive_opens,
+                                    metric::kernel_resets_sent,      metric::kernel_aborts,
+                                    metric::kernel_time_wait};
+
+/// A metric's row label on the page, from the metric table: "latency p99 (ms)".
+std::string row_label(std::string_view column)
+{
+    const auto& m = load::metric_of(column);
+    return m.unit.empty() ? m.label : m.label + " (" + m.unit + ")";
+}
+
+}  // namespace
+
+std::vector<std::string> error_classes(const run_view& v)
+{
+    std::vector<std::string> out;
+    for (const auto& [k, val] : v.summary)
+        if (metric::is_errors_column(k) && whole(to_number(val)) > 0)
+            out.push_back(k.substr(metric::errors_prefix.size()) + " " + count(to_number(val)));
+    return out;
+}
+
+std::string status_text(const run_view& v)
+{
+    if (auto why = v.not_a_result(); why == "generator-bound")
+        return "**generator-bound** (not a result)";
+    else if (!why.empty())
+        return "**" + why + "** (recorded before the per-second generator check)";
+    switch (v.status) {
+    case load::run_status::ok: return "ok";
+    case load::run_status::behind: return "behind (unsent requests)";
+    case load::run_status::errors: return "**request errors**";
+    case load::run_status::failed: return "**failed**";
+    case load::run_status::not_run: return "not run";
+    case load::run_status::generator_bound: return "**generator-bound** (not a result)";
+    }
+    return "?";
+}
+
+std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const std::string& sc)
+{
+    std::vector<std::vector<std::string>> rows;
+    // The evidence (the server's and the generator's own figures, counts, the kernel's counters) is shown for
+    // every run; what would be the model's result is not where the figures are the generator's.
+    auto row_of = [&](const std::string& label, auto cell, bool result) {
+        std::vector<std::string> r{label};
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            auto why = v ? v->not_a_result() : std::string{};
+            r.push_back(!v || !v->ran() ? std::string{"–"} : result && !why.empty() ? "*" + why + "*" : cell(*v));
+        }
+        rows.push_back(std::move(r));
+    };
+    auto row = [&](const std::string& label, auto cell) { row_of(label, cell, true); };
+    auto evidence = [&](const std::string& label, auto cell) { row_of(label, cell, false); };
+    {
+        std::vector<std::string> r{"status"};
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            r.push_back(v ? status_text(*v) : std::string{"–"});
+        }
+        rows.push_back(std::move(r));
+    }
+    bool background = false, unsent = false, burst = false;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, sc, m); v && v->ran()) {
+            background |= v->number(metric::background_requests_ok) + v->number(metric::background_requests_error) > 0;
+            unsent |= v->number(metric::requests_unsent) > 0;
+            burst |= v->text(load::column::shape) == "burst";
+        }
+    evidence("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
+    if (!scale_suffix(s, sc).empty())
+        evidence("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
+    evidence("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
+    evidence("requests ok / error", [](const run_view& v) {
+        return count(v.number(metric::requests_ok)) + " / " + count(v.number(metric::requests_error));
+    });
+    evidence("error classes", [](const run_view& v) {
+        std::string out;
+        for (const auto& c : error_classes(v))
+            out += (out.empty() ? "" : ", ") + c;
+        return out.empty() ? std::string{"–"} : out;
+    });
+    if (unsent)
+        evidence("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
+    row(row_label(metric::wall_millis), [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
+    row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
+    if (!burst)  // a burst ends within a second or two: per-second figures have one bucket
+        row("req/s per second p50 / max", [](const run_view& v) {
+            return count(v.number(metric::per_second_requests_p50)) + " / " +
+                   count(v.number(metric::per_second_requests_max));
+        });
+    row(row_label(metric::latency_millis_p50), [](const run_view& v) { return latency(v, metric::latency_millis_p50); });
+    row(row_label(metric::latency_millis_p90), [](const run_view& v) { return latency(v, metric::latency_millis_p90); });
+    row(row_label(metric::latency_millis_p99), [](const run_view& v) { return latency(v, metric::latency_millis_p99); });
+    row(row_label(metric::latency_millis_p999), [](const run_view& v) { return latency(v, metric::latency_millis_p999); });
+    row(row_label(metric::latency_millis_max), [](const run_view& v) { return latency(v, metric::latency_millis_max); });
+    row("service time p50 / p99 (ms)", [](const run_view& v) {
+        return latency(v, metric::service_millis_p50) + " / " + latency(v, metric::service_millis_p99);
+    });
+    if (background)
+        row("background ok / error, p50 (ms)", [](const run_view& v) {
+            return count(v.number(metric::background_requests_ok)) + " / " +
+                   count(v.number(metric::background_requests_error)) + ", " +
+                   (v.number(metric::background_requests_ok) > 0
+                        ? millis(v.number(metric::background_latency_millis_p50))
+                        : std::string{"–"});
+        });
+    evidence("RSS avg / max (MiB)", [](const run_view& v) {
+        return num(v.number(metric::server_rss_mb_avg), 1) + " / " + num(v.number(metric::server_rss_mb_max), 1);
+    });
+    // What a connection costs the server, where the column was recorded and some arm opened connections.
+    if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
+            const auto* v = find_run(s, sc, m);
+            return v && v->ran() && v->number(metric::server_rss_bytes_per_connection) > 0;
+        }))
+        row("RSS per connection (B): median (trials)", [](const run_view& v) {
+            const std::string column(metric::server_rss_bytes_per_connection);
+            std::vector<double> trials;
+            for (const auto& t : v.trials)
+                if (auto it = t.find(column); it != t.end())
+                    trials.push_back(it->second);
+            auto [low, high] = std::minmax_element(trials.begin(), trials.end());
+            return count(v.number(column)) +
+                   (trials.size() > 1 ? " (" + count(*low) + "–" + count(*high) + ")" : std::string{});
+        });
+    evidence("CPU avg / max (%)", [](const run_view& v) {
+        return num(v.number(metric::server_cpu_percent_avg)) + " / " + num(v.number(metric::server_cpu_percent_max));
+    });
+    evidence("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
+    evidence("ctx switches vol / invol", [](const run_view& v) {
+        return count(v.number(metric::server_voluntary_switches)) + " / " +
+               count(v.number(metric::server_involuntary_switches));
+    });
+    evidence("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
+    evidence(row_label(metric::loadgen_cpu_percent),
+             [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
+    // A rate that is a multiple of each arm's capacity: the capacity, and how much of it the arm served.
+    if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
+            const auto* v = find_run(s, sc, m);
+            return v && v->ran() && capacity_basis_of(*v);
+        })) {
+        evidence("offered: × capacity (req/s)", [](const run_view& v) {
+            auto b = capacity_basis_of(v);
+            if (!b)
+                return std::string{"–"};
+            char times[32];
+            std::snprintf(times, sizeof times, "%g", b->times);
+            return std::string(times) + " × " + count(b->capacity_rps) + " (" + b->capacity_of + ")";
+        });
+        row("goodput / capacity (trials)", [](const run_view& v) {
+            auto b = capacity_basis_of(v);
+            return b ? goodput_text(*b) : std::string{"–"};
+        });
+    }
+    // The kernel's TCP counters over a trial (medians), only where some arm's is not zero: a latency step of 1 s or
+    // 3 s with SYN retransmits is the kernel's retry, not the model's.
+    for (auto column : kernel_columns)
+        if (std::any_of(s.models.begin(), s.models.end(), [&](const std::string& m) {
+                const auto* v = find_run(s, sc, m);
+                return v && v->ran() && v->number(column) > 0;
+            }))
+            evidence(load::metric_of(column).label, [column](const run_view& v) { return count(v.number(column)); });
+    row("spread p99 (ms)", [](const run_view& v) {
+        return v.number(metric::requests_ok) > 0
+                   ? millis(v.number(metric::trial_min(metric::latency_millis_p99))) + " – " +
+                         millis(v.number(metric::trial_max(metric::latency_millis_p99)))
+                   : std::string{"–"};
+    });
+    row("spread req/s", [](const run_view& v) {
+        return count(v.number(metric::trial_min(metric::requests_per_second))) + " – " +
+               count(v.number(metric::trial_max(metric::requests_per_second)));
+    });
+    row("noisy", [](const run_view& v) {
+        if (v.number(load::column::trials) < 2)
+            return std::string{"– (one trial)"};
+        if (v.text(load::column::noisy) != "1")
+            return std::string{"no"};
+        auto which = v.text(load::column::noisy_metrics);
+        std::string listed;  // the CSV separates with ';': spaced here so a long list wraps in a table cell
+        for (char c : which)
+            listed += c == ';' ? std::string{", "} : std::string(1, c);
+        return "**yes** (" + listed + ")";
+    });
+    return rows;
+}
+
+std::optional<capacity_basis> capacity_basis_of(const run_view& v)
+{
+    auto j = nlohmann::json::parse(v.context, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return std::nullopt;
+    auto from = j.value("/scenario/load/rate_from"_json_pointer, nlohmann::json{});
+    if (!from.is_object() || !from.value("capacity_rps", 0.0))
+        return std::nullopt;
+    capacity_basis b;
+    b.capacity_of = from.value("capacity_of", "");
+    b.times = from.value("times", 0.0);
+    b.capacity_rps = from.value("capacity_rps", 0.0);
+    b.search = from.value("search", "");
+    // Served per second, the median second of each trial (the drain after the last send included), over capacity.
+    for (const auto& t : v.trials)
+        if (auto it = t.find(std::string(metric::per_second_requests_p50)); it != t.end())
+            b.goodput_ratios.push_back(it->second / b.capacity_rps);
+    std::sort(b.goodput_ratios.begin(), b.goodput_ratios.end());
+    return b;
+}
+
+std::string goodput_text(const capacity_basis& b)
+{
+    const auto& r = b.goodput_ratios;
+    if (r.empty())
+        return "–";
+    return num((r[(r.size() - 1) / 2] + r[r.size() / 2]) / 2, 2) + " (" + num(r.front(), 2) + "–" + num(r.back(), 2) +
+           ")";
+}
+
+}  // namespace execbench::report
