@@ -79,13 +79,35 @@ TEST_CASE("rate_start measures a short last interval with the one before it", "[
 
     auto summary = summarize_readings(r, 100ms);
     CHECK(summary.samples == 5);
-    // 50 % in each full period; alone, the last 2 ms would have read 500 %.
-    CHECK(summary.cpu_percent_max == Approx(100.0 * 0.06 / 0.102));
+    // Shorter than a second: the maximum is the average (alone, the last 2 ms would have read 500 %).
+    CHECK(summary.cpu_percent_max == Approx(100.0 * 0.16 / 0.302));
     CHECK(summary.cpu_percent_avg == Approx(100.0 * 0.16 / 0.302));
     CHECK(summary.cpu_seconds == Approx(0.16));
     CHECK(summary.resident_mb_max == Approx(5));
     CHECK(summary.resident_mb_avg == Approx(3));
     CHECK(summary.threads_max == 5);
+}
+
+TEST_CASE("the CPU maximum is the busiest second, not the busiest 100 ms", "[stats]")
+{
+    // 100 ms readings over 3 s at 40 % of a core, but in the second second at 80 %, its ticks bunched so that one
+    // 100 ms period shows 150 %.
+    std::vector<int> at;
+    std::vector<double> cpu;
+    double used = 0;
+    for (int ms = 0; ms <= 3000; ms += 100) {
+        at.push_back(ms);
+        cpu.push_back(used);
+        double step = ms >= 1000 && ms < 2000 ? 0.08 : 0.04;
+        if (ms == 1400)
+            step = 0.15;
+        else if (ms == 1500)
+            step = 0.01;
+        used += step;
+    }
+    auto summary = summarize_readings(readings_at(at, cpu), 100ms);
+    CHECK(summary.cpu_percent_max == Approx(80).margin(1));
+    CHECK(summary.cpu_percent_max < 100);
 }
 
 TEST_CASE("summarize_readings of a window shorter than half a period takes the average as the maximum", "[stats]")

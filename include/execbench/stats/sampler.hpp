@@ -72,7 +72,7 @@ struct process_summary {
     double resident_mb_avg = 0;
     double resident_mb_max = 0;
     double cpu_percent_avg = 0;  ///< 100 = one core fully busy
-    double cpu_percent_max = 0;  ///< over the busiest interval, by rate_start's rule
+    double cpu_percent_max = 0;  ///< over the busiest second (rate_start's rule); the average in a shorter window
     std::uint32_t threads_max = 0;
     std::uint64_t voluntary_switches = 0;    ///< delta over the window
     std::uint64_t involuntary_switches = 0;  ///< delta over the window
