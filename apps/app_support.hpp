@@ -30,19 +30,21 @@ struct foreign_flag {
     std::string_view instead;
 };
 
-/// Set by the first Ctrl-C; the run ends early and keeps what it measured.
+/// Set by the first Ctrl-C or SIGTERM; the run ends early, keeps what it measured and stops the servers it started.
 inline std::atomic<bool> stop_requested{false};
 
-inline void on_sigint(int)
+inline void on_stop_signal(int sig)
 {
     stop_requested.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+    std::signal(sig, SIG_DFL);  // a second one ends the process at once
 }
 
-/// Routes the first Ctrl-C to `stop_requested`.
+/// Routes the first Ctrl-C and the first SIGTERM (`timeout`, `kill`, a Kubernetes pod being deleted) to
+/// `stop_requested`: dying at once would leave bench-suite's bench-server running, an orphan holding the CPU.
 inline void stop_on_sigint()
 {
-    std::signal(SIGINT, on_sigint);
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
 }
 
 /// "<program>: <what>" and the --help hint on stderr; returns exit_usage.

@@ -16,7 +16,11 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <csignal>
+#include <sys/types.h>
 
 namespace {
 
@@ -533,4 +537,35 @@ TEST_CASE("bench-suite --slo exits 3 naming the run and the gate", "[cli][suite]
     INFO(r.err << joined(r.out));
     CHECK(r.code == 3);
     CHECK_THAT(r.err, Catch::Contains("SLO broken: loop smoke-burst-io: p50<1ms: measured"));
+}
+
+TEST_CASE("bench-suite stopped by SIGTERM stops its bench-server too, as Ctrl-C does", "[cli][suite]")
+{
+    if (bench_suite_path().empty() || bench_server_path().empty())
+        return;
+    temp_dir out("execbench-cli-sigterm");
+    child_process suite({bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--scenarios", "closed-epoch-millis",
+                         "--models", "loop", "--server-bin", bench_server_path(), "--out", out.path.string(),
+                         "--trials", "1", "--duration", "60s", "--warmup", "0s"});
+    // Its bench-server is its child; wait until it runs (bench-suite starts it before the first round's line).
+    std::string children_path =
+        "/proc/" + std::to_string(suite.pid()) + "/task/" + std::to_string(suite.pid()) + "/children";
+    pid_t server = 0;
+    for (auto deadline = std::chrono::steady_clock::now() + 30s; server == 0;) {
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        std::ifstream children(children_path);
+        children >> server;
+        if (server == 0)
+            std::this_thread::sleep_for(50ms);
+    }
+    std::this_thread::sleep_for(500ms);  // into the run
+    suite.signal(SIGTERM);
+    auto code = suite.wait_exit(60s);
+    INFO(suite.stderr_text());
+    REQUIRE(code);
+    CHECK(*code == 1);  // stopped: the run is partial, the suite says so
+    // The server was stopped and reaped by bench-suite, not left running as an orphan.
+    CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(server)));
+    if (std::filesystem::exists("/proc/" + std::to_string(server)))
+        ::kill(server, SIGKILL);  // this test's own grandchild
 }
