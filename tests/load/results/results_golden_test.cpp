@@ -1,4 +1,4 @@
-// The results files of one fixed run, compared byte for byte with tests/load/golden/: any change to what
+// The results files of one fixed run, compared byte for byte with tests/load/results/golden/: any change to what
 // write_results writes (columns, order, number formats, context keys) shows here as a diff of a committed file.
 // After an intended format change, regenerate with EXECBENCH_UPDATE_GOLDEN=1 and review the diff.
 #include "execbench/load/results/results.hpp"
@@ -122,7 +122,7 @@ TEST_CASE("write_results of a fixed run writes the committed golden files byte f
     auto paths = output_paths_for(dir / "golden.csv");
     REQUIRE(write_results(fixed_run(), paths).ok());
 
-    const std::filesystem::path golden = EXECBENCH_SOURCE_DIR "/tests/load/golden";
+    const std::filesystem::path golden = EXECBENCH_SOURCE_DIR "/tests/load/results/golden";
     const bool update = std::getenv("EXECBENCH_UPDATE_GOLDEN") != nullptr;
     for (const auto& file : {paths.summary, paths.trials, paths.histograms, paths.timeline, paths.context}) {
         INFO(file.filename().string());
