@@ -28,10 +28,10 @@ const std::vector<metric_rule>& winner_metrics()
 
 const metric_rule& winner_metric(std::string_view column)
 {
-    for (const auto& rule : winner_metrics())
-        if (rule.column == column)
-            return rule;
-    throw std::out_of_range("not a ranked metric: " + std::string(column));
+    const auto& m = load::metric_of(column);
+    if (!m.ranked())
+        throw std::out_of_range("not a ranked metric: " + std::string(column));
+    return m;
 }
 
 std::string_view to_string(verdict v)
