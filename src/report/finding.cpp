@@ -4,6 +4,7 @@
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace execbench::report {
@@ -46,6 +47,31 @@ std::string medians_text(const std::vector<const run_view*>& runs)
         parts.push_back(part);
     }
     return joined(parts, ", ");
+}
+
+/// The most requests in flight in any second of each arm's charted trial, where the arms differ by more than a fifth
+/// (and ten requests): a model that queues shows there. "" where they do not, or the timeline lacks the column.
+std::string in_flight_text(const std::vector<const run_view*>& runs)
+{
+    std::vector<std::pair<std::string, double>> most;
+    for (const auto* v : runs) {
+        double m = -1;
+        for (const auto& row : v->timeline)
+            if (auto it = row.find(std::string(load::column::requests_in_flight)); it != row.end())
+                m = std::max(m, it->second);
+        if (m >= 0)
+            most.emplace_back(v->arm, m);
+    }
+    if (most.size() < 2)
+        return {};
+    auto [low, high] = std::minmax_element(most.begin(), most.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (high->second < low->second * 1.2 || high->second - low->second < 10)
+        return {};
+    std::vector<std::string> parts;
+    for (const auto& [arm, m] : most)
+        parts.push_back(arm + " " + count(m));
+    return "requests in flight at most " + joined(parts, ", ");
 }
 
 /// A cell that ranks arms: a winner or a shared lead, not a tie or a cell without a verdict.
@@ -106,16 +132,16 @@ std::string finding_sentence(const suite_data& s, const winners_table& w, const 
     };
     const auto& p99 = winner_metric(metric::latency_millis_p99);
     if (const auto* c = cell(p99.column); c && (decided(*c) || c->kind == verdict::tie))
-        clauses.push_back(p99.label + " " + verdict_line(*c, p99));
+        clauses.push_back(p99.label + " — " + verdict_line(*c, p99));
     else
-        clauses.push_back(p99.label + " " + medians_text(runs) +
+        clauses.push_back(p99.label + " — " + medians_text(runs) +
                           (runs.size() < 2 ? std::string{}
                                            : ", no verdict (" +
                                                  std::string(c ? to_string(c->kind) : "arms not compared") + ")"));
     for (auto column : {metric::requests_per_second, cpu_seconds_per_1k_requests}) {
         const auto& rule = winner_metric(column);
         if (const auto* c = cell(column); c && decided(*c) && !c->by_failures())
-            clauses.push_back(rule.label + " " + verdict_line(*c, rule));
+            clauses.push_back(rule.label + " — " + verdict_line(*c, rule));
     }
     std::vector<std::string> goodput;
     for (const auto* v : runs)
@@ -123,6 +149,8 @@ std::string finding_sentence(const suite_data& s, const winners_table& w, const 
             goodput.push_back(v->arm + " " + goodput_text(*b));
     if (!goodput.empty())
         clauses.push_back("goodput / capacity " + joined(goodput, ", "));
+    if (auto queued = in_flight_text(runs); !queued.empty())
+        clauses.push_back(queued);
     auto failures = failure_clauses(runs);
     clauses.insert(clauses.end(), failures.begin(), failures.end());
     if (failures.empty())

@@ -73,7 +73,7 @@ TEST_CASE("a scenario's finding states the p99 verdict with its interval and eac
     auto s = suite_of({pool, run_of("fiber", {100, 101, 102}), run_of("loop", {100, 102, 101})});
     auto f = finding_of(s);
     INFO(f);
-    CHECK(f.starts_with("**Finding:** latency p99 fiber = loop: "));
+    CHECK(f.starts_with("**Finding:** latency p99 — fiber = loop: "));
     CHECK(f.find("lower than pool") != std::string::npos);
     CHECK(f.find("errors a trial pool 2 (503 2)") != std::string::npos);
     CHECK(f.find("the kernel counted pool 257 listen overflows and 177 SYN retransmits") != std::string::npos);
@@ -84,7 +84,7 @@ TEST_CASE("a scenario's finding states the p99 verdict with its interval and eac
     failing.runs["row"]["pool"] = run_of("pool", {900, 1000, 1100}, 120);
     auto by_failures = finding_of(failing);
     INFO(by_failures);
-    CHECK(by_failures.starts_with("**Finding:** latency p99 fiber = loop (failures over 0.1 % of requests: pool up "
+    CHECK(by_failures.starts_with("**Finding:** latency p99 — fiber = loop (failures over 0.1 % of requests: pool up "
                                   "to 120 errors in 3 of 3 trials); errors a trial pool 120 (503 120)"));
     // The page opens the scenario's section with it.
     auto page = suite_markdown(s, report_paths{});
@@ -96,8 +96,15 @@ TEST_CASE("without a verdict the finding gives each arm's median p99 and range a
     auto s = suite_of({run_of("pool", {1024, 1025}), run_of("fiber", {110, 117})});
     auto f = finding_of(s);
     INFO(f);
-    CHECK(f == "**Finding:** latency p99 pool 1,025 ms (1,024–1,025), fiber 117 ms (110–117), no verdict "
+    CHECK(f == "**Finding:** latency p99 — pool 1,025 ms (1,024–1,025), fiber 117 ms (110–117), no verdict "
                "(too few trials); no errors.");
+    // Requests in flight are named where one arm held far more of them than another (it queued).
+    auto queued = s;
+    queued.runs["row"]["pool"].timeline = {{{"requests_in_flight", 40}}, {{"requests_in_flight", 1000}}};
+    queued.runs["row"]["fiber"].timeline = {{{"requests_in_flight", 40}}, {{"requests_in_flight", 400}}};
+    CHECK(finding_of(queued).find("; requests in flight at most pool 1,000, fiber 400;") != std::string::npos);
+    queued.runs["row"]["pool"].timeline = {{{"requests_in_flight", 410}}};
+    CHECK(finding_of(queued).find("in flight") == std::string::npos);
 }
 
 TEST_CASE("a generator-bound arm gives no figures in the finding", "[report]")
@@ -107,7 +114,7 @@ TEST_CASE("a generator-bound arm gives no figures in the finding", "[report]")
     auto s = suite_of({pool, run_of("fiber", {4, 5, 6}), run_of("loop", {4, 5, 6})});
     auto f = finding_of(s);
     INFO(f);
-    CHECK(f.starts_with("**Finding:** pool generator-bound, no figures; latency p99 "));
+    CHECK(f.starts_with("**Finding:** pool generator-bound, no figures; latency p99 — "));
     CHECK(f.find("pool 6") == std::string::npos);
     // No arm ran at all: no finding.
     suite_data none;
