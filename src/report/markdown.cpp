@@ -31,11 +31,12 @@ std::string num(double v, int decimals)
 
 std::string millis(double v)
 {
-    if (v >= 1000)
+    // The precision follows the size as it will be printed: 99.97 is "100", not "100.0" beside a "100".
+    if (v >= 999.5)
         return count(v);
-    if (v >= 100)
+    if (v >= 99.95)
         return num(v, 0);
-    if (v >= 10)
+    if (v >= 9.995)
         return num(v, 1);
     return num(v, 2);
 }

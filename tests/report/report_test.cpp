@@ -255,6 +255,11 @@ TEST_CASE("counts are whole numbers rounded half to even, and no success shows n
     CHECK(count(191589.5) == "191,590");
     CHECK(count(0.5) == "0");
     CHECK(millis(19903.2) == "19,903");
+    // Precision by the printed size: a value that rounds up to the next size is printed as that size.
+    CHECK(millis(99.97) == "100");
+    CHECK(millis(99.94) == "99.9");
+    CHECK(millis(9.996) == "10.0");
+    CHECK(millis(999.7) == "1,000");
     run_view v;
     v.summary = {{"requests_ok", "0"}, {"latency_millis_p99", "0"}};
     CHECK(latency(v, "latency_millis_p99") == "–");
