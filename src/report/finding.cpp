@@ -117,9 +117,25 @@ std::string finding_sentence(const suite_data& s, const winners_table& w, const 
 {
     auto runs = results_of(s, sc);
     std::vector<std::string> clauses;
-    for (const auto& m : s.models)
-        if (const auto* v = find_run(s, sc, m); v && v->ran() && !v->not_a_result().empty())
-            clauses.push_back(m + " " + v->not_a_result() + ", no figures");
+    {
+        // Arms whose figures are not the server's, grouped by why: "pool, fiber and loop: awaits re-measurement".
+        std::vector<std::pair<std::string, std::vector<std::string>>> why;
+        for (const auto& m : s.models)
+            if (const auto* v = find_run(s, sc, m); v && v->ran() && !v->not_a_result().empty()) {
+                auto reason = v->not_a_result();
+                auto it = std::find_if(why.begin(), why.end(), [&](const auto& w) { return w.first == reason; });
+                if (it == why.end())
+                    why.push_back({reason, {m}});
+                else
+                    it->second.push_back(m);
+            }
+        for (const auto& [reason, arms] : why) {
+            std::string names;
+            for (std::size_t i = 0; i < arms.size(); ++i)
+                names += (i == 0 ? "" : i + 1 == arms.size() ? " and " : ", ") + arms[i];
+            clauses.push_back(names + ": " + reason + ", no figures");
+        }
+    }
     if (runs.empty())
         return clauses.empty() ? std::string{} : "**Finding:** " + joined(clauses, "; ") + ".";
 
@@ -140,8 +156,15 @@ std::string finding_sentence(const suite_data& s, const winners_table& w, const 
                                                  std::string(c ? to_string(c->kind) : "arms not compared") + ")"));
     for (auto column : {metric::requests_per_second, cpu_seconds_per_1k_requests}) {
         const auto& rule = winner_metric(column);
-        if (const auto* c = cell(column); c && decided(*c) && !c->by_failures())
-            clauses.push_back(rule.label + " — " + verdict_line(*c, rule));
+        const auto* c = cell(column);
+        const auto* p = c && decided(*c) ? deciding_pair(*c, rule) : nullptr;
+        if (!p || p->by_failures)
+            continue;  // no measured lead: a tie, or a lead that only the failures give
+        auto line = verdict_line(*c, rule);
+        // The failures that rank an arm down are said once, in the latency clause and the counts.
+        if (auto cut = line.find("; failures over "); cut != std::string::npos)
+            line.erase(cut);
+        clauses.push_back(rule.label + " — " + line);
     }
     std::vector<std::string> goodput;
     for (const auto* v : runs)

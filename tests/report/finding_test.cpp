@@ -86,6 +86,20 @@ TEST_CASE("a scenario's finding states the p99 verdict with its interval and eac
     INFO(by_failures);
     CHECK(by_failures.starts_with("**Finding:** latency p99 — fiber = loop (failures over 0.1 % of requests: pool up "
                                   "to 120 errors in 3 of 3 trials); errors a trial pool 120 (503 120)"));
+    // A measured throughput lead is named even where failures rank another arm down, without repeating them.
+    for (auto* v : {&failing.runs["row"]["fiber"], &failing.runs["row"]["loop"]})
+        for (auto& t : v->trials)
+            t[std::string(metric::requests_per_second)] = 300;
+    failing.runs["row"]["pool"].trials[0][std::string(metric::requests_per_second)] = 100;
+    failing.runs["row"]["pool"].trials[1][std::string(metric::requests_per_second)] = 100;
+    failing.runs["row"]["pool"].trials[2][std::string(metric::requests_per_second)] = 100;
+    for (auto& t : failing.runs["row"]["fiber"].trials)
+        t[std::string(metric::requests_per_second)] = 200;
+    auto measured = finding_of(failing);
+    INFO(measured);
+    CHECK(measured.find("req/s — loop: 1.5") != std::string::npos);
+    CHECK(measured.find("higher than fiber;") != std::string::npos);
+    CHECK(measured.find("failures over") == measured.rfind("failures over"));  // said once
     // The page opens the scenario's section with it.
     auto page = suite_markdown(s, report_paths{});
     CHECK(page.find("### row\n\n" + f + "\n") != std::string::npos);
@@ -114,8 +128,13 @@ TEST_CASE("a generator-bound arm gives no figures in the finding", "[report]")
     auto s = suite_of({pool, run_of("fiber", {4, 5, 6}), run_of("loop", {4, 5, 6})});
     auto f = finding_of(s);
     INFO(f);
-    CHECK(f.starts_with("**Finding:** pool generator-bound, no figures; latency p99 — "));
+    CHECK(f.starts_with("**Finding:** pool: generator-bound, no figures; latency p99 — "));
     CHECK(f.find("pool 6") == std::string::npos);
+    // Arms left out for the same reason are named together.
+    auto all_bound = s;
+    for (auto& [arm, v] : all_bound.runs["row"])
+        v.summary["generator_bound_trials"] = "3";
+    CHECK(finding_of(all_bound) == "**Finding:** pool, fiber and loop: generator-bound, no figures.");
     // No arm ran at all: no finding.
     suite_data none;
     none.name = "x";
