@@ -89,10 +89,8 @@ std::vector<std::string> failure_clauses(const std::vector<const run_view*>& run
             auto classes = error_classes(*v);
             errors.push_back(v->arm + " " + count(e) + (classes.empty() ? "" : " (" + joined(classes, ", ") + ")"));
         }
-        if (auto u = whole(v->number(metric::requests_unsent)); u > 0) {
-            auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + u;
-            unsent.push_back(v->arm + " " + count(u) + " (" + num(100.0 * u / planned, 0) + " %)");
-        }
+        if (auto share = unsent_percent(*v); !share.empty())
+            unsent.push_back(v->arm + " " + count(v->number(metric::requests_unsent)) + " (" + share + " %)");
         std::vector<std::string> refused;
         if (auto o = whole(v->number(metric::kernel_listen_overflows)); o > 0)
             refused.push_back(count(o) + " listen overflows");

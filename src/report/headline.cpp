@@ -4,6 +4,7 @@
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/scenario_rows.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <algorithm>
@@ -34,10 +35,8 @@ std::string headline_cell(const run_view* v)
                   : " · " + count(v->number(metric::requests_per_second));
     if (v->number(metric::requests_error) > 0)
         cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
-    if (auto unsent = whole(v->number(metric::requests_unsent)); unsent > 0) {
-        auto planned = whole(v->number(metric::requests_ok)) + whole(v->number(metric::requests_error)) + unsent;
-        cell += " · " + num(100.0 * unsent / planned, 0) + " % unsent";
-    }
+    if (auto share = unsent_percent(*v); !share.empty())
+        cell += " · " + share + " % unsent";
     // Failures the median hides (one bad trial of three, one unsent request) from the worst trial.
     if (v->number(metric::requests_error) == 0 && whole(v->number(metric::requests_unsent)) == 0)
         if (auto f = failures_of(v->trials); f.any())

@@ -43,6 +43,15 @@ std::vector<std::string> error_classes(const run_view& v)
     return out;
 }
 
+std::string unsent_percent(const run_view& v)
+{
+    auto unsent = whole(v.number(metric::requests_unsent));
+    if (unsent <= 0)
+        return {};
+    auto planned = whole(v.number(metric::requests_ok)) + whole(v.number(metric::requests_error)) + unsent;
+    return num(100.0 * unsent / planned, 0);
+}
+
 std::string status_text(const run_view& v)
 {
     if (auto why = v.not_a_result(); why == "generator-bound")

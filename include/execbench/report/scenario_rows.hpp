@@ -15,6 +15,10 @@ std::string status_text(const run_view& v);
 /// counts of zero are left out.
 std::vector<std::string> error_classes(const run_view& v);
 
+/// The requests an open loop could not send, as a percentage of those planned (answered, failed and unsent), "50";
+/// "" when none went unsent.
+std::string unsent_percent(const run_view& v);
+
 /// What an open rate taken from each arm's capacity (`"rate": {"capacity_of": ...}`) was based on, as the run's
 /// context recorded it, and how much of that capacity the arm served.
 struct capacity_basis {
