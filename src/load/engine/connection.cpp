@@ -5,9 +5,6 @@
 #include "execbench/load/engine/target.hpp"
 
 #include <boost/asio/write.hpp>
-#include <boost/beast/http/error.hpp>
-
-#include <cstring>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -20,7 +17,6 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 constexpr auto connect_retry_backoff = std::chrono::milliseconds{10};
-constexpr std::size_t read_buffer_bytes = 16 * 1024;  // a response head must fit; bodies stream through
 
 /// Binds the open socket `s` to connection `index`'s loopback source address (load::loopback_source) when `to` has
 /// one; the port is left to connect(). When that fails, connect() picks the source as it would have.
@@ -141,13 +137,7 @@ void connection::on_connect(const boost::system::error_code& ec)
         return land();
     if (ec) {
         retry_after_ = clock::now() + connect_retry_backoff;
-        if (timed_out_)
-            return on_failure(error_class::connect_timeout);
-        if (ec == asio::error::connection_refused)
-            return on_failure(error_class::connect_refused);
-        if (ec == asio::error::timed_out)
-            return on_failure(error_class::connect_timeout);
-        return on_failure(error_class::connect_other);
+        return on_failure(connect_failure(ec, timed_out_));
     }
     boost::system::error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
@@ -165,8 +155,8 @@ void connection::do_write()
     }
     // Churn: the last request a connection carries asks the server to close it, so the server, not this
     // generator, holds the TIME_WAIT, and the next request connects afresh.
-    auto limit = group_.requests_per_connection();
-    const auto& bytes = limit != 0 && ++sent_on_socket_ >= limit ? request_->closing_bytes : request_->bytes;
+    const auto& bytes =
+        last_on_socket(++sent_on_socket_, group_.requests_per_connection()) ? request_->closing_bytes : request_->bytes;
     asio::async_write(socket_, asio::buffer(bytes),
                       [this](const boost::system::error_code& ec, std::size_t n) { on_write(ec, n); });
 }
@@ -179,16 +169,13 @@ void connection::on_write(const boost::system::error_code& ec, std::size_t n)
     if (ec)
         return on_failure(timed_out_ ? error_class::request_timeout : error_class::reset);
     phase_ = phase::reading;
-    parser_.emplace();
-    begin_ = end_ = 0;  // bytes the server sent unasked are not part of this response
-    if (!buffer_)
-        buffer_.reset(new char[read_buffer_bytes]);
+    reader_.begin();
     do_read();
 }
 
 void connection::do_read()
 {
-    socket_.async_read_some(asio::buffer(buffer_.get() + end_, read_buffer_bytes - end_),
+    socket_.async_read_some(reader_.space(),
                             [this](const boost::system::error_code& ec, std::size_t n) { on_read(ec, n); });
 }
 
@@ -196,52 +183,26 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n)
 {
     if (aborting_)
         return land();
-    if (ec) {
-        if (timed_out_)
-            return on_failure(error_class::request_timeout);
-        if (ec == asio::error::eof && parser_->is_header_done() && parser_->need_eof()) {
-            // A body delimited by the end of the connection.
-            boost::system::error_code pec;
-            parser_->put_eof(pec);
-            if (!pec && parser_->is_done())
-                return on_response();
-            return on_failure(error_class::bad_response);
-        }
-        return on_failure(error_class::reset);
+    auto state = read_state::cut_off;  // a reset, or our deadline's close
+    if (!ec)
+        state = reader_.received(n);
+    else if (ec == asio::error::eof && !timed_out_)
+        state = reader_.closed();
+    switch (state) {
+    case read_state::need_more: return do_read();
+    case read_state::done: return on_response();
+    case read_state::bad_response: return on_failure(error_class::bad_response);
+    case read_state::cut_off: return on_failure(timed_out_ ? error_class::request_timeout : error_class::reset);
     }
-    end_ += n;
-    while (begin_ < end_) {
-        boost::system::error_code pec;
-        auto used = parser_->put(asio::buffer(buffer_.get() + begin_, end_ - begin_), pec);
-        begin_ += used;
-        if (pec == boost::beast::http::error::need_more)
-            break;
-        if (pec)
-            return on_failure(error_class::bad_response);
-        if (parser_->is_done())
-            break;
-    }
-    if (begin_ == end_)
-        begin_ = end_ = 0;
-    if (parser_->is_done())
-        return on_response();
-    if (begin_ > 0) {
-        std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
-        end_ -= begin_;
-        begin_ = 0;
-    }
-    if (end_ == read_buffer_bytes)
-        return on_failure(error_class::bad_response);  // a response head larger than the buffer
-    do_read();
 }
 
 void connection::on_response()
 {
     auto now = clock::now();
-    int status = parser_->status();
-    group_.record().body(parser_->body_bytes());
-    auto limit = group_.requests_per_connection();
-    if (!parser_->keep_alive() || (limit != 0 && sent_on_socket_ >= limit))
+    const auto& response = reader_.response();
+    int status = response.status();
+    group_.record().body(response.body_bytes());
+    if (!response.keep_alive() || last_on_socket(sent_on_socket_, group_.requests_per_connection()))
         close();
     phase_ = phase::idle;
     settle();
@@ -319,7 +280,6 @@ void connection::close() noexcept
         counted_open_ = false;
         group_.closed();
     }
-    begin_ = end_ = 0;
     sent_on_socket_ = 0;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "execbench/load/engine/exchange.hpp"
 #include "execbench/load/engine/measurement.hpp"
 #include "execbench/load/engine/request.hpp"
-#include "execbench/load/engine/response_parser.hpp"
 
 #include "recorder.hpp"
 
@@ -19,9 +19,10 @@ namespace execbench::load::detail {
 
 class group;
 
-/// One keep-alive connection: connect, write the prepared request, read and parse the response incrementally,
-/// classify failures, reopen after them. Owned by its group for the whole trial; handlers capture `this`.
-/// The group decides what the connection does next (on_done, on_thought); the connection only does it.
+/// One keep-alive connection: connect, write the prepared request, read and parse the response incrementally
+/// (response_reader), classify failures (exchange.hpp), reopen after them. Owned by its group for the whole trial;
+/// handlers capture `this`. The group decides what the connection does next (on_done, on_thought); the connection only
+/// does it.
 class connection {
 public:
     connection(boost::asio::io_context& ioc, group& g, std::uint32_t slot);
@@ -76,10 +77,7 @@ private:
     std::uint32_t slot_;
     boost::asio::ip::tcp::socket socket_;
     boost::asio::steady_timer timer_;
-    std::optional<response_parser> parser_;
-    std::unique_ptr<char[]> buffer_;
-    std::size_t begin_ = 0;
-    std::size_t end_ = 0;
+    response_reader reader_;
     phase phase_ = phase::idle;
     const prepared_request* request_ = nullptr;
     time_point intended_{};
@@ -89,8 +87,8 @@ private:
     bool timed_out_ = false;
     bool aborting_ = false;
     bool sent_once_ = false;
-    bool counted_open_ = false;  // counted in the group's open connections
-    bool in_flight_ = false;     // counted in the recorder's requests in flight
+    bool counted_open_ = false;         // counted in the group's open connections
+    bool in_flight_ = false;            // counted in the recorder's requests in flight
     std::uint32_t sent_on_socket_ = 0;  // requests written since this socket connected
     std::uint64_t deadline_serial_ = 0;
     std::uint64_t pause_serial_ = 0;
