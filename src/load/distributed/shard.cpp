@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <sstream>
 #include <thread>
-#include <type_traits>
 
 namespace execbench::load {
 
@@ -17,25 +16,14 @@ constexpr unsigned max_shards = 1024;
 /// Shares one load's figures; `what` names the load in the error.
 result<void> share_load(load_spec& l, shard_spec s, std::string_view what)
 {
-    auto share = [&](auto& field, std::string_view name) -> result<void> {
-        if (field == 0)
-            return {};
-        // Every shard needs at least one, so that any shard alone can tell the split does not work.
-        auto part = shard_share(field, s);
-        if (field < s.count)
-            return fail("--shard " + format_shard(s) + ": " + std::string(what) + " has " + std::to_string(field) +
-                        " " + std::string(name) + ", fewer than the " + std::to_string(s.count) +
+    // Every shard needs at least one, so that any shard alone can tell the split does not work.
+    for (const auto& c : load_counts(l))
+        if (c.value != 0 && c.value < s.count)
+            return fail("--shard " + format_shard(s) + ": " + std::string(what) + " has " + std::to_string(c.value) +
+                        " " + std::string(c.name) + ", fewer than the " + std::to_string(s.count) +
                         " shards (each needs at least one)");
-        field = static_cast<std::remove_reference_t<decltype(field)>>(part);
-        return {};
-    };
-    for (auto r : {share(l.connections, "connections"), share(l.requests, "requests"), share(l.users, "users")})
-        if (!r)
-            return r;
-    l.rate /= s.count;  // a rate is a real number: every shard sends the same part
-    for (auto& st : l.stages)
-        st.target = static_cast<std::uint32_t>(shard_share(st.target, s));
-    prepare_ramp(l);  // a built-in profile's stages follow the shard's peak
+    // A rate is a real number: every shard sends the same part.
+    resize_load(l, {[s](std::uint64_t n) { return shard_share(n, s); }, [s](double rate) { return rate / s.count; }});
     return {};
 }
 
@@ -235,8 +223,6 @@ result<scenario> shard_scenario(scenario s, shard_spec shard)
     if (s.background)
         if (auto ok = share_load(s.background->load, shard, "the background load"); !ok)
             return ok.err();
-    if (auto ok = validate(s, "--shard"); !ok)
-        return ok.err();
     return s;
 }
 

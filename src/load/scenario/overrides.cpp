@@ -254,9 +254,10 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         s.load.think_min = std::chrono::seconds{1};
         s.load.think_max = std::chrono::seconds{3};
     }
-    prepare_ramp(s.load);
-    if (auto v = validate(s, "command line"); !v)
-        return fail(flag_wording(v.err().message));
+    auto prepared = prepare(s, "command line");  // a copy: on failure the caller keeps what the flags made
+    if (!prepared)
+        return fail(flag_wording(prepared.err().message));
+    s = std::move(*prepared);
     if (!o.scale)
         return notes;
     auto scaled = scale_scenario(std::move(s), *o.scale);

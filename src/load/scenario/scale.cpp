@@ -42,16 +42,9 @@ std::string figures(const load_spec& l)
 
 void scale_load(load_spec& l, double factor)
 {
-    l.connections = static_cast<std::uint32_t>(scale_count(l.connections, factor));
-    l.requests = scale_count(l.requests, factor);
-    l.users = static_cast<std::uint32_t>(scale_count(l.users, factor));
-    l.rate *= factor;  // a rate is a real number: no rounding needed
-    if (l.rate_from)
-        l.rate_from->times *= factor;
-    if (l.profile == ramp_profile::stages)
-        for (auto& st : l.stages)
-            st.target = static_cast<std::uint32_t>(scale_count(st.target, factor));
-    prepare_ramp(l);  // a built-in profile's stages follow its (scaled) peak
+    // A rate is a real number: no rounding needed.
+    resize_load(l, {[factor](std::uint64_t n) { return scale_count(n, factor); },
+                    [factor](double rate) { return rate * factor; }});
 }
 
 }  // namespace
@@ -84,8 +77,6 @@ result<scenario> scale_scenario(scenario s, double factor, std::string decided_b
         scale_load(s.background->load, factor);
     s.scale.factor *= factor;
     s.scale.decided_by = std::move(decided_by);
-    if (auto ok = validate(s, "--scale"); !ok)
-        return ok.err();
     return s;
 }
 
@@ -215,7 +206,7 @@ result<scenario> fit_open_files(const scenario& s, bool fit)
         return s;
     }
     if (!fit) {
-        // Today's message, naming the first process that does not fit, and how it could run here.
+        // Not run: the message names the first process that does not fit, and how it could run here.
         std::string why;
         if (auto gen = ensure_open_files(connections_needed(s)); !gen) {
             why = "not run: the load generator " + gen.err().message;

@@ -188,6 +188,34 @@ result<void> validate(const scenario& s, std::string_view where)
     return {};
 }
 
+std::vector<load_count> load_counts(const load_spec& l)
+{
+    return {{"connections", l.connections}, {"requests", l.requests}, {"users", l.users}};
+}
+
+void resize_load(load_spec& l, const load_resize& r)
+{
+    l.connections = static_cast<std::uint32_t>(r.count(l.connections));
+    l.requests = r.count(l.requests);
+    l.users = static_cast<std::uint32_t>(r.count(l.users));
+    for (auto& st : l.stages)
+        st.target = static_cast<std::uint32_t>(r.count(st.target));
+    l.rate = r.rate(l.rate);
+    if (l.rate_from)
+        l.rate_from->times = r.rate(l.rate_from->times);
+    prepare_ramp(l);  // a built-in profile's stages follow its new peak
+}
+
+result<scenario> prepare(scenario s, std::string_view where)
+{
+    prepare_ramp(s.load);
+    if (s.background)
+        prepare_ramp(s.background->load);
+    if (auto v = validate(s, where); !v)
+        return v.err();
+    return s;
+}
+
 void prepare_ramp(load_spec& l)
 {
     if (l.kind != shape::ramp)

@@ -490,12 +490,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         EXECBENCH_TRY(c, parse_capacity(rd, doc["capacity"], "capacity"));
         s.capacity = std::move(c);
     }
-    prepare_ramp(s.load);
-    if (s.background)
-        prepare_ramp(s.background->load);
-    if (auto v = validate(s, where); !v)
-        return v.err();
-    return s;
+    return prepare(std::move(s), where);
 }
 
 #undef EXECBENCH_TRY

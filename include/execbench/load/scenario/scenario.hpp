@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -89,7 +90,8 @@ struct server_spec {
     std::map<std::string, std::string> options;  ///< extra bench-server options, e.g. {"threads": "4"}
 };
 
-/// The factor a scenario's users, connections and rates were multiplied by (issue 15; load/scale.hpp): 1 as written.
+/// The factor a scenario's users, connections and rates were multiplied by (--scale, --fit-to-limits; load/scale.hpp):
+/// 1 as written.
 struct scale_label {
     double factor = 1;
     std::string decided_by;  ///< "generator", "server", "downstream" (fit to limits), "--scale", or "" when 1
@@ -135,8 +137,31 @@ struct scenario {
 /// Derives a ramp's stages from its profile (or its length and peak from explicit stages) and sets its
 /// connections to the peak; call again after changing a ramp's numbers.
 void prepare_ramp(load_spec& l);
-/// Checks cross-field rules (e.g. an open shape needs a rate); used after parsing and after CLI overrides.
+/// Checks cross-field rules (e.g. an open shape needs a rate); errors start with `where`. prepare() calls it.
 result<void> validate(const scenario& s, std::string_view where);
+/// The scenario as it runs: a ramp's stages laid out (prepare_ramp) and every rule checked (validate), once at the
+/// end of each source of its figures: its file (parse_scenario), then the command line (apply_overrides). What
+/// comes after keeps a prepared scenario prepared by construction (--scale rounds a count to at least 1, --shard
+/// refuses a share of 0), and a run trusts it.
+result<scenario> prepare(scenario s, std::string_view where);
+
+/// One count of a load by name ("connections", "requests", "users").
+struct load_count {
+    std::string_view name;
+    std::uint64_t value = 0;  ///< 0 where the shape does not use it
+};
+/// A load's counts, the one list of them: connections, requests and users (a ramp's stage targets follow users).
+std::vector<load_count> load_counts(const load_spec& l);
+
+/// How a load's figures change together: each count, and each rate (the rate, and a capacity multiple).
+struct load_resize {
+    std::function<std::uint64_t(std::uint64_t)> count;
+    std::function<double(double)> rate;
+};
+/// Changes every figure of a load at once, the one place they are listed: connections, requests, users and each
+/// stage's target through `r.count`, the rate and a capacity multiple through `r.rate`, then lays the ramp out again
+/// (prepare_ramp). --scale multiplies a load with it, --shard divides one.
+void resize_load(load_spec& l, const load_resize& r);
 
 /// The first moment, from the load's start, at which no request of `mix` is in the mix (by their `from` and
 /// `until`); nothing when some request is in it at every moment.
