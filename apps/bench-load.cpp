@@ -7,32 +7,29 @@
 #include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/results/capacity_results.hpp"
-#include "execbench/load/results/hlog.hpp"
-#include "execbench/load/results/profile_files.hpp"
-#include "execbench/load/results/results.hpp"
 #include "execbench/load/run/capacity.hpp"
-#include "execbench/load/run/metric_names.hpp"
-#include "execbench/load/run/preflight.hpp"
-#include "execbench/load/run/profiler.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/run/runner.hpp"
 #include "execbench/load/run/slo.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
+#include "execbench/load/session/session.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <utility>
 
 namespace {
 
 constexpr std::string_view program = "bench-load";
+
+// A session's end is bench-load's exit status, as the README's "Exit codes" lists them.
+static_assert(static_cast<int>(execbench::load::run_exit::ok) == execbench::apps::exit_ok);
+static_assert(static_cast<int>(execbench::load::run_exit::errors) == execbench::apps::exit_run_errors);
+static_assert(static_cast<int>(execbench::load::run_exit::slo_broken) == execbench::apps::exit_slo);
+static_assert(static_cast<int>(execbench::load::run_exit::behind) == execbench::apps::exit_behind);
 
 /// Flags of wrk, wrk2, hey, oha and k6 that bench-load spells otherwise or lacks, with what to write instead.
 const std::vector<execbench::apps::foreign_flag> foreign_flags = {
@@ -97,52 +94,6 @@ int search_capacity(const execbench::load::scenario& s, const execbench::load::r
     case load::capacity_result::outcome::stopped: break;
     }
     return execbench::apps::exit_run_errors;
-}
-
-}  // namespace
-
-namespace {
-
-/// --profile: one more trial with the server under perf, after the measured ones (the server is warm: no warm-up),
-/// into <folder of --out>/profile/; a profile that cannot be taken is said and the run's exit status stands.
-void profile_after(execbench::load::scenario s, execbench::load::run_options options,
-                   const execbench::load::run_result& measured, const std::optional<std::string>& out, bool quiet)
-{
-    namespace load = execbench::load;
-    load::profile_options p;
-    if (auto why = load::perf_unavailable(p)) {
-        std::fprintf(stderr, "bench-load: --profile: %s; no profile\n", why->c_str());
-        return;
-    }
-    s.warmup = {};
-    if (!measured.server.pid) {
-        std::fprintf(stderr, "bench-load: --profile: the server's pid is unknown (give --server-pid); no profile\n");
-        return;
-    }
-    options.server_pid = measured.server.pid;
-    if (quiet)
-        options.on_progress = nullptr;
-    else
-        std::fprintf(stderr, "bench-load: profiled trial (under perf, not a result)\n");
-    auto captured = load::run_profiled(s, options, p);
-    if (!captured) {
-        std::fprintf(stderr, "bench-load: --profile: %s\n", captured.err().message.c_str());
-        return;
-    }
-    double median = 0;
-    for (const auto& m : measured.summary)
-        if (m.name == load::metric::requests_per_second)
-            median = m.spread.median;
-    std::printf("%s\n",
-                load::format_profile_line(s.name, measured.arm_name(), &*captured, median).c_str());
-    for (const auto& note : captured->notes)
-        std::fprintf(stderr, "bench-load: --profile: %s\n", note.c_str());
-    auto dir = out ? std::filesystem::path(*out).parent_path() : std::filesystem::path{};
-    if (auto written = load::write_profile(*captured, dir.empty() ? std::filesystem::path{"."} : dir); !written)
-        std::fprintf(stderr, "bench-load: --profile: %s\n", written.err().message.c_str());
-    else
-        std::fprintf(stderr, "bench-load: profile written to %s\n",
-                     load::profile_path(dir.empty() ? "." : dir, s.name, measured.arm_name(), "*").string().c_str());
 }
 
 }  // namespace
@@ -377,38 +328,29 @@ int main(int argc, char** argv)
         pinned_to = execbench::format_cpu_list(*list);
     }
 
-    auto target = load::resolve_target(options.url, options.allow_remote);
-    if (!target)
-        return cannot_start(target.err().message);
-    auto server = load::probe_server(*target, options.server_pid);
-    if (!quiet)
-        std::fprintf(stderr, "bench-load: %s\n", load::format_banner(s, options, *target, server).c_str());
-    // One request before the warm-up: a dead port or a wrong path would otherwise fail every request of the run.
-    auto first = load::preflight(
-        s, *target,
-        std::min<std::chrono::milliseconds>(std::chrono::duration_cast<std::chrono::milliseconds>(s.timeout),
-                                            std::chrono::seconds{10}));
-    if (!first) {
-        if (!allow_errors)
-            return cannot_start("pre-flight request failed: " + first.err().message + " (--allow-errors runs anyway)");
-        std::fprintf(stderr, "bench-load: pre-flight request failed: %s; running anyway (--allow-errors)\n",
-                     first.err().message.c_str());
-    }
-    for (const auto& warning : load::server_mismatches(s, *target, server))
-        std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
-    if (auto warning = load::port_range_check(s, *target); !warning.empty())
-        std::fprintf(stderr, "bench-load: warning: %s\n", warning.c_str());
-    if (first)
-        if (auto warning = load::open_loop_capacity_warning(s, first->latency))
-            std::fprintf(stderr, "bench-load: warning: %s\n", warning->c_str());
-
-    // An --out file of another version's columns would refuse the results after the run: say so before it.
-    if (out && !capacity)
-        if (auto ok = load::check_appendable(load::output_paths_for(*out)); !ok)
-            return apps::usage_error(program, ok.err().message);
-
     const bool json = format == "json";
-    apps::stop_on_sigint();
+    auto print_line = [](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    };
+    load::session_options so;
+    so.allow_errors = allow_errors;
+    so.gates = std::move(gates);
+    so.processes = processes;
+    so.shard = shard;
+    so.start_at = start_at;
+    so.out = out;
+    so.hlog = hlog;
+    so.shard_trials = shard_trials;
+    so.json = json;
+    so.quiet = quiet;
+    so.note = [](const std::string& text) { std::fprintf(stderr, "bench-load: %s\n", text.c_str()); };
+    so.print = print_line;
+    if (processes > 1) {
+        so.shards.args = load::shard_arguments(std::vector<std::string>(argv + 1, argv + argc));
+        if (cpus)  // parsed above
+            so.shards.shard_cpus = load::split_cpus(*execbench::parse_cpu_list(*cpus), processes);
+    }
     options.stop = &apps::stop_requested;
     load::progress_printer progress(stderr);
     options.on_progress = [&](const load::progress_event& ev) {
@@ -416,15 +358,27 @@ int main(int argc, char** argv)
             progress(ev);
         if (ev.what == load::progress_event::phase::trial_done && ev.finished) {
             progress.clear();
-            auto line =
-                json ? load::format_trial_json(*ev.run, *ev.finished) : load::format_trial_line(*ev.run, *ev.finished);
-            std::printf("%s\n", line.c_str());
-            std::fflush(stdout);
+            print_line(json ? load::format_trial_json(*ev.run, *ev.finished)
+                            : load::format_trial_line(*ev.run, *ev.finished));
         }
     };
+    so.run = options;
+
+    auto opened = load::session::open(std::move(s), std::move(so));
+    if (!opened)
+        return cannot_start(opened.err().message);
+    const auto& session = *opened;
+    if (!quiet)
+        std::fprintf(stderr, "bench-load: %s\n", session.banner().c_str());
+    if (auto ready = session.preflight(); !ready)
+        return cannot_start(ready.err().message);
+    if (!capacity)
+        if (auto ok = session.check_outputs(); !ok)
+            return apps::usage_error(program, ok.err().message);
+    apps::stop_on_sigint();
 
     if (capacity) {
-        auto spec = s.capacity.value_or(load::capacity_spec{});
+        auto spec = session.scenario_used().capacity.value_or(load::capacity_spec{});
         spec.merge(capacity_flags);
         auto plan = load::make_capacity_plan(spec);
         if (!plan)
@@ -435,80 +389,21 @@ int main(int argc, char** argv)
             else
                 progress.clear();
         };
-        return search_capacity(s, options, *plan, json, out);
+        return search_capacity(session.scenario_used(), options, *plan, json, out);
     }
-    if (start_at) {
-        auto late = load::wait_for_start(*start_at, options.stop);
-        // Within a tenth of a second is clock noise between hosts (docs/distributed.md).
-        if (late > std::chrono::milliseconds{100})
-            std::fprintf(stderr,
-                         "bench-load: %s%lld ms late for --start-at %lld: starting now, so this generator's load "
-                         "runs that much later than the others' (docs/distributed.md)\n",
-                         shard ? ("shard " + load::format_shard(*shard) + " is ").c_str() : "",
-                         static_cast<long long>(late.count()), static_cast<long long>(*start_at));
-    }
-    auto result = [&] {
-        if (processes <= 1)
-            return load::run(s, options);
-        load::process_run_options p;
-        p.processes = processes;
-        p.args = load::shard_arguments(std::vector<std::string>(argv + 1, argv + argc));
-        if (cpus)  // parsed above
-            p.shard_cpus = load::split_cpus(*execbench::parse_cpu_list(*cpus), processes);
-        if (!quiet)
-            std::fprintf(stderr, "bench-load: %u generator processes, each with 1/%u of the load\n", processes,
-                         processes);
-        return load::run_in_processes(s, options, p);
-    }();
+    auto result = session.run();
     if (!result)
         return cannot_start(result.err().message);
     auto& r = *result;
     r.affinity.load = pinned_to;
     progress.clear();
-    if (processes > 1)
-        for (const auto& t : r.trials)  // a single process prints these as each trial ends
-            std::printf("%s\n", (json ? load::format_trial_json(r, t) : load::format_trial_line(r, t)).c_str());
-    auto verdicts = gates.empty() || r.trials.empty() ? std::vector<load::slo_verdict>{} : load::check_slo(gates, r);
-    if (!r.trials.empty())
-        std::printf("%s\n", (json ? load::format_summary_json(r, verdicts) : load::format_summary_line(r)).c_str());
-    std::fflush(stdout);
-    if (out) {
-        auto paths = load::output_paths_for(*out);
-        if (auto written = load::write_results(r, paths); !written) {
-            std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
-            return apps::exit_run_errors;
-        }
-    }
-    if (shard_trials) {
-        std::ofstream file(*shard_trials, std::ios::binary | std::ios::trunc);
-        file << load::format_shard_trials(r);
-        if (!file) {
-            std::fprintf(stderr, "bench-load: %s: cannot write the shard's trials\n", shard_trials->c_str());
-            return apps::exit_run_errors;
-        }
-    }
-    if (hlog) {
-        if (auto written = load::write_hlog(r, *hlog); !written) {
-            std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
-            return apps::exit_run_errors;
-        }
+    auto verdicts = session.judge(r);
+    session.summarize(r, verdicts);
+    if (auto written = session.write(r); !written) {
+        std::fprintf(stderr, "bench-load: %s\n", written.err().message.c_str());
+        return apps::exit_run_errors;
     }
     if (profile && !r.partial)
-        profile_after(s, options, r, out, quiet);
-    if (r.partial && !shard_trials)  // a shard of --processes leaves this to its parent
-        std::fprintf(stderr, "bench-load: stopped early; results written so far are marked partial\n");
-    for (const auto& v : verdicts)
-        if (!v.passed)
-            std::fprintf(stderr, "bench-load: SLO broken: %s\n", load::describe(v).c_str());
-    if (!verdicts.empty() && !load::slo_broken(verdicts)) {
-        std::string met;
-        for (const auto& v : verdicts)
-            met += (met.empty() ? "" : ", ") + load::describe(v);
-        std::fprintf(stderr, "bench-load: SLO met: %s\n", met.c_str());
-    }
-    if (load::slo_broken(verdicts) || (!gates.empty() && r.trials.empty()))
-        return apps::exit_slo;
-    if (r.had_errors() || r.partial)
-        return apps::exit_run_errors;
-    return r.had_unsent() ? apps::exit_behind : apps::exit_ok;
+        session.profile(r);
+    return static_cast<int>(session.finish(r, verdicts));
 }

@@ -115,20 +115,18 @@ std::vector<std::string> split_cpus(const cpu_list& cpus, unsigned shards)
     return out;
 }
 
-result<run_result> run_in_processes(const scenario& s, const run_options& options, const process_run_options& p)
+result<run_result> run_in_processes(const scenario& s, const run_options& options, const run_target& t,
+                                    const process_run_options& p)
 {
     // Every shard must get a share: the last shard's is the smallest.
     if (auto last = shard_scenario(s, {p.processes - 1, p.processes}); !last)
         return last.err();
-    auto tgt = resolve_target(options.url, options.allow_remote);
-    if (!tgt)
-        return tgt.err();
     scratch_dir scratch("bench-load-shards");
     if (scratch.path().empty())
         return fail("cannot create a temporary folder for the shards' results: " + std::string(std::strerror(errno)));
 
     auto cpu_before = read_cpu_times();
-    run_result out = start_run_record(s, options, *tgt);
+    run_result out = start_run_record(s, options, t);
     out.threads = std::max(1u, options.threads) * p.processes;
     auto start_at = epoch_millis_now() + p.start_delay.count();
     std::vector<pid_t> pids;

@@ -170,10 +170,10 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
 {
     if (auto missing = perf_unavailable(p))
         return fail(*missing);
-    auto tgt = resolve_target(options.url, options.allow_remote);
-    if (!tgt)
-        return tgt.err();
-    auto server = probe_server(*tgt, options.server_pid);
+    auto opened = open_target(options);
+    if (!opened)
+        return opened.err();
+    const auto& server = opened->server;
     if (!server.pid)
         return fail("the server's pid is unknown (a remote server, or give --server-pid): perf cannot watch it");
     scratch_dir dir("execbench-profile");
@@ -211,7 +211,6 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     scenario one = s;
     one.trials = 1;
     run_options ro = options;
-    ro.server_pid = server.pid;
     auto control = [&](auto step) {
         for (auto* session : {&record, &stat})
             if (*session)
@@ -222,7 +221,7 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     };
     ro.before_trial = [&] { control([](perf_session& x) { return x.enable(); }); };
     ro.after_trial = [&] { control([](perf_session& x) { return x.disable(); }); };
-    auto r = run(one, ro);
+    auto r = run(one, ro, *opened);
     if (!r)
         return r.err();
     out.run = std::move(*r);

@@ -118,7 +118,16 @@ duration expected_trial_length(const scenario& s)
 
 }  // namespace
 
-run_result start_run_record(const scenario& s, const run_options& options, const target& t)
+result<run_target> open_target(const run_options& options)
+{
+    auto where = resolve_target(options.url, options.allow_remote);
+    if (!where)
+        return where.err();
+    auto server = probe_server(*where, options.server_pid);
+    return run_target{std::move(*where), std::move(server)};
+}
+
+run_result start_run_record(const scenario& s, const run_options& options, const run_target& t)
 {
     run_result out;
     out.scenario_used = s;
@@ -133,7 +142,7 @@ run_result start_run_record(const scenario& s, const run_options& options, const
         std::snprintf(id, sizeof id, "%s-%04x", out.started_at.c_str(), rd() & 0xffff);
         out.run_id = id;
     }
-    out.server = probe_server(t, options.server_pid);
+    out.server = t.server;
     if (out.server.pid) {
         // Recorded only when the server runs on fewer CPUs than this process may use: "" means not pinned.
         auto server_cpus = execbench::allowed_cpus_of(*out.server.pid);
@@ -153,8 +162,14 @@ void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before
 
 result<run_result> run(const scenario& s, const run_options& options)
 {
-    if (auto v = validate(s, s.file.empty() ? "scenario" : s.file.string()); !v)
-        return v.err();
+    auto t = open_target(options);
+    if (!t)
+        return t.err();
+    return run(s, options, *t);
+}
+
+result<run_result> run(const scenario& s, const run_options& options, const run_target& t)
+{
     if (s.load.rate_from && !(s.load.rate > 0))
         return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
                     ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from); give "
@@ -162,14 +177,10 @@ result<run_result> run(const scenario& s, const run_options& options)
     auto limit = ensure_open_files(connections_needed(s));
     if (!limit)
         return fail("scenario " + s.name + ": " + limit.err().message);
-    auto tgt = resolve_target(options.url, options.allow_remote);
-    if (!tgt)
-        return tgt.err();
-
     auto cpu_before = read_cpu_times();
-    run_result out = start_run_record(s, options, *tgt);
+    run_result out = start_run_record(s, options, t);
 
-    auto plan = make_plan(s, *tgt, options);
+    auto plan = make_plan(s, t.where, options);
     auto run_start = clock::now();
     auto emit = [&](progress_event ev) {
         if (!options.on_progress)
@@ -239,7 +250,7 @@ result<run_result> run(const scenario& s, const run_options& options)
             if (stopping(options))
                 break;
         }
-        auto sampler = server_sampler(out.server, *tgt, options.sample_period);
+        auto sampler = server_sampler(out.server, t.where, options.sample_period);
         if (sampler)
             sampler->start();
         trial_result tr;

@@ -1,20 +1,19 @@
 #include "execbench/load/suite/suite.hpp"
 
+#include "capacity_arms.hpp"
+#include "server_run.hpp"
+
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/file.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
-#include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/metric_names.hpp"
-#include "execbench/load/run/preflight.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
-#include "execbench/load/suite/postgres_cluster.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include "execbench/load/results/csv_lines.hpp"
@@ -22,18 +21,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <random>
-#include <thread>
 
 namespace execbench::load {
 
 namespace {
 
 using clock = std::chrono::steady_clock;
+using detail::add_note;
 using detail::csv_field;
+using detail::pinning;
+using detail::run_outcome;
 
 }  // namespace
 
@@ -109,20 +108,6 @@ std::string error_summary(const run_result& r)
     return out;
 }
 
-void add_note(std::string& to, const std::string& note)
-{
-    if (!note.empty())
-        to += (to.empty() ? "" : "; ") + note;
-}
-
-/// What one server lifetime produced: why it did not run, or its result with the server's samples.
-struct run_outcome {
-    run_status status = run_status::failed;  ///< when there is no result: failed or not_run
-    std::string message;                     ///< the failure, or notes beside a result (stop problems)
-    std::optional<run_result> result;
-    detail::sampled_server sampled;
-};
-
 /// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
 /// the limits is replaced by itself scaled to the largest factor that fits, labelled (load/scale.hpp).
 std::optional<std::string> beyond_open_files(scenario& s, bool fit)
@@ -134,173 +119,6 @@ std::optional<std::string> beyond_open_files(scenario& s, bool fit)
         return fitted.err().message;
     s = std::move(*fitted);
     return std::nullopt;
-}
-
-/// The CPU lists every run of a suite uses.
-struct pinning {
-    affinity_record text;     ///< as recorded in the context ("" when not pinned)
-    std::string server_cpus;  ///< passed as --cpus ("" when the server keeps the inherited mask)
-    std::string downstream_cpus;
-    unsigned load_cpu_count = 0;
-};
-
-/// A fresh server for one arm (and a fresh downstream server and database when the scenario asks for them), the
-/// run options aimed at it, then the servers stopped. `body(run_options&, const server_process&)` does the load.
-/// Returns what went wrong starting (`started` false) or stopping them.
-struct servers_outcome {
-    bool started = false;
-    std::string message;
-};
-
-template <class Body>
-servers_outcome with_servers(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
-                             Body&& body)
-{
-    servers_outcome out;
-    auto deadline_of = [&] { return clock::now() + o.start_timeout; };
-    server_process downstream;
-    postgres_cluster database;
-    server_process server;
-    std::vector<std::string> args = arm_server_args(a);
-    args.insert(args.end(), {"--host", "127.0.0.1"});
-    if (!pins.server_cpus.empty())
-        args.insert(args.end(), {"--cpus", pins.server_cpus});
-    auto extra = server_option_args(s.server);
-    args.insert(args.end(), extra.begin(), extra.end());
-    if (s.server.downstream == "separate") {
-        std::vector<std::string> dargs{"--model", s.server.downstream_model, "--host", "127.0.0.1"};
-        if (!pins.downstream_cpus.empty())
-            dargs.insert(dargs.end(), {"--cpus", pins.downstream_cpus});
-        auto started = downstream.start(o.server_binary, dargs, deadline_of());
-        if (!started) {
-            out.message = "downstream " + started.err().message;
-            return out;
-        }
-        args.emplace_back("--downstream");
-        args.push_back(downstream.url());
-    }
-    if (s.server.database == "postgresql") {
-        if (auto started = database.start(); !started) {
-            (void)downstream.stop(o.stop_timeout);
-            out.message = "PostgreSQL " + started.err().message;
-            return out;
-        }
-        args.emplace_back("--movies-db");
-        args.push_back(database.url());
-    }
-    // A file on disk, so that a commit can wait for it; fresh for every run, removed with it.
-    std::optional<scratch_dir> database_file;
-    if (s.server.database == "sqlite-file") {
-        database_file.emplace("execbench-movies");
-        if (database_file->path().empty()) {
-            (void)downstream.stop(o.stop_timeout);
-            out.message = "cannot create a temporary folder for the movies file";
-            return out;
-        }
-        args.emplace_back("--movies-db");
-        args.push_back((database_file->path() / "movies.db").string());
-    }
-    if (auto started = server.start(o.server_binary, args, deadline_of()); !started) {
-        (void)downstream.stop(o.stop_timeout);
-        out.message = started.err().message;
-        return out;
-    }
-    out.started = true;
-
-    run_options ro;
-    ro.url = server.url();
-    ro.threads = o.threads;
-    ro.server_pid = server.pid();
-    ro.stop = o.stop;
-    ro.load_cpus = pins.load_cpu_count;
-    ro.sample_period = o.server_sample_period;
-    body(ro, server);
-
-    if (auto st = server.stop(o.stop_timeout); !st)
-        out.message = st.err().message;
-    if (auto st = downstream.stop(o.stop_timeout); !st)
-        out.message += (out.message.empty() ? "downstream " : "; downstream ") + st.err().message;
-    return out;
-}
-
-/// One scenario under one arm on a fresh server (and a fresh downstream server when the scenario asks for one).
-/// Writes nothing: the caller files the outcome.
-run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a, const run_order& order,
-                    const pinning& pins)
-{
-    run_outcome out;
-    std::optional<result<run_result>> r;
-    auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
-        // The run's own sampler is the only one: its readings of each trial make the suite's server timeline.
-        ro.on_progress = [&](const progress_event& ev) {
-            if (ev.what == progress_event::phase::trial_done && ev.finished) {
-                auto now = clock::now();
-                out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
-                if (ev.server_readings)
-                    out.sampled.readings.insert(out.sampled.readings.end(), ev.server_readings->begin(),
-                                                ev.server_readings->end());
-            }
-            if (o.on_progress)
-                o.on_progress(ev);
-        };
-        if (auto t = resolve_target(ro.url, false))
-            add_note(out.message, port_range_check(s, *t));
-        r = run(s, ro);
-    });
-    if (!servers.started) {
-        out.message = servers.message;
-        return out;
-    }
-    const auto& stop_problem = servers.message;
-    if (!*r) {
-        add_note(out.message, r->err().message + (stop_problem.empty() ? "" : "; " + stop_problem));
-        return out;
-    }
-    auto& res = r->value();
-    res.arm = a;
-    res.order = order;
-    res.affinity = pins.text;
-    if (res.server.model != a.model)
-        add_note(out.message, "server reported model '" + res.server.model + "'");
-    add_note(out.message, stop_problem);
-    out.result = std::move(res);
-    return out;
-}
-
-/// The profiled trial of one scenario under one arm, on a fresh server, written to `out_dir/profile/`; never filed
-/// with the measured trials.
-void profile_one(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
-                 const std::optional<run_result>& measured)
-{
-    profile_event ev;
-    ev.scenario = s.name;
-    ev.arm = a.name.empty() ? a.model : a.name;
-    if (measured)
-        for (const auto& m : measured->summary)
-            if (m.name == metric::requests_per_second)
-                ev.unprofiled_rps = m.spread.median;
-    std::optional<result<profile_capture>> captured;
-    auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
-        ro.on_progress = o.on_progress;
-        captured = run_profiled(s, ro, o.profiling);
-    });
-    if (!servers.started) {
-        ev.message = servers.message;
-    } else if (!*captured) {
-        ev.message = captured->err().message;
-    } else {
-        auto& c = captured->value();
-        c.run.arm = a;
-        c.run.affinity = pins.text;
-        for (const auto& note : c.notes)
-            add_note(ev.message, note);
-        if (auto w = write_profile(c, o.out_dir); !w)
-            add_note(ev.message, w.err().message);
-        ev.capture = &c;
-    }
-    add_note(ev.message, servers.started ? servers.message : "");
-    if (o.on_profile_done)
-        o.on_profile_done(ev);
 }
 
 /// One scenario × arm as the ledger files it: the trials of every round merged into one result.
@@ -385,144 +203,6 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
     if (o.on_run_done)
         o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
     return {};
-}
-
-/// Turns between the arms' capacity searches: one step at a time, the arms in their order, skipping those done.
-class step_turns {
-public:
-    explicit step_turns(std::size_t arms) : active_(arms, true) {}
-
-    /// Waits for arm `k`'s turn; false when it did not come within `limit`.
-    bool acquire(std::size_t k, std::chrono::minutes limit)
-    {
-        std::unique_lock lock(mutex_);
-        return changed_.wait_for(lock, limit, [&] { return current_ == k; });
-    }
-    /// Ends arm `k`'s turn: the next active arm's comes.
-    void release(std::size_t k)
-    {
-        std::lock_guard lock(mutex_);
-        advance_from(k);
-        changed_.notify_all();
-    }
-    /// Arm `k` takes no more turns (its search ended or its server did not start).
-    void leave(std::size_t k)
-    {
-        std::lock_guard lock(mutex_);
-        active_[k] = false;
-        if (current_ == k)
-            advance_from(k);
-        changed_.notify_all();
-    }
-
-private:
-    void advance_from(std::size_t k)
-    {
-        auto n = active_.size();
-        for (std::size_t i = 1; i <= n; ++i)
-            if (active_[(k + i) % n]) {
-                current_ = (k + i) % n;
-                return;
-            }
-        current_ = n;
-    }
-
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::vector<bool> active_;
-    std::size_t current_ = 0;
-};
-
-/// A scenario with a `capacity` object under every arm: each arm's search on its own fresh server, the steps
-/// interleaved across arms (one step of each in turn). Writes the suite's capacity files; the ledger is left to the
-/// fixed-rate runs (docs/suites.md).
-result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const scenario& s,
-                                                   const std::vector<arm_spec>& arms, const pinning& pins)
-{
-    capacity_spec spec = *s.capacity;
-    capacity_spec from_command_line;
-    from_command_line.step_duration = o.override_values.duration;
-    from_command_line.step_warmup = o.override_values.warmup;
-    from_command_line.trials = o.override_values.trials;
-    spec.merge(from_command_line);
-    auto plan = make_capacity_plan(spec);
-    if (!plan)
-        return fail("scenario " + s.name + ": " + plan.err().message);
-    step_turns turns(arms.size());
-    std::vector<capacity_record> records(arms.size());
-    std::vector<std::optional<run_result>> first_steps(arms.size());  // their context lines: machine, load, build
-    std::vector<suite_entry> entries(arms.size());
-    std::vector<std::thread> searches;
-    for (std::size_t k = 0; k < arms.size(); ++k) {
-        auto& e = entries[k];
-        e.suite = o.suite;
-        e.scenario = s.name;
-        e.model = arms[k].model;
-        e.arm = arms[k].name;
-        e.started_at = utc_timestamp();
-        searches.emplace_back([&, k] {
-            auto start = clock::now();
-            auto& rec = records[k];
-            rec.scenario = s.name;
-            rec.arm = arms[k].name.empty() ? arms[k].model : arms[k].name;
-            rec.model = arms[k].model;
-            rec.slo = plan->slo;
-            rec.connections = plan->connections.describe();
-            auto wrap = [&](const capacity_step_body& body) -> result<capacity_step> {
-                if (!turns.acquire(k, std::chrono::minutes{30}))
-                    return fail("the other arms' steps took more than 30 minutes");
-                auto st = body();
-                turns.release(k);
-                return st;
-            };
-            auto on_step = [&](const capacity_step& st, const run_result& r) {
-                if (rec.run_id.empty()) {
-                    rec.run_id = r.run_id;
-                    first_steps[k] = r;
-                    first_steps[k]->arm = arms[k];
-                    first_steps[k]->affinity = pins.text;
-                }
-                if (o.on_capacity_step)
-                    o.on_capacity_step(s.name, rec.arm, st);
-            };
-            auto servers = with_servers(o, s, arms[k], pins, [&](run_options& ro, const server_process&) {
-                // A step's own line (on_capacity_step) says what its "trial done" would.
-                ro.on_progress = [&](const progress_event& ev) {
-                    if (o.on_progress && ev.what != progress_event::phase::trial_done)
-                        o.on_progress(ev);
-                };
-                rec.result = run_capacity(s, ro, *plan, on_step, wrap);
-            });
-            turns.leave(k);
-            if (!servers.started) {
-                rec.result.what = capacity_result::outcome::stopped;
-                rec.result.stop_reason = servers.message;
-            }
-            entries[k].run_id = rec.run_id;
-            entries[k].seconds = std::chrono::duration<double>(clock::now() - start).count();
-            entries[k].status =
-                rec.result.what == capacity_result::outcome::stopped ? run_status::failed : run_status::ok;
-            entries[k].capacity_search = true;
-            entries[k].measured = rec.result.what == capacity_result::outcome::measured;
-            entries[k].lower_bound = rec.result.lower_bound();
-            entries[k].message = format_capacity_line(rec.result, rec.slo);
-            add_note(entries[k].message, servers.started ? servers.message : "");
-        });
-    }
-    for (auto& t : searches)
-        t.join();
-    auto paths = capacity_paths_for(o.out_dir / (o.suite + ".csv"));
-    for (std::size_t k = 0; k < arms.size(); ++k) {
-        if (!records[k].run_id.empty())
-            if (auto w = write_capacity(records[k], paths); !w)
-                return w.err();
-        if (first_steps[k])
-            if (auto w = append_context(*first_steps[k], output_paths_for(o.out_dir / (o.suite + ".csv"))); !w)
-                return w.err();
-        if (o.on_run_done)
-            o.on_run_done(entries[k], nullptr);
-    }
-    return entries;
 }
 
 /// Restores this process's CPU mask when the suite ends.
@@ -626,7 +306,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     for (std::size_t si = 0; si < scenarios.size(); ++si) {
         const auto& s = scenarios[si];
         if (s.capacity && !not_runnable[si]) {
-            auto searched = run_capacity_arms(o, s, arms, pins);
+            auto searched = detail::run_capacity_arms(o, s, arms, pins);
             if (!searched)
                 return searched.err();
             entries.insert(entries.end(), searched->begin(), searched->end());
@@ -698,7 +378,8 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
                     continue;
                 announce(k, round, false);
                 auto run_start = clock::now();
-                auto outcome = run_one(o, per_arm[k], arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
+                auto outcome =
+                    detail::run_one(o, per_arm[k], arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
                 records[k].spent += clock::now() - run_start;
                 absorb(records[k], std::move(outcome), round, interleaved);
                 remaining = remaining > each ? remaining - each : duration{};
@@ -724,7 +405,7 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             announce(k, 1, true);
             scenario once = per_arm[k];
             once.trials = 1;
-            profile_one(o, once, arms[k], pins, records[k].merged);
+            detail::profile_one(o, once, arms[k], pins, records[k].merged);
             auto one = estimate(once, 1);
             remaining = remaining > one ? remaining - one : duration{};
         }

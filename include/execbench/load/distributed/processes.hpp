@@ -33,8 +33,10 @@ std::vector<std::string> shard_arguments(const std::vector<std::string>& args);
 
 /// Runs `s` as `p.processes` bench-load shards (`--shard i/N`, a common `--start-at`), each with its own process,
 /// open-file limit and threads, and merges their trials exactly into one run labelled as a single-process run of
-/// `s` with `threads` the shards' threads together. The shards' standard output is discarded, their standard error
-/// is this process's. Fails before any load is sent when `s` cannot be split, or when a shard fails to start.
-result<run_result> run_in_processes(const scenario& s, const run_options& options, const process_run_options& p);
+/// `s` with `threads` the shards' threads together, against `t` as this process opened it. The shards' standard
+/// output is discarded, their standard error is this process's. Fails before any load is sent when `s` cannot be
+/// split, or when a shard fails to start.
+result<run_result> run_in_processes(const scenario& s, const run_options& options, const run_target& t,
+                                    const process_run_options& p);
 
 }  // namespace execbench::load

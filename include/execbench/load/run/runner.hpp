@@ -120,14 +120,26 @@ struct progress_event {
     const run_result* run = nullptr;  ///< the run so far (labels, options)
 };
 
-/// Runs a scenario: checks the open-file limit, resolves the target (refusing non-loopback unless allowed), reads
-/// /health, warms up, runs the trials with server sampling, and summarises. Never prints. Fails before any load
-/// is sent when the target or limits are unusable; a run whose requests fail still returns a result.
+/// Where a run sends its load: the target as resolved and the server as probed, once per run.
+struct run_target {
+    target where;
+    server_info server;
+};
+
+/// Resolves `options.url` (refusing a target off this machine unless `options.allow_remote`) and probes the
+/// server's /health and pid (probe_server).
+result<run_target> open_target(const run_options& options);
+
+/// Runs a scenario on a target already opened: checks the open-file limit, warms up, runs the trials with server
+/// sampling, and summarises. Never prints. Fails before any load is sent when the scenario or the limits are
+/// unusable; a run whose requests fail still returns a result.
+result<run_result> run(const scenario& s, const run_options& options, const run_target& t);
+/// open_target, then run: for callers whose run is one step of theirs (a capacity search's steps, a profile).
 result<run_result> run(const scenario& s, const run_options& options);
 
 /// A run's record before its trials: labels, the machine's context, a fresh run id and the server as probed (what
 /// `run` starts with; bench-load --processes fills in its shards' trials).
-run_result start_run_record(const scenario& s, const run_options& options, const target& t);
+run_result start_run_record(const scenario& s, const run_options& options, const run_target& t);
 /// Completes a record once its trials are in: the machine's load and steal since `cpu_before`, the summary.
 void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before);
 

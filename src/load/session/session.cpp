@@ -1,0 +1,198 @@
+#include "execbench/load/session/session.hpp"
+
+#include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/profile_files.hpp"
+#include "execbench/load/results/results.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/preflight.hpp"
+#include "execbench/load/run/profiler.hpp"
+#include "execbench/load/run/progress.hpp"
+#include "execbench/load/run/run_output.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <utility>
+
+namespace execbench::load {
+
+result<session> session::open(scenario s, session_options o)
+{
+    auto t = open_target(o.run);
+    if (!t)
+        return t.err();
+    return session(std::move(s), std::move(o), std::move(*t));
+}
+
+session::session(scenario s, session_options o, run_target t)
+    : scenario_(std::move(s)), options_(std::move(o)), target_(std::move(t))
+{
+}
+
+void session::note(const std::string& text) const
+{
+    if (options_.note)
+        options_.note(text);
+}
+
+void session::print(const std::string& line) const
+{
+    if (options_.print)
+        options_.print(line);
+}
+
+std::string session::banner() const
+{
+    return format_banner(scenario_, options_.run, target_.where, target_.server);
+}
+
+result<void> session::preflight() const
+{
+    auto timeout = std::min<std::chrono::milliseconds>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(scenario_.timeout), std::chrono::seconds{10});
+    auto first = load::preflight(scenario_, target_.where, timeout);
+    if (!first) {
+        if (!options_.allow_errors)
+            return fail("pre-flight request failed: " + first.err().message + " (--allow-errors runs anyway)");
+        note("pre-flight request failed: " + first.err().message + "; running anyway (--allow-errors)");
+    }
+    for (const auto& warning : warnings())
+        note("warning: " + warning);
+    if (first)
+        if (auto warning = open_loop_capacity_warning(scenario_, first->latency))
+            note("warning: " + *warning);
+    return {};
+}
+
+std::vector<std::string> session::warnings() const
+{
+    auto out = server_mismatches(scenario_, target_.where, target_.server);
+    if (auto ports = port_range_check(scenario_, target_.where); !ports.empty())
+        out.push_back(std::move(ports));
+    return out;
+}
+
+result<void> session::check_outputs() const
+{
+    if (!options_.out)
+        return {};
+    return check_appendable(output_paths_for(*options_.out));
+}
+
+result<run_result> session::run() const
+{
+    if (options_.start_at) {
+        auto late = wait_for_start(*options_.start_at, options_.run.stop);
+        // Within a tenth of a second is clock noise between hosts (docs/distributed.md).
+        if (late > std::chrono::milliseconds{100})
+            note((options_.shard ? "shard " + format_shard(*options_.shard) + " is " : std::string{}) +
+                 std::to_string(late.count()) + " ms late for --start-at " + std::to_string(*options_.start_at) +
+                 ": starting now, so this generator's load runs that much later than the others' "
+                 "(docs/distributed.md)");
+    }
+    if (options_.processes <= 1)
+        return load::run(scenario_, options_.run, target_);
+    auto plan = options_.shards;
+    plan.processes = options_.processes;
+    if (!options_.quiet)
+        note(std::to_string(plan.processes) + " generator processes, each with 1/" + std::to_string(plan.processes) +
+             " of the load");
+    auto r = run_in_processes(scenario_, options_.run, target_, plan);
+    // A single process prints these as each trial ends.
+    if (r)
+        for (const auto& t : r->trials)
+            print(options_.json ? format_trial_json(*r, t) : format_trial_line(*r, t));
+    return r;
+}
+
+void session::summarize(const run_result& r, const std::vector<slo_verdict>& verdicts) const
+{
+    if (!r.trials.empty())
+        print(options_.json ? format_summary_json(r, verdicts) : format_summary_line(r));
+}
+
+result<void> session::write(const run_result& r) const
+{
+    if (options_.out)
+        if (auto written = write_results(r, output_paths_for(*options_.out)); !written)
+            return written;
+    if (options_.shard_trials) {
+        std::ofstream file(*options_.shard_trials, std::ios::binary | std::ios::trunc);
+        file << format_shard_trials(r);
+        if (!file)
+            return fail(options_.shard_trials->string() + ": cannot write the shard's trials");
+    }
+    if (options_.hlog)
+        if (auto written = write_hlog(r, *options_.hlog); !written)
+            return written;
+    return {};
+}
+
+void session::profile(const run_result& measured) const
+{
+    profile_options p;
+    if (auto why = perf_unavailable(p)) {
+        note("--profile: " + *why + "; no profile");
+        return;
+    }
+    if (!measured.server.pid) {
+        note("--profile: the server's pid is unknown (give --server-pid); no profile");
+        return;
+    }
+    // The server is warm from the measured trials: no warm-up.
+    scenario s = scenario_;
+    s.warmup = {};
+    run_options o = options_.run;
+    o.server_pid = measured.server.pid;
+    if (options_.quiet)
+        o.on_progress = nullptr;
+    else
+        note("profiled trial (under perf, not a result)");
+    auto captured = run_profiled(s, o, p);
+    if (!captured) {
+        note("--profile: " + captured.err().message);
+        return;
+    }
+    double median = 0;
+    for (const auto& m : measured.summary)
+        if (m.name == metric::requests_per_second)
+            median = m.spread.median;
+    print(format_profile_line(s.name, measured.arm_name(), &*captured, median));
+    for (const auto& n : captured->notes)
+        note("--profile: " + n);
+    auto dir = options_.out ? options_.out->parent_path() : std::filesystem::path{};
+    if (dir.empty())
+        dir = ".";
+    if (auto written = write_profile(*captured, dir); !written)
+        note("--profile: " + written.err().message);
+    else
+        note("profile written to " + profile_path(dir, s.name, measured.arm_name(), "*").string());
+}
+
+std::vector<slo_verdict> session::judge(const run_result& r) const
+{
+    if (options_.gates.empty() || r.trials.empty())
+        return {};
+    return check_slo(options_.gates, r);
+}
+
+run_exit session::finish(const run_result& r, const std::vector<slo_verdict>& verdicts) const
+{
+    if (r.partial && !options_.shard_trials)  // a shard of --processes leaves this to its parent
+        note("stopped early; results written so far are marked partial");
+    for (const auto& v : verdicts)
+        if (!v.passed)
+            note("SLO broken: " + describe(v));
+    if (!verdicts.empty() && !slo_broken(verdicts)) {
+        std::string met;
+        for (const auto& v : verdicts)
+            met += (met.empty() ? "" : ", ") + describe(v);
+        note("SLO met: " + met);
+    }
+    if (slo_broken(verdicts) || (!options_.gates.empty() && r.trials.empty()))
+        return run_exit::slo_broken;
+    if (r.had_errors() || r.partial)
+        return run_exit::errors;
+    return r.had_unsent() ? run_exit::behind : run_exit::ok;
+}
+
+}  // namespace execbench::load

@@ -1,0 +1,19 @@
+#pragma once
+// Private to load/suite: the capacity searches of a suite, one per arm, their steps taking turns.
+
+#include "server_run.hpp"
+
+#include "execbench/core/result.hpp"
+#include "execbench/load/results/ledger.hpp"
+
+#include <vector>
+
+namespace execbench::load::detail {
+
+/// A scenario with a `capacity` object under every arm: each arm's search on its own fresh server, the steps
+/// interleaved across arms (one step of each in turn). Writes the suite's capacity files; the ledger is left to the
+/// fixed-rate runs (docs/suites.md).
+result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const scenario& s,
+                                                   const std::vector<arm_spec>& arms, const pinning& pins);
+
+}  // namespace execbench::load::detail

@@ -1,0 +1,180 @@
+#include "server_run.hpp"
+
+#include "execbench/core/file.hpp"
+#include "execbench/load/results/profile_files.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/session/session.hpp"
+#include "execbench/load/suite/postgres_cluster.hpp"
+
+#include <chrono>
+
+namespace execbench::load::detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+}  // namespace
+
+void add_note(std::string& to, const std::string& note)
+{
+    if (!note.empty())
+        to += (to.empty() ? "" : "; ") + note;
+}
+
+servers_outcome with_servers(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
+                             const server_body& body)
+{
+    servers_outcome out;
+    auto deadline_of = [&] { return clock::now() + o.start_timeout; };
+    server_process downstream;
+    postgres_cluster database;
+    server_process server;
+    std::vector<std::string> args = arm_server_args(a);
+    args.insert(args.end(), {"--host", "127.0.0.1"});
+    if (!pins.server_cpus.empty())
+        args.insert(args.end(), {"--cpus", pins.server_cpus});
+    auto extra = server_option_args(s.server);
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (s.server.downstream == "separate") {
+        std::vector<std::string> dargs{"--model", s.server.downstream_model, "--host", "127.0.0.1"};
+        if (!pins.downstream_cpus.empty())
+            dargs.insert(dargs.end(), {"--cpus", pins.downstream_cpus});
+        auto started = downstream.start(o.server_binary, dargs, deadline_of());
+        if (!started) {
+            out.message = "downstream " + started.err().message;
+            return out;
+        }
+        args.emplace_back("--downstream");
+        args.push_back(downstream.url());
+    }
+    if (s.server.database == "postgresql") {
+        if (auto started = database.start(); !started) {
+            (void)downstream.stop(o.stop_timeout);
+            out.message = "PostgreSQL " + started.err().message;
+            return out;
+        }
+        args.emplace_back("--movies-db");
+        args.push_back(database.url());
+    }
+    // A file on disk, so that a commit can wait for it; fresh for every run, removed with it.
+    std::optional<scratch_dir> database_file;
+    if (s.server.database == "sqlite-file") {
+        database_file.emplace("execbench-movies");
+        if (database_file->path().empty()) {
+            (void)downstream.stop(o.stop_timeout);
+            out.message = "cannot create a temporary folder for the movies file";
+            return out;
+        }
+        args.emplace_back("--movies-db");
+        args.push_back((database_file->path() / "movies.db").string());
+    }
+    if (auto started = server.start(o.server_binary, args, deadline_of()); !started) {
+        (void)downstream.stop(o.stop_timeout);
+        out.message = started.err().message;
+        return out;
+    }
+    out.started = true;
+
+    run_options ro;
+    ro.url = server.url();
+    ro.threads = o.threads;
+    ro.server_pid = server.pid();
+    ro.stop = o.stop;
+    ro.load_cpus = pins.load_cpu_count;
+    ro.sample_period = o.server_sample_period;
+    body(ro, server);
+
+    if (auto st = server.stop(o.stop_timeout); !st)
+        out.message = st.err().message;
+    if (auto st = downstream.stop(o.stop_timeout); !st)
+        out.message += (out.message.empty() ? "downstream " : "; downstream ") + st.err().message;
+    return out;
+}
+
+run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a, const run_order& order,
+                    const pinning& pins)
+{
+    run_outcome out;
+    std::optional<result<run_result>> r;
+    auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
+        // The run's own sampler is the only one: its readings of each trial make the suite's server timeline.
+        ro.on_progress = [&](const progress_event& ev) {
+            if (ev.what == progress_event::phase::trial_done && ev.finished) {
+                auto now = clock::now();
+                out.sampled.windows.push_back({ev.finished->index, now - ev.finished->measured.elapsed, now});
+                if (ev.server_readings)
+                    out.sampled.readings.insert(out.sampled.readings.end(), ev.server_readings->begin(),
+                                                ev.server_readings->end());
+            }
+            if (o.on_progress)
+                o.on_progress(ev);
+        };
+        // The server was started for this scenario: no pre-flight (a failure row's first request may fail by
+        // design), only what its /health and the port range say.
+        session_options so;
+        so.run = ro;
+        auto opened = session::open(s, std::move(so));
+        if (!opened) {
+            r.emplace(opened.err());
+            return;
+        }
+        for (const auto& warning : opened->warnings())
+            add_note(out.message, warning);
+        r.emplace(opened->run());
+    });
+    if (!servers.started) {
+        out.message = servers.message;
+        return out;
+    }
+    const auto& stop_problem = servers.message;
+    if (!*r) {
+        add_note(out.message, r->err().message + (stop_problem.empty() ? "" : "; " + stop_problem));
+        return out;
+    }
+    auto& res = r->value();
+    res.arm = a;
+    res.order = order;
+    res.affinity = pins.text;
+    if (res.server.model != a.model)
+        add_note(out.message, "server reported model '" + res.server.model + "'");
+    add_note(out.message, stop_problem);
+    out.result = std::move(res);
+    return out;
+}
+
+void profile_one(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
+                 const std::optional<run_result>& measured)
+{
+    profile_event ev;
+    ev.scenario = s.name;
+    ev.arm = a.name.empty() ? a.model : a.name;
+    if (measured)
+        for (const auto& m : measured->summary)
+            if (m.name == metric::requests_per_second)
+                ev.unprofiled_rps = m.spread.median;
+    std::optional<result<profile_capture>> captured;
+    auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
+        ro.on_progress = o.on_progress;
+        captured = run_profiled(s, ro, o.profiling);
+    });
+    if (!servers.started) {
+        ev.message = servers.message;
+    } else if (!*captured) {
+        ev.message = captured->err().message;
+    } else {
+        auto& c = captured->value();
+        c.run.arm = a;
+        c.run.affinity = pins.text;
+        for (const auto& note : c.notes)
+            add_note(ev.message, note);
+        if (auto w = write_profile(c, o.out_dir); !w)
+            add_note(ev.message, w.err().message);
+        ev.capture = &c;
+    }
+    add_note(ev.message, servers.started ? servers.message : "");
+    if (o.on_profile_done)
+        o.on_profile_done(ev);
+}
+
+}  // namespace execbench::load::detail
