@@ -4,7 +4,6 @@
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/scenario/open_files.hpp"
 #include "support/misbehaving_server.hpp"
 #include "support/server_fixture.hpp"
 
@@ -240,34 +239,6 @@ TEST_CASE("the timeline counts the requests in flight: all of a closed loop's wh
     CHECK(fg(p).count.ok >= 10);
     CHECK(std::any_of(fg(p).timeline.begin(), fg(p).timeline.end(),
                       [](const timeline_second& sec) { return sec.sampled && sec.in_flight == 0; }));
-}
-
-TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]")
-{
-    auto refused = resolve_target("http://192.0.2.7:80", false);
-    REQUIRE_FALSE(refused.ok());
-    CHECK_THAT(refused.err().message, Catch::Contains("not loopback") && Catch::Contains("--allow-remote"));
-    auto allowed = resolve_target("http://192.0.2.7:80", true);
-    REQUIRE(allowed.ok());
-    CHECK_FALSE(allowed->local);
-    auto local = resolve_target("http://localhost:1", false);
-    REQUIRE(local.ok());
-    CHECK(local->local);
-    CHECK_FALSE(resolve_target("https://127.0.0.1", false).ok());
-
-    run_options o;
-    o.url = "http://192.0.2.7:80";
-    auto r = run(burst(1, 1), o);
-    REQUIRE_FALSE(r.ok());
-    CHECK_THAT(r.err().message, Catch::Contains("--allow-remote"));
-}
-
-TEST_CASE("the open-file limit is checked before connections are opened", "[load]")
-{
-    CHECK(ensure_open_files(10).ok());
-    auto too_many = ensure_open_files(1'000'000'000);
-    REQUIRE_FALSE(too_many.ok());
-    CHECK_THAT(too_many.err().message, Catch::Contains("RLIMIT_NOFILE") && Catch::Contains("Remedy"));
 }
 
 TEST_CASE("a burst sends exactly its requests and a closed loop counts every answer", "[load]")
