@@ -183,7 +183,6 @@ double cpu_percent_between(const timed_sample& a, const timed_sample& b)
 
 process_summary summarize_readings(std::span<const timed_sample> readings, std::chrono::milliseconds period)
 {
-    constexpr std::chrono::milliseconds busiest_window{1000};
     process_summary out;
     if (readings.empty())
         return out;
@@ -198,7 +197,7 @@ process_summary summarize_readings(std::span<const timed_sample> readings, std::
         out.sockets_max = std::max(out.sockets_max, s.open_sockets);
         // The busiest second, not the busiest period: over 100 ms one 10 ms clock tick more or less is 10 % of a
         // core, and a maximum picks the interval where the ticks bunched (110 % of one core, on one core).
-        if (auto from = rate_start(readings, i, std::max(period, 2 * busiest_window)))
+        if (auto from = rate_start(readings, i, std::max(period, 2 * cpu_max_window)))
             out.cpu_percent_max = std::max(out.cpu_percent_max, cpu_percent_between(readings[*from], readings[i]));
     }
     const auto& first = readings.front();

@@ -66,13 +66,18 @@ std::optional<std::size_t> rate_start(std::span<const timed_sample> readings, st
 /// CPU use between two readings in percent of one core (100 = one core fully busy); 0 when `b` is not later.
 double cpu_percent_between(const timed_sample& a, const timed_sample& b);
 
+/// The window the CPU maximum is taken over: one 10 ms clock tick is 1 % of a core in it (10 % in a 100 ms sampling
+/// period, where the maximum picked the period the ticks bunched in). Recorded with every run (`server_sampling`
+/// in the context), so a reader can tell maxima taken over shorter windows before it.
+inline constexpr std::chrono::milliseconds cpu_max_window{1000};
+
 /// Aggregate of the readings taken while a trial ran.
 struct process_summary {
     std::uint32_t samples = 0;
     double resident_mb_avg = 0;
     double resident_mb_max = 0;
     double cpu_percent_avg = 0;  ///< 100 = one core fully busy
-    double cpu_percent_max = 0;  ///< over the busiest second (rate_start's rule); the average in a shorter window
+    double cpu_percent_max = 0;  ///< over the busiest cpu_max_window; the average in a shorter window
     std::uint32_t threads_max = 0;
     std::uint64_t voluntary_switches = 0;    ///< delta over the window
     std::uint64_t involuntary_switches = 0;  ///< delta over the window

@@ -1,5 +1,7 @@
 #include "execbench/load/results/results.hpp"
 
+#include "execbench/stats/sampler.hpp"
+
 #include "execbench/core/file.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
@@ -206,6 +208,8 @@ std::string context_json(const run_result& r)
     j["limits"] = {{"rlimit_nofile", r.context.rlimit_nofile},
                    {"somaxconn", r.context.somaxconn},
                    {"port_range", r.context.port_range}};
+    // How the server's figures were taken: a reader ranks a CPU maximum only when it is over a whole second.
+    j["server_sampling"] = {{"cpu_max_window_ms", stats::cpu_max_window.count()}};
     nlohmann::json arm_options = nlohmann::json::object();
     for (const auto& [k, v] : r.arm.options)
         arm_options[k] = v;
@@ -288,126 +292,154 @@ std::string context_json(const run_result& r)
     return j.dump();
 }
 
-result<void> write_results(const run_result& r, const output_paths& paths, bool with_context)
+namespace {
+
+/// The summary CSV: one row of medians, spreads and labels per run.
+result<void> write_summary(const run_result& r, const std::filesystem::path& file)
 {
     const auto& s = r.scenario_used;
-    // Summary row.
-    {
-        std::ofstream out;
-        if (auto ok = detail::open_rows(paths.summary, join_row(summary_columns()), out); !ok)
-            return ok;
-        std::vector<std::string> row{s.name, r.server.model, r.arm_name(), std::to_string(r.trials.size())};
-        if (r.summary.empty()) {
-            for (std::size_t i = 0; i < trial_metrics(trial_result{}).size(); ++i)
-                row.emplace_back("");
-        }
-        for (const auto& m : r.summary)
-            row.push_back(number(m.spread.median));
-        for (const auto& name : spread_metrics()) {
-            auto it = std::find_if(r.summary.begin(), r.summary.end(), [&](const auto& m) { return m.name == name; });
-            row.push_back(it == r.summary.end() ? "" : number(it->spread.min));
-            row.push_back(it == r.summary.end() ? "" : number(it->spread.max));
-        }
-        std::string noisy_names;
-        for (const auto& m : r.summary)
-            if (m.noisy)
-                noisy_names += (noisy_names.empty() ? "" : ";") + m.name;
-        row.push_back(r.noisy() ? "1" : "0");
-        row.push_back(noisy_names);
-        row.push_back(r.partial ? "1" : "0");
-        row.push_back(std::to_string(r.generator_bound_trials()));
-        for (auto& v : context_values(r))
-            row.push_back(std::move(v));
+    std::ofstream out;
+    if (auto ok = detail::open_rows(file, join_row(summary_columns()), out); !ok)
+        return ok;
+    std::vector<std::string> row{s.name, r.server.model, r.arm_name(), std::to_string(r.trials.size())};
+    if (r.summary.empty()) {
+        for (std::size_t i = 0; i < trial_metrics(trial_result{}).size(); ++i)
+            row.emplace_back("");
+    }
+    for (const auto& m : r.summary)
+        row.push_back(number(m.spread.median));
+    for (const auto& name : spread_metrics()) {
+        auto it = std::find_if(r.summary.begin(), r.summary.end(), [&](const auto& m) { return m.name == name; });
+        row.push_back(it == r.summary.end() ? "" : number(it->spread.min));
+        row.push_back(it == r.summary.end() ? "" : number(it->spread.max));
+    }
+    std::string noisy_names;
+    for (const auto& m : r.summary)
+        if (m.noisy)
+            noisy_names += (noisy_names.empty() ? "" : ";") + m.name;
+    row.push_back(r.noisy() ? "1" : "0");
+    row.push_back(noisy_names);
+    row.push_back(r.partial ? "1" : "0");
+    row.push_back(std::to_string(r.generator_bound_trials()));
+    for (auto& v : context_values(r))
+        row.push_back(std::move(v));
+    out << join_row(row);
+    if (!out)
+        return fail(file.string() + ": write failed");
+    return {};
+}
+
+/// The trials CSV: one row per trial, every metric.
+result<void> write_trials(const run_result& r, const std::filesystem::path& file)
+{
+    const auto& s = r.scenario_used;
+    std::ofstream out;
+    if (auto ok = detail::open_rows(file, join_row(trial_columns()), out); !ok)
+        return ok;
+    for (const auto& t : r.trials) {
+        std::vector<std::string> row{r.run_id,
+                                     s.name,
+                                     r.server.model,
+                                     r.arm_name(),
+                                     std::to_string(t.index),
+                                     t.measured.stopped ? "1" : "0",
+                                     t.generator_bound ? "1" : "0"};
+        for (const auto& [name, v] : trial_metrics(t))
+            row.push_back(number(v));
+        row.push_back(r.context.git_revision);
+        row.push_back(r.started_at);
+        row.push_back(number(s.scale.factor));
         out << join_row(row);
-        if (!out)
-            return fail(paths.summary.string() + ": write failed");
     }
-    // Per-trial rows.
-    {
-        std::ofstream out;
-        if (auto ok = detail::open_rows(paths.trials, join_row(trial_columns()), out); !ok)
-            return ok;
-        for (const auto& t : r.trials) {
-            std::vector<std::string> row{r.run_id,
-                                         s.name,
-                                         r.server.model,
-                                         r.arm_name(),
-                                         std::to_string(t.index),
-                                         t.measured.stopped ? "1" : "0",
-                                         t.generator_bound ? "1" : "0"};
-            for (const auto& [name, v] : trial_metrics(t))
-                row.push_back(number(v));
-            row.push_back(r.context.git_revision);
-            row.push_back(r.started_at);
-            row.push_back(number(s.scale.factor));
-            out << join_row(row);
+    if (!out)
+        return fail(file.string() + ": write failed");
+    return {};
+}
+
+/// The histograms file: a context comment, then one line per trial and series.
+result<void> write_histograms(const run_result& r, const std::filesystem::path& file)
+{
+    const auto& s = r.scenario_used;
+    std::error_code ec;
+    bool fresh = !std::filesystem::exists(file, ec);
+    std::ofstream out(file, std::ios::app | std::ios::binary);
+    if (!out)
+        return fail(file.string() + ": cannot be opened for writing");
+    if (fresh)
+        out << "# execbench histograms v2: "
+               "run_id<TAB>scenario<TAB>model<TAB>arm<TAB>trial<TAB>series<TAB>histogram "
+               "(microseconds; stats::histogram::serialize)\n";
+    out << "# context " << context_json(r) << "\n";
+    for (const auto& t : r.trials) {
+        auto line = [&](const char* series, const stats::histogram& h) {
+            out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << r.arm_name() << '\t' << t.index
+                << '\t' << series << '\t' << h.serialize() << '\n';
+        };
+        line("latency", t.measured.foreground.latency);
+        line("service", t.measured.foreground.service);
+        if (t.measured.background)
+            line("background_latency", t.measured.background->latency);
+    }
+    if (!out)
+        return fail(file.string() + ": write failed");
+    return {};
+}
+
+/// The timeline CSV: one row per trial and second.
+result<void> write_timeline(const run_result& r, const std::filesystem::path& file)
+{
+    const auto& s = r.scenario_used;
+    std::ofstream out;
+    if (auto ok = detail::open_rows(file, timeline_header(), out); !ok)
+        return ok;
+    // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
+    const auto& load = s.load;
+    bool open = load.kind == shape::open, ramp = load.kind == shape::ramp;
+    auto length_s = std::chrono::duration<double>(load.length).count();
+    for (const auto& t : r.trials) {
+        const auto& tl = t.measured.foreground.timeline;
+        const auto& latencies = t.measured.foreground.latency_seconds;
+        const auto& cpu = t.measured.loadgen_cpu_percent;
+        for (std::size_t sec = 0; sec < tl.size(); ++sec) {
+            const auto& b = tl[sec];
+            auto latency = latencies.at(sec);
+            auto end_s = std::min(double(sec + 1), length_s);
+            bool scheduled = double(sec) < length_s;
+            std::string users_target;
+            if (ramp && scheduled)
+                users_target = number(std::round(ramp_users_at(
+                    load.stages, std::chrono::duration_cast<duration>(std::chrono::duration<double>(end_s)))));
+            out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index),
+                             std::to_string(sec), std::to_string(b.ok), std::to_string(b.errors),
+                             number(double(latency.value_at_percentile(50)) / 1000.0),
+                             number(double(latency.value_at_percentile(90)) / 1000.0),
+                             number(double(latency.value_at_percentile(99)) / 1000.0),
+                             number(double(latency.max()) / 1000.0), open ? std::to_string(b.unsent) : "",
+                             open && scheduled ? number(load.rate) : "",
+                             ramp && b.sampled ? std::to_string(b.users) : "", users_target,
+                             b.sampled ? std::to_string(b.connections) : "",
+                             sec < cpu.size() ? execbench::fixed(cpu[sec], 1) : "",
+                             b.sampled ? std::to_string(b.in_flight) : ""});
         }
-        if (!out)
-            return fail(paths.trials.string() + ": write failed");
     }
-    // Histograms: a context comment, then one line per trial and series.
-    {
-        std::error_code ec;
-        bool fresh = !std::filesystem::exists(paths.histograms, ec);
-        std::ofstream out(paths.histograms, std::ios::app | std::ios::binary);
-        if (!out)
-            return fail(paths.histograms.string() + ": cannot be opened for writing");
-        if (fresh)
-            out << "# execbench histograms v2: "
-                   "run_id<TAB>scenario<TAB>model<TAB>arm<TAB>trial<TAB>series<TAB>histogram "
-                   "(microseconds; stats::histogram::serialize)\n";
-        out << "# context " << context_json(r) << "\n";
-        for (const auto& t : r.trials) {
-            auto line = [&](const char* series, const stats::histogram& h) {
-                out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << r.arm_name() << '\t' << t.index
-                    << '\t' << series << '\t' << h.serialize() << '\n';
-            };
-            line("latency", t.measured.foreground.latency);
-            line("service", t.measured.foreground.service);
-            if (t.measured.background)
-                line("background_latency", t.measured.background->latency);
-        }
-        if (!out)
-            return fail(paths.histograms.string() + ": write failed");
-    }
-    // Timeline.
-    {
-        std::ofstream out;
-        if (auto ok = detail::open_rows(paths.timeline, timeline_header(), out); !ok)
-            return ok;
-        // A figure the shape does not have is left empty, not 0, so a chart leaves it out rather than draws a zero.
-        const auto& load = s.load;
-        bool open = load.kind == shape::open, ramp = load.kind == shape::ramp;
-        auto length_s = std::chrono::duration<double>(load.length).count();
-        for (const auto& t : r.trials) {
-            const auto& tl = t.measured.foreground.timeline;
-            const auto& latencies = t.measured.foreground.latency_seconds;
-            const auto& cpu = t.measured.loadgen_cpu_percent;
-            for (std::size_t sec = 0; sec < tl.size(); ++sec) {
-                const auto& b = tl[sec];
-                auto latency = latencies.at(sec);
-                auto end_s = std::min(double(sec + 1), length_s);
-                bool scheduled = double(sec) < length_s;
-                std::string users_target;
-                if (ramp && scheduled)
-                    users_target = number(std::round(ramp_users_at(
-                        load.stages, std::chrono::duration_cast<duration>(std::chrono::duration<double>(end_s)))));
-                out << join_row({r.run_id, s.name, r.server.model, r.arm_name(), std::to_string(t.index),
-                                 std::to_string(sec), std::to_string(b.ok), std::to_string(b.errors),
-                                 number(double(latency.value_at_percentile(50)) / 1000.0),
-                                 number(double(latency.value_at_percentile(90)) / 1000.0),
-                                 number(double(latency.value_at_percentile(99)) / 1000.0),
-                                 number(double(latency.max()) / 1000.0), open ? std::to_string(b.unsent) : "",
-                                 open && scheduled ? number(load.rate) : "",
-                                 ramp && b.sampled ? std::to_string(b.users) : "", users_target,
-                                 b.sampled ? std::to_string(b.connections) : "",
-                                 sec < cpu.size() ? execbench::fixed(cpu[sec], 1) : "",
-                                 b.sampled ? std::to_string(b.in_flight) : ""});
-            }
-        }
-        if (!out)
-            return fail(paths.timeline.string() + ": write failed");
-    }
+    if (!out)
+        return fail(file.string() + ": write failed");
+    return {};
+}
+
+}  // namespace
+
+result<void> write_results(const run_result& r, const output_paths& paths, bool with_context)
+{
+    // In this order, stopping at the first that fails: the summary row is what a reader looks for first.
+    if (auto w = write_summary(r, paths.summary); !w)
+        return w;
+    if (auto w = write_trials(r, paths.trials); !w)
+        return w;
+    if (auto w = write_histograms(r, paths.histograms); !w)
+        return w;
+    if (auto w = write_timeline(r, paths.timeline); !w)
+        return w;
     if (with_context)
         return append_context(r, paths);
     return {};
