@@ -3,6 +3,7 @@
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/ramp.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
+#include "execbench/report/verdict_text.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -5,6 +5,7 @@
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
+#include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <algorithm>

@@ -8,6 +8,7 @@
 #include "execbench/report/finding.hpp"
 #include "execbench/report/parity.hpp"
 #include "execbench/report/scenario_rows.hpp"
+#include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <nlohmann/json.hpp>

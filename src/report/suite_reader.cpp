@@ -429,6 +429,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
                     d.contexts.push_back(by_id[it->second.run_id]);
                     it->second.context = by_id[it->second.run_id];
                     it->second.scale_note = scale_notes[it->second.run_id];
+                    it->second.cpu_max_over_second = cpu_max_over_second(it->second.context);
                 }
             }
         // A capacity search's context is its first step's.
@@ -546,6 +547,21 @@ std::string scale_suffix(const suite_data& s, const std::string& scenario)
     for (const auto& f : factors)
         out += (out.empty() ? " (at " : ", ") + f;
     return out.empty() ? out : out + " scale)";
+}
+
+bool cpu_max_over_second(std::string_view context_json)
+{
+    auto j = nlohmann::json::parse(context_json, nullptr, false);
+    if (!j.is_object())
+        return false;
+    if (j.contains("server_sampling") && j["server_sampling"].is_object()) {
+        const auto& s = j["server_sampling"];
+        return s.contains("cpu_max_window_ms") && s["cpu_max_window_ms"].is_number() &&
+               s["cpu_max_window_ms"].get<double>() >= 1000;
+    }
+    // ISO 8601 times in UTC compare as text.
+    return j.contains("started_at") && j["started_at"].is_string() &&
+           j["started_at"].get<std::string>() >= cpu_max_rule_since;
 }
 
 }  // namespace execbench::report

@@ -1,3 +1,4 @@
+#include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
 
 #include <catch2/catch.hpp>
@@ -338,4 +339,40 @@ TEST_CASE("a consistent difference smaller than the noise floor is a tie", "[rep
     c = judge(arms, two, rps);
     CHECK(c.kind == verdict::winner);
     CHECK(c.winner == "loop");
+}
+
+TEST_CASE("a CPU maximum taken over 100 ms ranks no arm, one taken over a second does", "[report][winners]")
+{
+    // The reactive suite's cell before the busiest-second rule: 100 % against 110 %, one 10 ms clock tick apart.
+    auto busy = [](double cpu_max) {
+        arm_trials a;
+        for (int i = 0; i < 3; ++i) {
+            a.trials.push_back({{"wall_millis", 20'000},
+                                {"requests_error", 0},
+                                {"requests_unsent", 0},
+                                {"requests_ok", 10'000},
+                                {"requests_total", 10'000},
+                                {"server_samples", 200},
+                                {"server_cpu_percent_max", cpu_max}});
+        }
+        return a;
+    };
+    std::map<std::string, arm_trials> arms{{"pool", busy(110)}, {"fiber", busy(100)}};
+    const auto& cpu_max = rule_for("server_cpu_percent_max");
+    CHECK(judge(arms, three, cpu_max).winner == "fiber");
+    arms["pool"].cpu_max_over_second = false;
+    CHECK(judge(arms, three, cpu_max).kind == verdict::not_ranked);
+}
+
+TEST_CASE("a run's context says whether its CPU maximum is over a second", "[report][winners]")
+{
+    CHECK(cpu_max_over_second(R"({"started_at":"2026-12-01T20:00:00Z","server_sampling":{"cpu_max_window_ms":1000}})"));
+    CHECK_FALSE(
+        cpu_max_over_second(R"({"started_at":"2026-12-03T20:00:00Z","server_sampling":{"cpu_max_window_ms":90}})"));
+    // Lines from before the field: by the start time against the rule's commit.
+    CHECK_FALSE(cpu_max_over_second(R"({"started_at":"2026-12-01T20:00:00Z"})"));
+    CHECK_FALSE(cpu_max_over_second(R"({"started_at":"2026-12-02T07:54:23Z"})"));
+    CHECK(cpu_max_over_second(R"({"started_at":"2026-12-02T08:25:00Z"})"));
+    CHECK_FALSE(cpu_max_over_second(""));
+    CHECK_FALSE(cpu_max_over_second("not json"));
 }

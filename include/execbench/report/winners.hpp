@@ -33,7 +33,7 @@ enum class verdict {
     tie,             ///< no arm or group of arms ranks above the rest
     too_few_trials,  ///< an arm had fewer than min_verdict_trials usable trials
     not_sampled,     ///< a trial had fewer than min_server_samples server samples
-    not_ranked,      ///< the metric cannot decide here (client-set, or one per-second bucket)
+    not_ranked,      ///< the metric cannot decide here (client-set, one per-second bucket, a 100 ms CPU max)
     unequal_work,    ///< a server_equal_work metric where the arms completed different numbers of requests
 };
 
@@ -53,6 +53,7 @@ struct pair_verdict {
 /// One arm's trials in one scenario, every trial (generator-bound ones included).
 struct arm_trials {
     std::vector<trial_row> trials;
+    bool cpu_max_over_second = true;  ///< false: its CPU max is a 100 ms period's and does not rank (run_view)
 };
 
 /// One scenario: arm → its trials. Arms that failed or did not run are absent and take no part.
@@ -117,24 +118,5 @@ std::vector<scenario_figures> figures_of(const suite_data& suite);
 
 /// How a cell reads in a table: the winner, the leaders joined by " = " ("fiber = loop"), or why there is none.
 std::string cell_text(const cell_verdict& c);
-
-/// One pair in the words of hyperfine: "loop: 2.93× (2.88–2.99) lower latency p99 than pool", or a tie.
-std::string describe(const pair_verdict& p, const metric_rule& rule);
-
-/// The pair that sums up a cell: for a winner, the arm it leads by least (the runner-up); for a tie, an undecided
-/// pair of the arm with the best median. Null when the cell has no pairs (no verdict).
-const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule);
-
-/// A cell's verdict in one short line with its interval: "loop: 1.04× (1.02–1.05) lower than fiber",
-/// "tie: fiber / loop 1.008× (0.982–1.029)", or why there is none ("too few trials").
-std::string verdict_line(const cell_verdict& c, const metric_rule& rule);
-
-/// "loop 45 %, fiber 30 %, pool 25 % of 60 decided cells; 40 ties", or why there is no share.
-std::string share_text(const winners_table& t);
-
-/// The "## Winners" section of a suite page: the rules, the shares, per scenario counts, the verdict per metric
-/// and every pair's ratio with its interval.
-std::string winners_markdown(const suite_data& suite, const winners_table& t,
-                             std::string_view methodology_link = "../methodology.md");
 
 }  // namespace execbench::report

@@ -1,0 +1,319 @@
+#include "execbench/report/verdict_text.hpp"
+
+#include "execbench/load/run/metric_names.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace execbench::report {
+
+namespace metric = load::metric;
+
+namespace {
+
+/// A factor at three significant digits, so a decided 1.004× does not print as a tie-looking 1.00×.
+std::string factor(double v)
+{
+    if (std::isinf(v))
+        return "∞";
+    char buf[32];
+    int decimals = v < 1.1 ? 3 : v < 10 ? 2 : v < 100 ? 1 : 0;
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string factor_with_interval(double f, double low, double high)
+{
+    return factor(f) + "× (" + factor(low) + "–" + factor(high) + ")";
+}
+
+std::string percent(double share)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.0f %%", 100.0 * share);
+    return buf;
+}
+
+}  // namespace
+
+namespace {
+
+/// A decided pair's factor with its interval, stated as ≥ 1 in the better arm's favour, as hyperfine does.
+std::string in_favour(const pair_verdict& p, const metric_rule& rule)
+{
+    const auto& r = p.ratio;
+    bool invert = (p.better == p.first) == (rule.direction == better::lower);
+    auto inv = [](double x) { return x == 0 ? std::numeric_limits<double>::infinity() : 1 / x; };
+    return invert ? factor_with_interval(inv(r.ratio), inv(r.high), inv(r.low))
+                  : factor_with_interval(r.ratio, r.low, r.high);
+}
+
+/// failure_tolerance as the pages state it: "0.1 %".
+std::string tolerance_text()
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%g %%", failure_tolerance * 100);
+    return buf;
+}
+
+std::string tie_text(const pair_verdict& p)
+{
+    return "tie: " + p.first + " / " + p.second + " " + factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high);
+}
+
+const std::string& worse_of(const pair_verdict& p)
+{
+    return p.better == p.first ? p.second : p.first;
+}
+
+/// How far apart a pair is, either way round: 2× and 0.5× are equally far. A pair decided by failures is farthest.
+double distance(const pair_verdict& p)
+{
+    if (p.by_failures)
+        return std::numeric_limits<double>::infinity();
+    double r = p.ratio.ratio > 0 ? p.ratio.ratio : 1.0;
+    return std::max(r, 1.0 / r);
+}
+
+}  // namespace
+
+std::string describe(const pair_verdict& p, const metric_rule& rule)
+{
+    if (p.better.empty())
+        return tie_text(p);
+    const auto& worse = worse_of(p);
+    if (p.by_failures)
+        return p.better + " above " + worse + " (" + worse + ": " + p.failure + ", over " + tolerance_text() +
+               " of its requests; " + p.first + " / " + p.second + " " +
+               factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high) + ")";
+    return p.better + ": " + in_favour(p, rule) + (rule.direction == better::lower ? " lower " : " higher ") +
+           rule.label + " than " + worse;
+}
+
+const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule)
+{
+    const pair_verdict* best = nullptr;
+    auto closer = [&](const pair_verdict& p) { return !best || distance(p) < distance(*best); };
+    if (c.kind == verdict::winner || c.kind == verdict::shared) {
+        // The lead over the nearest arm behind: a leader's decided pair with an arm that is not a leader.
+        auto leads = [&](const std::string& a) {
+            return std::find(c.leaders.begin(), c.leaders.end(), a) != c.leaders.end();
+        };
+        for (const auto& p : c.pairs)
+            if (!p.better.empty() && leads(p.better) && !leads(worse_of(p)) && closer(p))
+                best = &p;
+        return best;
+    }
+    if (c.kind != verdict::tie || c.pairs.empty())
+        return nullptr;
+    // The arm ahead of the most others (by the verdict where a pair has one, else by its median).
+    std::map<std::string, unsigned> ahead;
+    for (const auto& p : c.pairs) {
+        bool first_lower = p.ratio.ratio < 1;
+        bool first_ahead = !p.better.empty() ? p.better == p.first : first_lower == (rule.direction == better::lower);
+        ++ahead[first_ahead ? p.first : p.second];
+    }
+    std::string top;
+    unsigned most = 0;
+    for (const auto& p : c.pairs)
+        for (const auto* arm : {&p.first, &p.second})
+            if (ahead[*arm] > most || top.empty()) {
+                most = ahead[*arm];
+                top = *arm;
+            }
+    for (const auto& p : c.pairs)
+        if (p.better.empty() && (p.first == top || p.second == top) && closer(p))
+            best = &p;
+    if (!best)
+        for (const auto& p : c.pairs)
+            if (p.better.empty() && closer(p))
+                best = &p;
+    return best;
+}
+
+std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
+{
+    const auto* p = deciding_pair(c, rule);
+    if (!p)
+        return std::string(to_string(c.kind));
+    if (c.kind == verdict::tie)
+        return tie_text(*p);
+    auto lead = cell_text(c);
+    // Every arm the failures ranked down, with the figure that did it (the worst trial's).
+    std::string failed;
+    for (const auto& a : c.demoted())
+        failed += (failed.empty() ? "" : ", ") + a + " " + failure_text(c.failures.at(a));
+    failed = failed.empty() ? failed : "failures over " + tolerance_text() + " of requests: " + failed;
+    if (p->by_failures)
+        return lead + " (" + failed + ")";
+    return lead + ": " + in_favour(*p, rule) + (rule.direction == better::lower ? " lower" : " higher") + " than " +
+           worse_of(*p) + (failed.empty() ? "" : "; " + failed);
+}
+
+std::string share_text(const winners_table& t)
+{
+    if (t.single_arm)
+        return "n/a (one arm)";
+    std::string out;
+    if (t.decided == 0) {
+        out = "no decided cells";
+    } else {
+        for (const auto& m : t.ranking())
+            out += (out.empty() ? "" : ", ") + m + " " + percent(t.share(m));
+        out += " of " + std::to_string(t.decided) + " decided cells";
+        if (t.decided_by_failures > 0)
+            out += " (" + std::to_string(t.decided_by_failures) + " of them with an arm ranked down for failures)";
+    }
+    if (t.shared > 0)
+        out += "; " + std::to_string(t.shared) + (t.shared == 1 ? " shared lead" : " shared leads");
+    out += "; " + std::to_string(t.ties) + (t.ties == 1 ? " tie" : " ties");
+    if (t.too_few_trials > 0)
+        out += ", " + std::to_string(t.too_few_trials) + " too few trials";
+    if (t.not_sampled > 0)
+        out += ", " + std::to_string(t.not_sampled) + " not sampled";
+    if (t.unequal_work > 0)
+        out += ", " + std::to_string(t.unequal_work) + " unequal work";
+    return out;
+}
+
+std::string winners_markdown(const suite_data& s, const winners_table& w, std::string_view methodology_link)
+{
+    std::ostringstream md;
+    md << "## Winners\n\n";
+    md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
+          "bootstrap interval (method and limits in [methodology]("
+       << methodology_link
+       << "#statistics)). An arm wins a cell only when it ranks above every other arm: an arm whose failed and unsent "
+          "requests exceed "
+       << tolerance_text()
+       << " of a trial's requests ranks below every arm without (the cells name the arm and its worst trial's "
+          "count); otherwise a pair is decided only where the whole interval lies more than "
+       << tie_margin * 100
+       << " % from 1 (the A/A noise floor: a smaller difference is a tie, however consistent). Arms that tie with each "
+          "other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); anything else "
+          "is a **tie**. No verdict: *too few trials* (an arm with fewer than "
+       << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
+       << min_server_samples
+       << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
+          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket; CPU "
+          "max of runs recorded before 2026-12-02 07:56 UTC, taken over 100 ms where one clock tick is 10 % of a "
+          "core), "
+          "*unequal work* (CPU max, memory and context switches, which grow with the work done, where the arms' "
+          "requests ok differ by more than the noise floor). CPU is ranked as CPU-seconds per 1,000 completed "
+          "requests (CPU avg × wall time ÷ requests ok), so an arm that serves fewer requests does not win it by "
+          "doing less. Requests ok, requests per second and sockets are higher-is-better, everything else "
+          "lower-is-better, as "
+          "in the Loom/WebFlux study. Arms that failed or did not run take no part.\n\n";
+    if (w.single_arm) {
+        md << "n/a: a suite with one arm has no winners.\n\n";
+        return md.str();
+    }
+    md << "| arm | wins | of which by failures | share of decided cells | shared leads |\n|---|---|---|---|---|\n";
+    for (const auto& m : w.ranking())
+        md << "| " << m << " | " << w.wins.at(m) << " | " << w.wins_by_failures.at(m) << " | "
+           << (w.decided ? percent(w.share(m)) : "–") << " | " << w.shared_leads.at(m) << " |\n";
+    md << "\nDecided cells: " << w.decided << " (" << w.decided_by_failures
+       << " with an arm ranked down for failures); shared leads: " << w.shared << "; ties: " << w.ties
+       << "; no verdict: " << w.too_few_trials << " too few trials, " << w.not_sampled << " not sampled, "
+       << w.not_ranked << " not ranked, " << w.unequal_work << " unequal work.\n\n";
+    if (w.decided + w.shared + w.ties > 0)
+        md << "![winners](" << s.name << "/winners.png)\n\n";
+    if (w.scenarios.empty())
+        return md.str();
+
+    md << "| scenario |";
+    for (const auto& m : s.models)
+        md << " " << m << " wins |";
+    md << " shared leads | ties | no verdict |\n|---|";
+    for (std::size_t i = 0; i < s.models.size(); ++i)
+        md << "---|";
+    md << "---|---|---|\n";
+    for (const auto& sc : w.scenarios) {
+        std::map<std::string, unsigned> per;
+        unsigned shared = 0, ties = 0, none = 0;
+        for (const auto& [col, c] : w.cells.at(sc)) {
+            if (c.kind == verdict::winner)
+                ++per[c.winner];
+            else if (c.kind == verdict::shared)
+                ++shared;
+            else if (c.kind == verdict::tie)
+                ++ties;
+            else
+                ++none;
+        }
+        md << "| " << sc << scale_suffix(s, sc) << " |";
+        for (const auto& m : s.models)
+            md << " " << per[m] << " |";
+        md << " " << shared << " | " << ties << " | " << none << " |\n";
+    }
+
+    md << "\n<details><summary>Verdict per metric</summary>\n\n| metric |";
+    for (const auto& sc : w.scenarios)
+        md << " " << sc << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < w.scenarios.size(); ++i)
+        md << "---|";
+    md << "\n";
+    for (const auto& rule : winner_metrics()) {
+        md << "| " << rule.label << (rule.direction == better::higher ? " ↑" : " ↓") << " |";
+        for (const auto& sc : w.scenarios) {
+            const auto& cells = w.cells.at(sc);
+            auto it = cells.find(rule.column);
+            md << " " << (it == cells.end() ? std::string{"–"} : cell_text(it->second))
+               << (it != cells.end() && it->second.by_failures() ? " (by failures)" : "") << " |";
+        }
+        md << "\n";
+    }
+    // What "by failures" rests on: each arm's worst trial, per scenario.
+    std::string failed;
+    for (const auto& sc : w.scenarios) {
+        std::map<std::string, failure_record> by_arm;  // the same trials in every cell of the scenario
+        for (const auto& [col, c] : w.cells.at(sc))
+            by_arm.insert(c.failures.begin(), c.failures.end());
+        std::string arms;
+        for (const auto& m : s.models)
+            if (auto it = by_arm.find(m); it != by_arm.end())
+                arms += (arms.empty() ? "" : ", ") + m + " " + failure_text(it->second);
+        if (!arms.empty())
+            failed += "- " + sc + ": " + arms + "\n";
+    }
+    if (!failed.empty())
+        md << "\nFailed or unsent requests (worst trial; *by failures* where they exceed " << tolerance_text()
+           << " of a trial's requests):\n\n"
+           << failed;
+    md << "\n</details>\n\n<details><summary>Ratios of medians with 95 % intervals, per pair of arms</summary>\n\n";
+    for (const auto& sc : w.scenarios) {
+        const auto& cells = w.cells.at(sc);
+        md << "**" << sc << "**\n\n";
+        bool any = std::any_of(cells.begin(), cells.end(), [](const auto& c) { return !c.second.pairs.empty(); });
+        if (!any) {
+            std::set<std::string_view> why;
+            for (const auto& [col, c] : cells)
+                why.insert(to_string(c.kind));
+            std::string reasons;
+            for (auto r : why)
+                reasons += (reasons.empty() ? "" : ", ") + std::string(r);
+            md << "No ratios: " << (reasons.empty() ? std::string{"no metric"} : reasons) << ".\n\n";
+            continue;
+        }
+        md << "| metric | verdict |\n|---|---|\n";
+        for (const auto& rule : winner_metrics()) {
+            auto it = cells.find(rule.column);
+            if (it == cells.end() || it->second.pairs.empty())
+                continue;
+            std::string text;
+            for (const auto& p : it->second.pairs)
+                text += (text.empty() ? "" : "<br>") + describe(p, rule);
+            md << "| " << rule.label << " | " << text << " |\n";
+        }
+        md << "\n";
+    }
+    md << "</details>\n\n";
+    return md.str();
+}
+
+}  // namespace execbench::report
