@@ -59,6 +59,7 @@ std::string default_python()
 int main(int argc, char** argv)
 {
     namespace report = execbench::report;
+    namespace apps = execbench::apps;
     CLI::App app{"bench-report: regenerates the results pages, charts and README headline from results/"};
     app.set_version_flag("--version", execbench::version_string());
     std::string results = "results";
@@ -136,18 +137,18 @@ int main(int argc, char** argv)
 
     auto usage = [](const std::string& what) {
         std::cerr << "bench-report: " << what << "\nRun with --help for the options.\n";
-        return 2;
+        return apps::exit_usage;
     };
     if (*compare) {
         auto c = report::compare_results(co);
         if (!c) {
             std::cerr << "bench-report compare: " << c.err().message << "\nRun with --help for the options.\n";
-            return 2;
+            return apps::exit_usage;
         }
         for (const auto& w : c->warnings)
             std::cerr << "bench-report compare: warning: " << w << "\n";
         std::cout << (format == "json" ? report::compare_json(*c) : report::compare_markdown(*c));
-        return c->count(report::change::regressed) > 0 ? 1 : 0;
+        return c->count(report::change::regressed) > 0 ? apps::exit_run_errors : apps::exit_ok;
     }
 
     if (*merge) {
@@ -155,10 +156,10 @@ int main(int argc, char** argv)
         auto m = report::merge_logs(mo);
         if (!m) {
             std::cerr << "bench-report merge: " << m.err().message << "\nRun with --help for the options.\n";
-            return 2;
+            return apps::exit_usage;
         }
         std::cout << report::format_merge(*m);
-        return 0;
+        return apps::exit_ok;
     }
 
     // Every suite on disk is read: the README headline always shows all of them, --suite only picks the pages.
@@ -172,7 +173,7 @@ int main(int argc, char** argv)
         auto s = report::read_suite(d);
         if (!s) {
             std::cerr << "bench-report: " << s.err().message << "\n";
-            return 2;
+            return apps::exit_usage;
         }
         if (scenario_dir)
             report::add_scenario_files(*s, *scenario_dir);
@@ -224,7 +225,7 @@ int main(int argc, char** argv)
         auto target = report::readme_target(readme);
         if (!target) {
             std::cerr << "bench-report: " << target.err().message << "; nothing written\n";
-            return 2;
+            return apps::exit_usage;
         }
         readme_file = *target;
     }
@@ -235,11 +236,11 @@ int main(int argc, char** argv)
             std::printf("stale: %s\n", s.c_str());
         if (!stale.empty()) {
             std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
-            return 1;
+            return apps::exit_run_errors;
         }
         std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date\n", out.files.size(),
                     out.charts.size(), no_readme ? " are" : " and the README headline are");
-        return 0;
+        return apps::exit_ok;
     }
 
     std::filesystem::path script;
@@ -252,10 +253,10 @@ int main(int argc, char** argv)
     }
     if (auto w = report::write_report(out, readme_file, script, no_charts ? std::string{} : python); !w) {
         std::cerr << "bench-report: " << w.err().message << "\n";
-        return 2;
+        return apps::exit_usage;
     }
     std::printf("bench-report: %zu page(s), %zu chart(s), %s\n", out.files.size(),
                 no_charts ? std::size_t{0} : out.charts.size(),
                 no_readme ? "README left alone (--no-readme)" : ("headline in " + readme_file.string()).c_str());
-    return 0;
+    return apps::exit_ok;
 }

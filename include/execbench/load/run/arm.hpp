@@ -9,7 +9,7 @@
 
 namespace execbench::load {
 
-/// One side of a comparison: a name, a model and the bench-server options it runs with (issue 8).
+/// One side of a comparison: a name, a model and the bench-server options it runs with (bench-suite --arm).
 struct arm_spec {
     std::string name;                                          ///< labels every CSV row, page and chart
     std::string model;                                         ///< pool, fiber or loop
