@@ -336,7 +336,6 @@ int main(int argc, char** argv)
     load::session_options so;
     so.allow_errors = allow_errors;
     so.gates = std::move(gates);
-    so.processes = processes;
     so.shard = shard;
     so.start_at = start_at;
     so.out = out;
@@ -347,9 +346,11 @@ int main(int argc, char** argv)
     so.note = [](const std::string& text) { std::fprintf(stderr, "bench-load: %s\n", text.c_str()); };
     so.print = print_line;
     if (processes > 1) {
-        so.shards.args = load::shard_arguments(std::vector<std::string>(argv + 1, argv + argc));
+        auto& plan = so.shards.emplace();
+        plan.processes = processes;
+        plan.args = load::shard_arguments(std::vector<std::string>(argv + 1, argv + argc));
         if (cpus)  // parsed above
-            so.shards.shard_cpus = load::split_cpus(*execbench::parse_cpu_list(*cpus), processes);
+            plan.shard_cpus = load::split_cpus(*execbench::parse_cpu_list(*cpus), processes);
     }
     options.stop = &apps::stop_requested;
     load::progress_printer progress(stderr);

@@ -89,14 +89,12 @@ result<run_result> session::run() const
                  ": starting now, so this generator's load runs that much later than the others' "
                  "(docs/distributed.md)");
     }
-    if (options_.processes <= 1)
+    if (!options_.shards)
         return load::run(scenario_, options_.run, target_);
-    auto plan = options_.shards;
-    plan.processes = options_.processes;
+    const auto n = std::to_string(options_.shards->processes);
     if (!options_.quiet)
-        note(std::to_string(plan.processes) + " generator processes, each with 1/" + std::to_string(plan.processes) +
-             " of the load");
-    auto r = run_in_processes(scenario_, options_.run, target_, plan);
+        note(n + " generator processes, each with 1/" + n + " of the load");
+    auto r = run_in_processes(scenario_, options_.run, target_, *options_.shards);
     // A single process prints these as each trial ends.
     if (r)
         for (const auto& t : r->trials)

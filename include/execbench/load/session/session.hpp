@@ -22,9 +22,8 @@ struct session_options {
     run_options run;
     bool allow_errors = false;    ///< run even when the pre-flight request fails (deliberate failure runs)
     std::vector<slo_gate> gates;  ///< --slo
-    /// Generator processes (--processes): 1 runs the trials in this process; more start bench-load shards.
-    unsigned processes = 1;
-    process_run_options shards;                         ///< the shards' command line and CPUs (processes > 1)
+    /// --processes: the trials run in bench-load shards of this plan; none: in this process.
+    std::optional<process_run_options> shards;
     std::optional<shard_spec> shard;                    ///< --shard: this process is one share of a distributed run
     std::optional<std::int64_t> start_at;               ///< --start-at: the common start, ms since the epoch
     std::optional<std::filesystem::path> out;           ///< --out: the summary CSV, companions beside it
@@ -52,8 +51,6 @@ public:
     static result<session> open(scenario s, session_options o);
 
     [[nodiscard]] const scenario& scenario_used() const noexcept { return scenario_; }
-    [[nodiscard]] const run_target& target_used() const noexcept { return target_; }
-    [[nodiscard]] const session_options& options() const noexcept { return options_; }
 
     /// What runs against what, printed before the run (format_banner).
     [[nodiscard]] std::string banner() const;
@@ -67,7 +64,7 @@ public:
     /// An --out file of another version's columns would refuse the results after the run: fails before it.
     [[nodiscard]] result<void> check_outputs() const;
 
-    /// The trials: here, or in `processes` bench-load shards merged into one run; waits for --start-at first.
+    /// The trials: here, or in `shards` (bench-load processes) merged into one run; waits for --start-at first.
     result<run_result> run() const;
     /// The summary line (text or JSON) with the SLO's verdicts; nothing for a run without trials.
     void summarize(const run_result& r, const std::vector<slo_verdict>& verdicts) const;
