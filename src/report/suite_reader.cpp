@@ -7,6 +7,7 @@
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/report/trial_figures.hpp"
+#include "execbench/stats/sampler.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,25 @@
 #include <set>
 
 namespace execbench::report {
+
+namespace {
+
+/// cpu_max_over_second on a context line already parsed.
+bool cpu_max_over_second(const nlohmann::json& j)
+{
+    if (!j.is_object())
+        return false;
+    if (j.contains("server_sampling") && j["server_sampling"].is_object()) {
+        const auto& s = j["server_sampling"];
+        return s.contains("cpu_max_window_ms") && s["cpu_max_window_ms"].is_number() &&
+               s["cpu_max_window_ms"].get<double>() >= double(stats::cpu_max_window.count());
+    }
+    // ISO 8601 times in UTC compare as text.
+    return j.contains("started_at") && j["started_at"].is_string() &&
+           j["started_at"].get<std::string>() >= cpu_max_rule_since;
+}
+
+}  // namespace
 
 namespace metric = load::metric;
 namespace column = load::column;
@@ -393,6 +413,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
         std::string line;
         std::map<std::string, std::string> by_id;
         std::map<std::string, std::string> scale_notes;
+        std::map<std::string, bool> cpu_max_by_id;
         while (std::getline(in, line)) {
             auto j = nlohmann::json::parse(line, nullptr, false);
             if (!j.is_object() || !j.contains("run_id"))
@@ -403,6 +424,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
             if (!shown.count(id))
                 continue;
             by_id[id] = line;
+            cpu_max_by_id[id] = cpu_max_over_second(j);
             if (j.contains("scale") && j["scale"].is_object())
                 scale_notes[id] = j["scale"].value("note", std::string{});
             // Older or hand-written lines may lack any field: absent reads as unknown.
@@ -429,7 +451,7 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
                     d.contexts.push_back(by_id[it->second.run_id]);
                     it->second.context = by_id[it->second.run_id];
                     it->second.scale_note = scale_notes[it->second.run_id];
-                    it->second.cpu_max_over_second = cpu_max_over_second(it->second.context);
+                    it->second.cpu_max_over_second = cpu_max_by_id[it->second.run_id];
                 }
             }
         // A capacity search's context is its first step's.
@@ -551,17 +573,7 @@ std::string scale_suffix(const suite_data& s, const std::string& scenario)
 
 bool cpu_max_over_second(std::string_view context_json)
 {
-    auto j = nlohmann::json::parse(context_json, nullptr, false);
-    if (!j.is_object())
-        return false;
-    if (j.contains("server_sampling") && j["server_sampling"].is_object()) {
-        const auto& s = j["server_sampling"];
-        return s.contains("cpu_max_window_ms") && s["cpu_max_window_ms"].is_number() &&
-               s["cpu_max_window_ms"].get<double>() >= 1000;
-    }
-    // ISO 8601 times in UTC compare as text.
-    return j.contains("started_at") && j["started_at"].is_string() &&
-           j["started_at"].get<std::string>() >= cpu_max_rule_since;
+    return cpu_max_over_second(nlohmann::json::parse(context_json, nullptr, false));
 }
 
 }  // namespace execbench::report
