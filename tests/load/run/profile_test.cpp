@@ -25,8 +25,12 @@ TEST_CASE("a profiled suite run writes a flame graph of the server's own code, o
     execbench::test_support::temp_dir d("execbench-profile-test");
     auto scen = d.path / "scenarios";
     std::filesystem::create_directories(scen);
-    std::ofstream(scen / "tiny.json") << R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/epoch-millis"}],
-        "load": {"shape": "closed", "connections": 4, "duration": "2s"}, "warmup": "200ms", "trials": 1, "timeout": "5s"})";
+    // /cpu keeps the server on its core: /epoch-millis waits 100 ms, and its few milliseconds of CPU gave perf three
+    // or four samples, in which the server's own frames were sometimes missing.
+    std::ofstream(scen / "tiny.json") << R"({"description": "tiny", "suites": ["t"],
+        "requests": [{"path": "/cpu?iterations=20000"}],
+        "load": {"shape": "closed", "connections": 4, "duration": "2s"},
+        "warmup": "200ms", "trials": 1, "timeout": "5s"})";
     suite_options o;
     o.suite = "t";
     o.scenarios = {"tiny"};
