@@ -89,6 +89,10 @@ struct misbehaving_server::impl {
                 if (ec)
                     return;
                 self->server.answered.fetch_add(1);
+                if (!self->answered_one) {
+                    self->answered_one = true;
+                    self->server.used.fetch_add(1);
+                }
                 if (self->server.mode == behaviour::close_after_one || self->server.mode == behaviour::garbage) {
                     boost::system::error_code ignored;
                     self->socket.close(ignored);
@@ -104,6 +108,7 @@ struct misbehaving_server::impl {
         std::array<char, 4096> chunk{};
         std::string input;
         std::string reply;
+        bool answered_one = false;
     };
 
     impl(behaviour b, int status_code)
@@ -150,6 +155,7 @@ struct misbehaving_server::impl {
     std::atomic<clock::rep> stall{0};
     std::atomic<std::uint64_t> answered{0};
     std::atomic<std::uint64_t> accepted{0};
+    std::atomic<std::uint64_t> used{0};
     std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
     std::thread thread;
 };
@@ -198,6 +204,11 @@ std::uint64_t misbehaving_server::answered() const noexcept
 std::uint64_t misbehaving_server::accepted() const noexcept
 {
     return impl_->accepted.load();
+}
+
+std::uint64_t misbehaving_server::used() const noexcept
+{
+    return impl_->used.load();
 }
 
 refused_port::refused_port() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0))

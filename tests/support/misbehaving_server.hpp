@@ -37,6 +37,8 @@ public:
     [[nodiscard]] std::uint64_t answered() const noexcept;
     /// Connections accepted so far.
     [[nodiscard]] std::uint64_t accepted() const noexcept;
+    /// Connections that carried at least one answered request.
+    [[nodiscard]] std::uint64_t used() const noexcept;
 
 private:
     struct impl;

@@ -141,7 +141,7 @@ private:
     std::uint32_t users_ = 0;  // a ramp's users wanted on this thread: slots [0, users_)
     std::uint32_t open_ = 0;   // connections with a socket open
     std::vector<std::uint64_t> remaining_;
-    std::vector<connection*> idle_;
+    std::deque<connection*> idle_;  // the open shape's free connections, longest idle first
     open_schedule schedule_;
     std::uint64_t dispatched_ = 0;
     bool armed_ = false;

@@ -329,6 +329,22 @@ TEST_CASE("open-loop latency counts from the intended send time, so a stall show
     CHECK(m.service.value_at_percentile(90) < m.latency.value_at_percentile(90));
 }
 
+TEST_CASE("an open loop sends on every connection, the one idle longest first", "[load]")
+{
+    // 100 req/s on a server that answers at once needs one connection at a time. Taking the latest freed would use
+    // one or two of the 40 and leave the rest idle until a server's keep-alive timeout closed them mid-run.
+    misbehaving_server server;
+    auto s = make(shape::open);
+    s.load.rate = 100;
+    s.load.connections = 40;
+    s.load.length = 2s;
+    auto r = run_ok(s, server.url());
+    const auto& m = fg(r);
+    CHECK(m.count.error_total() == 0);
+    CHECK(m.count.ok >= 150);
+    CHECK(server.used() >= 40);  // and the run's probe of the server
+}
+
 TEST_CASE("errors are classified and the run still ends by itself", "[load]")
 {
     SECTION("connection refused")
