@@ -2,6 +2,7 @@
 
 #include <boost/version.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -98,6 +99,30 @@ std::uint64_t open_file_limit()
     if (::getrlimit(RLIMIT_NOFILE, &lim) != 0)
         return 0;
     return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : lim.rlim_cur;
+}
+
+std::uint64_t open_file_ceiling()
+{
+    rlimit lim{};
+    std::uint64_t ceiling = UINT64_MAX;
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_max != RLIM_INFINITY)
+        ceiling = lim.rlim_max;
+    auto nr_open = std::strtoull(first_line("/proc/sys/fs/nr_open").c_str(), nullptr, 10);
+    return nr_open > 0 ? std::min<std::uint64_t>(ceiling, nr_open) : ceiling;
+}
+
+std::uint64_t raise_open_file_limit(std::uint64_t descriptors) noexcept
+{
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0)
+        return 0;
+    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < descriptors && lim.rlim_cur < lim.rlim_max) {
+        rlimit raised = lim;
+        raised.rlim_cur = lim.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            lim = raised;
+    }
+    return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<std::uint64_t>(lim.rlim_cur);
 }
 
 std::uint64_t somaxconn()

@@ -26,6 +26,12 @@ double cpu_mhz();
 std::uint64_t memory_mb();
 /// The soft RLIMIT_NOFILE of this process (UINT64_MAX when unlimited).
 std::uint64_t open_file_limit();
+/// How far the soft limit can go: RLIMIT_NOFILE's hard limit, capped by fs.nr_open, which the kernel enforces whatever
+/// the limit says (UINT64_MAX when neither caps it).
+std::uint64_t open_file_ceiling();
+/// Raises the soft RLIMIT_NOFILE towards the hard limit when it is below `descriptors`; returns the soft limit now in
+/// force (UINT64_MAX when unlimited, 0 when unreadable). Children started afterwards inherit it.
+std::uint64_t raise_open_file_limit(std::uint64_t descriptors) noexcept;
 /// net.core.somaxconn, which caps every listen backlog; 0 when unreadable.
 std::uint64_t somaxconn();
 /// net.ipv4.ip_local_port_range as "low-high"; "" when unreadable.

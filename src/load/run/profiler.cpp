@@ -1,6 +1,7 @@
 #include "execbench/load/run/profiler.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/core/machine.hpp"
 #include "execbench/core/run_command.hpp"
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/run/server_probe.hpp"
@@ -199,7 +200,7 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     for (auto it = std::filesystem::directory_iterator("/proc/" + pid + "/task", ec);
          !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
         ++threads;
-    (void)raise_open_files((threads + 8) * (counted_syscalls().size() + 8) + spare_descriptors);
+    (void)raise_open_file_limit((threads + 8) * (counted_syscalls().size() + 8) + spare_descriptors);
     if (auto started = stat->start(p, {"stat", "-x,", "-p", pid, "-o", stat_file.string(), "-e", perf_stat_events()});
         !started) {
         out.notes.push_back(started.err().message + paranoid_hint());

@@ -1,5 +1,6 @@
 #include "execbench/load/scenario/scale.hpp"
 
+#include "execbench/core/machine.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
@@ -7,10 +8,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <limits>
-
-#include <sys/resource.h>
 
 namespace execbench::load {
 
@@ -121,15 +118,8 @@ std::string scale_meaning(double factor)
 
 open_file_limits current_open_file_limits()
 {
-    rlimit lim{};
-    std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
-    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_max != RLIM_INFINITY)
-        limit = lim.rlim_max;
-    std::ifstream nr_open("/proc/sys/fs/nr_open");
-    std::uint64_t cap = 0;
-    if (nr_open >> cap && cap > 0)
-        limit = std::min(limit, cap);
-    return {limit, limit, limit};
+    auto ceiling = open_file_ceiling();
+    return {ceiling, ceiling, ceiling};
 }
 
 namespace {
@@ -202,7 +192,7 @@ result<scenario> fit_open_files(const scenario& s, bool fit)
     auto limits = current_open_file_limits();
     auto fitting = largest_fitting_scale(s, limits);
     if (fitting && fitting->decided_by.empty()) {
-        raise_open_files(largest_need(s));
+        raise_open_file_limit(largest_need(s));
         return s;
     }
     if (!fit) {
@@ -235,7 +225,7 @@ result<scenario> fit_open_files(const scenario& s, bool fit)
     if (!scaled)
         return scaled.err();
     scaled->scale.reason = fitting->reason;
-    raise_open_files(largest_need(*scaled));
+    raise_open_file_limit(largest_need(*scaled));
     return scaled;
 }
 
