@@ -48,17 +48,28 @@ result<int> exit_code(const std::string& name, int status)
 
 }  // namespace
 
-result<int> run_command(const std::vector<std::string>& argv, const command_output& output)
+result<pid_t> spawn(const std::vector<std::string>& argv, const spawn_options& how)
 {
     if (argv.empty())
         return fail("no command to run");
     auto args = exec_argv(argv);
-    redirections files(output, false);
-    pid_t pid = 0;
-    if (int rc = posix_spawnp(&pid, args[0], files.get(), nullptr, args.data(), environ); rc != 0)
+    redirections files(how.output, how.null_stdin);
+    std::optional<own_group_spawn_attributes> attr;
+    if (how.own_group)
+        attr.emplace();
+    pid_t pid = -1;
+    if (int rc = posix_spawnp(&pid, args[0], files.get(), attr ? attr->get() : nullptr, args.data(), environ); rc != 0)
         return fail("cannot start " + argv[0] + ": " + std::strerror(rc));
+    return pid;
+}
+
+result<int> run_command(const std::vector<std::string>& argv, const command_output& output)
+{
+    auto pid = spawn(argv, {output, false, false});
+    if (!pid)
+        return pid.err();
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
+    while (waitpid(*pid, &status, 0) < 0)
         if (errno != EINTR)
             return fail("waiting for " + argv[0] + ": " + std::strerror(errno));
     return exit_code(argv[0], status);
@@ -109,16 +120,10 @@ result<void> background_command::start(const std::vector<std::string>& argv, con
 {
     if (pid_ > 0)
         return fail(argv.empty() ? "already started" : argv[0] + ": already started");
-    if (argv.empty())
-        return fail("no command to run");
-    auto args = exec_argv(argv);
-    redirections files(output, true);
-    own_group_spawn_attributes attr;
-    pid_t pid = -1;
-    int rc = posix_spawnp(&pid, args[0], files.get(), attr.get(), args.data(), environ);
-    if (rc != 0)
-        return fail("cannot start " + argv[0] + ": " + std::strerror(rc));
-    pid_ = pid;
+    auto pid = spawn(argv, {output, true, true});
+    if (!pid)
+        return pid.err();
+    pid_ = *pid;
     status_.reset();
     return {};
 }

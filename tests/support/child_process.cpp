@@ -1,5 +1,6 @@
 #include "support/child_process.hpp"
 
+#include "execbench/load/suite/server_process.hpp"
 #include "execbench/stats/process.hpp"
 
 #include "support/raw_client.hpp"
@@ -182,10 +183,10 @@ server_process::server_process(const std::vector<std::string>& args, std::option
     : process_(server_argv(args), max_open_files)
 {
     start_line_ = process_.read_line(std::chrono::seconds(20));
-    auto at = start_line_.find(" port=");
-    if (at == std::string::npos)
+    auto port = load::announced_port(start_line_);
+    if (!port)
         throw std::runtime_error("bench-server start line without a port: " + start_line_);
-    port_ = static_cast<std::uint16_t>(std::stoul(start_line_.substr(at + 6)));
+    port_ = *port;
     bool ready = eventually(
         [&] {
             try {

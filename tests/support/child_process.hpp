@@ -48,6 +48,9 @@ private:
 };
 
 /// A bench-server child process on 127.0.0.1, port 0, ready (its /health answered) when constructed.
+///
+/// Not load::server_process, which the product runs servers with: a test also lowers the child's RLIMIT_NOFILE
+/// before exec, reads its stdout line by line, sends it any signal and reads its exit status.
 class server_process {
 public:
     /// Starts bench-server with `--port 0` and `args`; throws when it does not announce a port or answer in time.

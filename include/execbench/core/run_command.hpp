@@ -20,6 +20,18 @@ struct command_output {
     std::filesystem::path err;
 };
 
+/// How `spawn` starts a child: where its output goes, whether its stdin is /dev/null, and whether it gets a process
+/// group of its own (own_group_spawn_attributes).
+struct spawn_options {
+    command_output output;
+    bool null_stdin = true;
+    bool own_group = false;
+};
+
+/// Starts `argv[0]` (looked up on the PATH) with `argv` and returns its pid without waiting for it: the project's one
+/// posix_spawn. The error says why it could not start.
+result<pid_t> spawn(const std::vector<std::string>& argv, const spawn_options& how);
+
 /// Runs `argv[0]` (looked up on the PATH) with `argv` and waits for it, without a shell: the child inherits
 /// stdin/stdout/stderr unless `output` names files. The value is the exit status; the error says why it could not
 /// start or how it died.

@@ -10,12 +10,8 @@
 #include <cstring>
 #include <thread>
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace execbench::load {
 
@@ -30,19 +26,12 @@ constexpr std::string_view parent_flags[] = {"--quiet"};
 /// Starts one shard with its standard output on /dev/null; returns its pid.
 result<pid_t> spawn_shard(const std::filesystem::path& program, const std::vector<std::string>& args)
 {
-    std::vector<std::string> argv_s{program.string()};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    auto argv = exec_argv(argv_s);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return fail("cannot start a shard (" + argv_s[0] + "): " + std::strerror(rc));
-    return pid;
+    std::vector<std::string> argv{program.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto pid = spawn(argv, {{"/dev/null", {}}, true, false});
+    if (!pid)
+        return fail("a shard: " + pid.err().message);
+    return *pid;
 }
 
 /// Waits for every shard; the first stop request is passed on to them as SIGINT (they end their trial early and

@@ -8,20 +8,15 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <optional>
 #include <thread>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace execbench::load {
 
@@ -86,30 +81,18 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
     if (!folder)
         return fail("the server's output: " + folder.err().message);
     dir_ = *folder;
-    auto out_file = (dir_ / "stdout").string();
-    auto err_file = (dir_ / "stderr").string();
-
-    std::vector<std::string> argv_s{binary.string()};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    argv_s.emplace_back("--port");
-    argv_s.emplace_back("0");
-    auto argv = exec_argv(argv_s);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    auto out_file = dir_ / "stdout";
+    std::vector<std::string> argv{binary.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.emplace_back("--port");
+    argv.emplace_back("0");
     // The child gets default signal handling whatever this process has set (e.g. SIGINT for a graceful stop).
     // Its own process group: a Ctrl-C at the terminal stops the suite after the current run, which then stops
     // the server itself, instead of the server dying under a run still measuring it.
-    own_group_spawn_attributes attr;
-    pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, attr.get(), argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return fail("cannot start " + binary.string() + ": " + std::strerror(rc));
-    pid_ = pid;
+    auto pid = spawn(argv, {{out_file, dir_ / "stderr"}, true, true});
+    if (!pid)
+        return pid.err();
+    pid_ = *pid;
 
     auto give_up = [&](const std::string& why) -> result<void> {
         std::string tail = stderr_tail();
@@ -137,16 +120,10 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
             return give_up("printed no start line in time");
         std::this_thread::sleep_for(std::chrono::milliseconds{20});
     }
-    auto at = start_line_.find(" port=");
-    unsigned port = 0;
-    if (at != std::string::npos) {
-        const char* b = start_line_.data() + at + 6;
-        const char* e = start_line_.data() + start_line_.size();
-        std::from_chars(b, e, port);
-    }
-    if (port == 0 || port > 65535)
+    auto port = announced_port(start_line_);
+    if (!port)
         return give_up("start line has no port: '" + start_line_ + "'");
-    port_ = static_cast<std::uint16_t>(port);
+    port_ = *port;
 
     boost::asio::ip::tcp::endpoint ep(boost::asio::ip::make_address_v4("127.0.0.1"), port_);
     std::string host = "127.0.0.1:" + std::to_string(port_);
@@ -196,6 +173,19 @@ result<void> server_process::stop(std::chrono::milliseconds grace)
     if (!problem.empty())
         return fail("bench-server " + problem);
     return {};
+}
+
+std::optional<std::uint16_t> announced_port(std::string_view start_line)
+{
+    auto at = start_line.find(" port=");
+    if (at == std::string_view::npos)
+        return std::nullopt;
+    unsigned port = 0;
+    auto digits = start_line.substr(at + 6);
+    std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (port == 0 || port > 65535)
+        return std::nullopt;
+    return static_cast<std::uint16_t>(port);
 }
 
 bool port_is_free(std::uint16_t port)

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/types.h>
@@ -45,6 +47,10 @@ private:
     std::string start_line_;
     std::filesystem::path dir_;
 };
+
+/// The port bench-server's start line announces ("bench-server model=... port=NNNN ..."); nothing when it names
+/// none. Every launcher of bench-server reads the line through this.
+std::optional<std::uint16_t> announced_port(std::string_view start_line);
 
 /// True when nothing listens on 127.0.0.1:`port` and the port can be bound again.
 bool port_is_free(std::uint16_t port);
