@@ -1,11 +1,9 @@
 #include "execbench/load/run/kernel_counters.hpp"
 
+#include "execbench/core/file.hpp"
 #include "execbench/load/run/metric_names.hpp"
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace execbench::load {
@@ -28,16 +26,6 @@ bool number_of(std::string_view text, std::uint64_t& value)
 {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     return ec == std::errc{} && end == text.data() + text.size();
-}
-
-result<std::string> slurp(const char* path)
-{
-    std::ifstream in(path);
-    if (!in)
-        return fail(std::string("cannot read ") + path + ": " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 std::uint64_t value_of(const std::map<std::string, std::uint64_t>& v, const std::string& key)
@@ -85,7 +73,7 @@ result<kernel_counters> read_kernel_counters()
 {
     std::map<std::string, std::uint64_t> v;
     for (const char* path : {"/proc/net/netstat", "/proc/net/snmp", "/proc/net/sockstat"}) {
-        auto text = slurp(path);
+        auto text = read_file(path);
         if (!text)
             return text.err();
         v.merge(parse_proc_net(*text));
@@ -137,7 +125,7 @@ std::vector<std::pair<std::string_view, double>> kernel_columns(const kernel_cou
 result<std::uint32_t> local_port_count()
 {
     constexpr const char* path = "/proc/sys/net/ipv4/ip_local_port_range";
-    auto text = slurp(path);
+    auto text = read_file(path);
     if (!text)
         return text.err();
     std::istringstream in(*text);
