@@ -1,0 +1,377 @@
+// The steps of read_suite: each results file of a suite folder read into suite_data.
+#include "suite_files.hpp"
+
+#include "execbench/core/file.hpp"
+#include "execbench/load/results/capacity_results.hpp"
+#include "execbench/load/results/csv_lines.hpp"
+#include "execbench/load/results/ledger.hpp"
+#include "execbench/load/results/profile_files.hpp"
+#include "execbench/load/run/metric_names.hpp"
+#include "execbench/report/trial_figures.hpp"
+#include "execbench/stats/sampler.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+namespace execbench::report::detail {
+
+namespace metric = load::metric;
+namespace column = load::column;
+
+namespace {
+
+/// A CSV row's value in column `c`; "" when the row has no such column.
+std::string field(const std::map<std::string, std::string>& row, std::string_view c)
+{
+    auto it = row.find(std::string(c));
+    return it == row.end() ? std::string{} : it->second;
+}
+
+/// The arm a summary row belongs to; results written before arms existed name only the model.
+std::string arm_of(const std::map<std::string, std::string>& row)
+{
+    auto arm = field(row, column::arm);
+    return arm.empty() ? field(row, column::model) : arm;
+}
+
+/// Rows of a CSV as column → value maps.
+std::vector<std::map<std::string, std::string>> rows_of(const load::csv_table& t)
+{
+    std::vector<std::map<std::string, std::string>> out;
+    for (const auto& row : t.rows) {
+        std::map<std::string, std::string> m;
+        for (std::size_t i = 0; i < t.header.size() && i < row.size(); ++i)
+            m[t.header[i]] = row[i];
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+/// The percentiles a spectrum is drawn at, HdrHistogram style: dense towards the tail.
+constexpr double spectrum_points[] = {0,    10,    20,   30,    40,     50,    60,     70,     75, 80,
+                                      85,   90,    92.5, 95,    96.25,  97.5,  98.125, 98.75,  99, 99.25,
+                                      99.5, 99.75, 99.9, 99.95, 99.975, 99.99, 99.995, 99.999, 100};
+
+std::vector<std::pair<double, double>> spectrum_of(const stats::histogram& h)
+{
+    std::vector<std::pair<double, double>> out;
+    if (h.count() == 0)
+        return out;
+    for (double p : spectrum_points) {
+        // The top of a bucket can exceed the largest value seen; the exact max bounds every percentile.
+        auto us = p == 0 ? h.min() : p == 100 ? h.max() : std::min(h.value_at_percentile(p), h.max());
+        out.emplace_back(p, static_cast<double>(us) / 1000.0);
+    }
+    return out;
+}
+
+void note_scenario(suite_data& d, const std::string& scenario)
+{
+    if (std::find(d.scenarios.begin(), d.scenarios.end(), scenario) == d.scenarios.end())
+        d.scenarios.push_back(scenario);
+}
+
+/// The server's settings as a page prints them: "separate downstream (loop), --threads 400".
+std::string server_settings_text(const nlohmann::json& server)
+{
+    std::string text;
+    if (server.value("downstream", std::string{"self"}) == "separate")
+        text = "separate downstream (" + server.value("downstream_model", std::string{"loop"}) + ")";
+    if (server.contains("options") && server["options"].is_object())
+        for (const auto& [k, v] : server["options"].items())
+            text += (text.empty() ? "" : ", ") + ("--" + k) +
+                    (v.is_string() && v.get<std::string>() != "true" ? " " + v.get<std::string>() : "");
+    return text;
+}
+
+}  // namespace
+
+bool cpu_max_over_second(const nlohmann::json& j)
+{
+    if (!j.is_object())
+        return false;
+    if (j.contains("server_sampling") && j["server_sampling"].is_object()) {
+        const auto& s = j["server_sampling"];
+        return s.contains("cpu_max_window_ms") && s["cpu_max_window_ms"].is_number() &&
+               s["cpu_max_window_ms"].get<double>() >= double(stats::cpu_max_window.count());
+    }
+    // ISO 8601 times in UTC compare as text.
+    return j.contains("started_at") && j["started_at"].is_string() &&
+           j["started_at"].get<std::string>() >= cpu_max_rule_since;
+}
+
+result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, std::string_view run_selector,
+                              std::set<std::string>& arms)
+{
+    std::map<std::string, std::map<std::string, std::string>> summary_by_run;
+    std::vector<std::string> summary_order;
+    if (std::filesystem::exists(paths.summary)) {
+        auto t = load::read_csv(paths.summary);
+        if (!t)
+            return t.err();
+        for (auto& row : rows_of(*t)) {
+            summary_order.push_back(field(row, column::run_id));
+            summary_by_run[field(row, column::run_id)] = std::move(row);
+        }
+    }
+    // A selected run: its run id or its summary row's git revision starts with the selector.
+    auto selected = [&](const std::string& run_id) {
+        if (run_selector.empty() || run_id.starts_with(run_selector))
+            return true;
+        auto it = summary_by_run.find(run_id);
+        return it != summary_by_run.end() && !run_id.empty() &&
+               field(it->second, "git_revision").starts_with(run_selector);
+    };
+    auto ledger_file = load::ledger_path(d.dir, d.stem);
+    if (std::filesystem::exists(ledger_file)) {
+        auto ledger = load::read_ledger(ledger_file);
+        if (!ledger)
+            return ledger.err();
+        for (const auto& e : *ledger) {
+            if (!selected(e.run_id))
+                continue;
+            note_scenario(d, e.scenario);
+            run_view v;
+            v.scenario = e.scenario;
+            v.model = e.model;
+            v.arm = e.arm_name();
+            v.status = e.status;
+            v.message = e.message;
+            v.run_id = e.run_id;
+            if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end()) {
+                v.summary = it->second;
+                v.arm = arm_of(v.summary);
+            }
+            arms.insert(v.arm);
+            d.runs[e.scenario][v.arm] = std::move(v);  // later lines replace earlier ones
+        }
+        return {};
+    }
+    // Plain bench-load results: every summary row is a run; the last one of a scenario × arm counts.
+    for (const auto& id : summary_order) {
+        if (!selected(id))
+            continue;
+        const auto& row = summary_by_run[id];
+        run_view v;
+        v.scenario = field(row, column::scenario);
+        v.model = field(row, column::model);
+        v.arm = arm_of(row);
+        v.run_id = id;
+        v.summary = row;
+        bool errors = to_number(field(row, metric::requests_error)) > 0 || field(row, column::partial) == "1";
+        v.status = errors                                               ? load::run_status::errors
+                   : to_number(field(row, metric::requests_unsent)) > 0 ? load::run_status::behind
+                                                                        : load::run_status::ok;
+        note_scenario(d, v.scenario);
+        arms.insert(v.arm);
+        d.runs[v.scenario][v.arm] = std::move(v);
+    }
+    return {};
+}
+
+result<void> read_capacity_searches(suite_data& d, std::set<std::string>& arms)
+{
+    auto cpaths = load::capacity_paths_for(d.dir / (d.stem + ".csv"));
+    if (!std::filesystem::exists(cpaths.summary))
+        return {};
+    auto records = load::read_capacity(cpaths);
+    if (!records)
+        return records.err();
+    for (auto& r : *records) {
+        if (std::find(d.capacity_scenarios.begin(), d.capacity_scenarios.end(), r.scenario) ==
+            d.capacity_scenarios.end())
+            d.capacity_scenarios.push_back(r.scenario);
+        arms.insert(r.arm);
+        auto scenario = r.scenario;
+        auto arm = r.arm;
+        d.capacity[scenario][arm] = std::move(r);
+    }
+    return {};
+}
+
+result<void> read_profiles(suite_data& d)
+{
+    for (const auto& [sc, by_arm] : d.runs)
+        for (const auto& [arm, v] : by_arm) {
+            auto csv = load::profile_path(d.dir, sc, arm, "csv");
+            if (!std::filesystem::exists(csv))
+                continue;
+            auto record = load::read_profile_csv(csv);
+            if (!record)
+                return record.err();
+            auto svg = std::filesystem::exists(load::profile_path(d.dir, sc, arm, "svg"));
+            profile_view p{std::move(*record), {}, svg};
+            auto folded = load::profile_path(d.dir, sc, arm, "folded");
+            if (auto text = read_file(folded); text) {
+                auto stacks = load::parse_folded(*text);
+                if (!stacks)
+                    return fail(folded.string() + ": " + stacks.err().message);
+                p.top = load::top_self_time(*stacks, top_functions);
+            }
+            d.profiles[sc][arm] = std::move(p);
+        }
+    return {};
+}
+
+void order_arms(suite_data& d, const std::set<std::string>& arms)
+{
+    for (const auto& m : known_models())
+        if (arms.count(m))
+            d.models.push_back(m);
+    for (const auto& m : arms)
+        if (std::find(known_models().begin(), known_models().end(), m) == known_models().end())
+            d.models.push_back(m);
+}
+
+std::set<std::string> shown_runs(const suite_data& d)
+{
+    std::set<std::string> shown;
+    for (const auto& [sc, by_model] : d.runs)
+        for (const auto& [m, v] : by_model)
+            if (v.ran())
+                shown.insert(v.run_id);
+    for (const auto& [sc, by_arm] : d.capacity)
+        for (const auto& [arm, r] : by_arm)
+            shown.insert(r.run_id);
+    return shown;
+}
+
+result<void> read_trials(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)
+{
+    if (!std::filesystem::exists(file))
+        return {};
+    auto t = load::read_csv(file);
+    if (!t)
+        return t.err();
+    std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
+    std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
+    for (auto& row : rows_of(*t))
+        if (shown.count(field(row, column::run_id))) {
+            by_run[field(row, column::run_id)].emplace_back(
+                to_number(field(row, metric::latency_millis_p99)),
+                static_cast<unsigned>(to_number(field(row, column::trial))));
+            auto& numbers = rows_by_run[field(row, column::run_id)].emplace_back();
+            for (const auto& [column, text] : row)
+                numbers[column] = to_number(text);
+            add_derived_metrics(numbers);
+        }
+    for (auto& [sc, by_model] : d.runs)
+        for (auto& [m, v] : by_model) {
+            v.trials = rows_by_run[v.run_id];
+            auto it = by_run.find(v.run_id);
+            if (it == by_run.end() || it->second.empty())
+                continue;
+            auto trials = it->second;
+            std::sort(trials.begin(), trials.end());
+            v.chart_trial = trials[(trials.size() - 1) / 2].second;
+        }
+    return {};
+}
+
+result<void> read_series(suite_data& d, const std::filesystem::path& file,
+                         std::vector<std::map<std::string, double>> run_view::*member)
+{
+    if (!std::filesystem::exists(file))
+        return {};
+    auto t = load::read_csv(file);
+    if (!t)
+        return t.err();
+    std::map<std::string, run_view*> by_id;
+    for (auto& [sc, by_model] : d.runs)
+        for (auto& [m, v] : by_model)
+            if (v.ran())
+                by_id[v.run_id] = &v;
+    auto id_col = t->column(column::run_id);
+    auto trial_col = t->column(column::trial);
+    for (const auto& row : t->rows) {
+        if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size())
+            return fail(file.string() + ": missing run_id or trial column");
+        auto it = by_id.find(row[id_col]);
+        if (it == by_id.end() || static_cast<unsigned>(to_number(row[trial_col])) != it->second->chart_trial)
+            continue;
+        std::map<std::string, double> values;
+        // An empty cell is a figure the shape does not have (a ramp's users in an open run): absent, not 0.
+        for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
+            if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
+                t->header[i] != column::model && t->header[i] != column::arm)
+                values[t->header[i]] = to_number(row[i]);
+        (it->second->*member).push_back(std::move(values));
+    }
+    return {};
+}
+
+void read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)
+{
+    if (!std::filesystem::exists(file))
+        return;
+    std::ifstream in(file);
+    std::string line;
+    std::map<std::string, std::string> by_id;
+    std::map<std::string, std::string> scale_notes;
+    std::map<std::string, bool> cpu_max_by_id;
+    while (std::getline(in, line)) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object() || !j.contains("run_id") || !j["run_id"].is_string())
+            continue;
+        auto id = j["run_id"].get<std::string>();
+        if (!shown.count(id))
+            continue;
+        by_id[id] = line;
+        cpu_max_by_id[id] = cpu_max_over_second(j);
+        if (j.contains("scale") && j["scale"].is_object())
+            scale_notes[id] = j["scale"].value("note", std::string{});
+        // Older or hand-written lines may lack any field: absent reads as unknown.
+        const auto s = j.contains("scenario") && j["scenario"].is_object() ? j["scenario"] : nlohmann::json::object();
+        auto name = s.value("name", std::string{});
+        d.descriptions[name] = s.value("description", std::string{});
+        if (s.contains("server") && s["server"].is_object())
+            d.server_settings[name] = server_settings_text(s["server"]);
+    }
+    for (const auto& sc : d.scenarios)
+        for (const auto& m : d.models) {
+            auto it = d.runs[sc].find(m);
+            if (it != d.runs[sc].end() && by_id.count(it->second.run_id)) {
+                d.contexts.push_back(by_id[it->second.run_id]);
+                it->second.context = by_id[it->second.run_id];
+                it->second.scale_note = scale_notes[it->second.run_id];
+                it->second.cpu_max_over_second = cpu_max_by_id[it->second.run_id];
+            }
+        }
+    // A capacity search's context is its first step's.
+    for (const auto& sc : d.capacity_scenarios)
+        for (const auto& m : d.models)
+            if (auto it = d.capacity[sc].find(m); it != d.capacity[sc].end() && by_id.count(it->second.run_id))
+                d.contexts.push_back(by_id[it->second.run_id]);
+}
+
+result<void> read_spectra(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)
+{
+    if (!std::filesystem::exists(file))
+        return {};
+    auto records = load::read_histograms(file);
+    if (!records)
+        return records.err();
+    std::map<std::pair<std::string, std::string>, stats::histogram> merged;
+    for (auto& r : *records) {
+        if (!shown.count(r.run_id) || (r.series != "latency" && r.series != "service"))
+            continue;
+        auto key = std::make_pair(r.run_id, r.series);
+        auto it = merged.find(key);
+        if (it == merged.end())
+            merged.emplace(key, std::move(r.histogram));
+        else if (auto m = it->second.merge(r.histogram); !m)
+            return fail(file.string() + ": run " + r.run_id + ": " + m.err().message);
+    }
+    for (auto& [sc, by_arm] : d.runs)
+        for (auto& [a, v] : by_arm) {
+            if (auto it = merged.find({v.run_id, "latency"}); it != merged.end())
+                v.latency_spectrum = spectrum_of(it->second);
+            if (auto it = merged.find({v.run_id, "service"}); it != merged.end())
+                v.service_spectrum = spectrum_of(it->second);
+        }
+    return {};
+}
+
+}  // namespace execbench::report::detail
