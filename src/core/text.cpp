@@ -12,6 +12,18 @@ std::string_view trim(std::string_view s) noexcept
     return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+std::vector<std::string> split_list(std::string_view text)
+{
+    std::vector<std::string> out;
+    while (!text.empty()) {
+        auto comma = text.find(',');
+        if (auto item = text.substr(0, comma); !item.empty())
+            out.emplace_back(item);
+        text.remove_prefix(comma == std::string_view::npos ? text.size() : comma + 1);
+    }
+    return out;
+}
+
 std::string xml_escape(std::string_view s)
 {
     std::string out;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace execbench {
 
@@ -22,6 +23,9 @@ void append_number(Number n, std::string& out)
 
 /// `s` without the spaces, tabs and carriage returns at either end.
 std::string_view trim(std::string_view s) noexcept;
+
+/// The items of a comma-separated list, empty ones left out: "pool,,loop" → {"pool", "loop"}.
+std::vector<std::string> split_list(std::string_view text);
 
 /// `s` with &, <, > and " as entities, for HTML and SVG text and attribute values.
 std::string xml_escape(std::string_view s);

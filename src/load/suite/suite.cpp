@@ -58,6 +58,81 @@ std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, st
     return out;
 }
 
+result<std::vector<std::string>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
+                                                  const std::vector<std::string>& named)
+{
+    std::vector<std::string> all;
+    for (const auto& e : list_scenarios(dir))
+        all.push_back(e.name);
+    for (const auto& name : named)
+        if (std::find(all.begin(), all.end(), name) == all.end()) {
+            auto guess = closest_match(name, all);
+            return fail("--scenarios: no scenario '" + name + "' in " + dir.string() +
+                        (guess ? "; did you mean " + *guess + "?" : std::string{}));
+        }
+    if (suite.empty())
+        return named;
+    auto in_suite = scenarios_in_suite(dir, suite);
+    if (in_suite.empty()) {
+        std::vector<std::string> suites;
+        for (const auto& [name, members] : list_suites(dir))
+            suites.push_back(name);
+        auto guess = closest_match(suite, suites);
+        return fail("--suite: no scenario in " + dir.string() + " lists suite '" + suite + "'" +
+                    (guess ? "; did you mean " + *guess + "?" : std::string{}) + " (bench-load --list-suites lists them)");
+    }
+    if (named.empty())
+        return in_suite;
+    for (const auto& name : named)
+        if (std::find(in_suite.begin(), in_suite.end(), name) == in_suite.end())
+            return fail("--scenarios: " + name + " is not in suite " + suite +
+                        "; its results would be filed under it (drop --suite to run it on its own)");
+    std::vector<std::string> out;
+    for (const auto& name : in_suite)
+        if (std::find(named.begin(), named.end(), name) != named.end())
+            out.push_back(name);
+    return out;
+}
+
+suite_outcome tally(const std::vector<suite_entry>& entries)
+{
+    suite_outcome o;
+    for (const auto& e : entries) {
+        if (e.capacity_search) {
+            ++o.searches;
+            o.searches_measured += e.measured ? 1 : 0;
+            o.searches_lower_bound += e.lower_bound ? 1 : 0;
+            o.searches_failed += e.status == run_status::failed ? 1 : 0;
+            continue;
+        }
+        switch (e.status) {
+        case run_status::ok: ++o.ok; break;
+        case run_status::behind: ++o.behind; break;
+        case run_status::errors: ++o.errors; break;
+        case run_status::failed: ++o.failed; break;
+        case run_status::not_run: ++o.not_run; break;
+        case run_status::generator_bound: ++o.generator_bound; break;
+        }
+    }
+    return o;
+}
+
+std::string suite_outcome::text() const
+{
+    auto n = [](std::size_t v) { return std::to_string(v); };
+    std::string out;
+    if (auto runs = ok + behind + errors + failed + not_run + generator_bound; runs > 0)
+        out = n(runs) + " run(s): " + n(ok) + " ok, " + n(behind) + " behind (unsent requests), " + n(errors) +
+              " with request errors, " + n(failed) + " failed, " + n(not_run) + " not run, " + n(generator_bound) +
+              " generator-bound (not results)";
+    if (searches > 0)
+        out += (out.empty() ? "" : "; ") + n(searches) + " capacity search(es): " + n(searches_measured) +
+               " measured, " + n(searches_lower_bound) + " lower bound(s) only, " +
+               n(searches - searches_measured - searches_lower_bound) +
+               " other (below the lowest rate, or not measured)";
+    return out;
+}
+
 std::string_view to_string(trial_order o) noexcept
 {
     return o == trial_order::blocked ? "blocked" : "interleaved";

@@ -110,6 +110,25 @@ struct suite_options {
 /// The scenarios of `dir` that list `suite` in their suites, sorted by name.
 std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, std::string_view suite);
 
+/// The scenarios a suite run runs: the suite's, narrowed to `named` when it names any (a name outside the suite is an
+/// error: its results would be filed under a suite it does not belong to), or `named` alone when `suite` is empty.
+/// Errors name the flag (--suite, --scenarios) and a close match.
+result<std::vector<std::string>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
+                                                  const std::vector<std::string>& named);
+
+/// What a suite did, counted for its closing line.
+struct suite_outcome {
+    std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0, generator_bound = 0;
+    std::size_t searches = 0, searches_measured = 0, searches_lower_bound = 0, searches_failed = 0;
+
+    /// "3 run(s): 2 ok, ...; 1 capacity search(es): ..." as bench-suite's last line says it.
+    [[nodiscard]] std::string text() const;
+    /// A run or a capacity search failed (bench-suite's exit status says so).
+    [[nodiscard]] bool any_failed() const noexcept { return failed > 0 || searches_failed > 0; }
+};
+/// Counts the ledger entries of a suite run by status.
+suite_outcome tally(const std::vector<suite_entry>& entries);
+
 /// Runs every scenario under every arm, each on a fresh server (and a fresh downstream server when the scenario
 /// asks for a separate one), in the order `order` says; interleaved trials of one arm are merged into one result.
 /// A run that cannot start or fails is recorded in the ledger and the suite goes on; a scenario beyond the
