@@ -1,5 +1,6 @@
 #include "execbench/report/verdict_text.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/run/metric_names.hpp"
 
 #include <algorithm>
@@ -20,10 +21,7 @@ std::string factor(double v)
 {
     if (std::isinf(v))
         return "∞";
-    char buf[32];
-    int decimals = v < 1.1 ? 3 : v < 10 ? 2 : v < 100 ? 1 : 0;
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
+    return fixed(v, v < 1.1 ? 3 : v < 10 ? 2 : v < 100 ? 1 : 0);
 }
 
 std::string factor_with_interval(double f, double low, double high)
