@@ -14,6 +14,12 @@ namespace execbench {
 
 namespace {
 
+/// RLIMIT_NOFILE's soft limit as a count (UINT64_MAX when unlimited).
+std::uint64_t soft_limit(const rlimit& lim) noexcept
+{
+    return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<std::uint64_t>(lim.rlim_cur);
+}
+
 std::string first_line(const char* file)
 {
     std::ifstream in(file);
@@ -98,7 +104,7 @@ std::uint64_t open_file_limit()
     rlimit lim{};
     if (::getrlimit(RLIMIT_NOFILE, &lim) != 0)
         return 0;
-    return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : lim.rlim_cur;
+    return soft_limit(lim);
 }
 
 std::uint64_t open_file_ceiling()
@@ -122,7 +128,7 @@ std::uint64_t raise_open_file_limit(std::uint64_t descriptors) noexcept
         if (::setrlimit(RLIMIT_NOFILE, &raised) == 0)
             lim = raised;
     }
-    return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<std::uint64_t>(lim.rlim_cur);
+    return soft_limit(lim);
 }
 
 std::uint64_t somaxconn()
