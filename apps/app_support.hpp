@@ -1,6 +1,8 @@
 // What the four apps share: exit codes, the Ctrl-C flag, and one way of reporting command-line mistakes.
 #pragma once
 
+#include "execbench/core/text.hpp"
+#include "execbench/load/scenario/duration.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 
 #include <CLI/CLI.hpp>
@@ -183,6 +185,24 @@ inline CLI::Validator number_in(double lo, double hi, const std::string& what)
             return {};
         },
         range_text(lo, hi));
+}
+
+/// A validator (use with `transform`) for a time of lo..hi seconds, written as a number of seconds ("1.5") or with a
+/// unit as scenarios write durations ("500ms", "2m"), then handed to the option as seconds:
+/// "--idle-timeout: 5x is not a time of 0.001..3600 seconds (e.g. 1.5, 500ms, 3s, 2m)".
+inline CLI::Validator seconds_in(double lo, double hi)
+{
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            auto d = load::parse_duration(text);
+            const double seconds = d ? std::chrono::duration<double>(*d).count() : -1;
+            if (!d || !(seconds >= lo && seconds <= hi))
+                return text + " is not a time of " + range_text(lo, hi) + " seconds (e.g. 1.5, 500ms, 3s, 2m)";
+            text.clear();
+            append_number(seconds, text);
+            return {};
+        },
+        range_text(lo, hi) + " s");
 }
 
 }  // namespace execbench::apps

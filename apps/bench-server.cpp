@@ -12,6 +12,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -71,19 +72,19 @@ int main(int argc, char** argv)
         ->capture_default_str();
     double db_seconds = seconds_of(opts.db_timeout);
     cli.add_option("--db-timeout", db_seconds, "PostgreSQL: seconds a request waits for a connection and the answer")
-        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
+        ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
     cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
-        ->check(apps::number_in(0.0, 3600.0, "a number of seconds"))
+        ->transform(apps::seconds_in(0.0, 3600.0))
         ->capture_default_str();
     cli.add_option("--header-timeout", header_seconds, "Seconds a client has to send a complete request")
-        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
+        ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
     cli.add_option("--idle-timeout", idle_seconds, "Seconds an idle keep-alive connection is kept open")
-        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
+        ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
     cli.add_option("--downstream-timeout", downstream_seconds, "Seconds to wait for a downstream answer (then 504)")
-        ->check(apps::number_in(0.001, 3600.0, "a number of seconds"))
+        ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
 
     bool list_endpoints = false;
@@ -105,7 +106,7 @@ int main(int argc, char** argv)
         if (auto cpus = parse_cpu_list(opts.cpus); !cpus)
             return apps::usage_error(program, "--cpus: " + cpus.err().message);
     opts.model = *models::parse_model(model_name);
-    auto millis_of = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
+    auto millis_of = [](double seconds) { return std::chrono::milliseconds(std::llround(seconds * 1000)); };
     opts.shutdown_timeout = millis_of(shutdown_seconds);
     opts.timeouts.header = millis_of(header_seconds);
     opts.timeouts.idle = millis_of(idle_seconds);

@@ -175,10 +175,10 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
         ->check(integer_in(1, 1024, "a number of threads"))
         ->capture_default_str();
     app.add_option("--start-timeout", f.start_timeout, "Seconds to wait for a server's /health")
-        ->check(number_in(0.1, 3600, "a number of seconds"))
+        ->transform(seconds_in(0.1, 3600))
         ->capture_default_str();
     app.add_option("--stop-timeout", f.stop_timeout, "Seconds between SIGTERM and SIGKILL")
-        ->check(number_in(0.1, 3600, "a number of seconds"))
+        ->transform(seconds_in(0.1, 3600))
         ->capture_default_str();
     app.add_option("--slo", f.slo_text,
                    "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");

@@ -2,6 +2,7 @@
 // bench-server on loopback. Each case is one mistake that used to go unnoticed or one message that used to differ.
 #include "support/child_process.hpp"
 #include "support/misbehaving_server.hpp"
+#include "support/raw_client.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -484,6 +485,9 @@ TEST_CASE("all four binaries report command-line mistakes the same way", "[cli]"
         auto port = run_tool({bench_server_path(), "--port", "99999"});
         CHECK(port.code == 2);
         CHECK_THAT(port.err, Catch::StartsWith("bench-server: --port: 99999 is not a port (0..65535)\n"));
+        auto idle = run_tool({bench_server_path(), "--idle-timeout", "5x"});
+        CHECK(idle.code == 2);
+        CHECK_THAT(idle.err, Catch::StartsWith("bench-server: --idle-timeout: 5x is not a time of 0.001..3600 seconds"));
     }
     if (!bench_load_path().empty()) {
         auto trials = run_tool({bench_load_path(), "--trials", "-1"});
@@ -493,6 +497,19 @@ TEST_CASE("all four binaries report command-line mistakes the same way", "[cli]"
         CHECK(open.code == 2);
         CHECK_THAT(open.err, Catch::StartsWith("bench-load: --rate: missing"));
     }
+}
+
+TEST_CASE("bench-server takes its timeouts in seconds or with a unit, as bench-load takes durations", "[cli]")
+{
+    if (bench_server_path().empty())
+        return;
+    server_process server({"--model", "loop", "--idle-timeout", "500ms", "--header-timeout", "2", "--shutdown-timeout",
+                           "1m"});
+    raw_client client(server.port());
+    auto health = nlohmann::json::parse(client.get("/health").body);
+    CHECK(health["idleTimeoutMs"] == 500);
+    CHECK(health["headerTimeoutMs"] == 2000);
+    CHECK(health["shutdownTimeoutMs"] == 60000);
 }
 
 TEST_CASE("bench-suite checks its selection and overrides before it starts anything", "[cli][suite]")

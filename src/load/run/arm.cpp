@@ -1,6 +1,7 @@
 #include "execbench/load/run/arm.hpp"
 
 #include "execbench/core/model_names.hpp"
+#include "execbench/load/scenario/duration.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -94,9 +95,14 @@ result<arm_spec> parse_arm(std::string_view text)
                 list += (list.empty() ? "" : ", ") + k;
             return bad("unknown option '" + name + "' (known: " + list + ")");
         }
-        if (name == "movies-read-only" ? (value != "true" && value != "false") : !is_number(value))
+        // bench-server takes its timeouts as seconds or with a unit, as scenarios write durations.
+        const bool timeout = name.ends_with("-timeout");
+        if (name == "movies-read-only" ? (value != "true" && value != "false")
+                                       : !is_number(value) && !(timeout && parse_duration(value)))
             return bad("option " + name + ": '" + value + "' is not " +
-                       (name == "movies-read-only" ? "true or false" : "a number"));
+                       (name == "movies-read-only" ? "true or false"
+                        : timeout                  ? "a number of seconds or a duration (500ms, 2m)"
+                                                   : "a number"));
         if (std::any_of(a.options.begin(), a.options.end(), [&](const auto& o) { return o.first == name; }))
             return bad("option " + name + " given twice");
         a.options.emplace_back(std::move(name), std::move(value));

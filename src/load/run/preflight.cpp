@@ -1,5 +1,6 @@
 #include "execbench/load/run/preflight.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/http/url.hpp"
 #include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/scenario/open_files.hpp"
@@ -106,6 +107,31 @@ std::vector<std::string> server_mismatches(const scenario& s, const target& t, c
                           (wanted == "true" ? "" : " " + wanted));
     }
     return out;
+}
+
+std::string idle_timeout_warning(const scenario& s, const server_info& server)
+{
+    auto health = nlohmann::json::parse(server.health_json, nullptr, false);
+    if (!health.is_object() || !health.contains("idleTimeoutMs") || !health["idleTimeoutMs"].is_number())
+        return {};
+    const double timeout = health["idleTimeoutMs"].get<double>() / 1e3;
+    const auto& l = s.load;
+    double idle = 0;
+    std::string why;
+    if (l.kind == shape::open && l.rate > 0) {
+        idle = l.connections / l.rate;
+        why = "each of its " + grouped(l.connections) + " connections sends about every " + fixed(idle, 1) +
+              " s (connections / rate)";
+    } else if (l.kind == shape::closed || l.kind == shape::ramp) {
+        idle = std::chrono::duration<double>(l.think_max).count();
+        why = "its users pause up to " + fixed(idle, 1) + " s between requests (think time)";
+    }
+    if (timeout <= 0 || idle < timeout)
+        return {};
+    return "scenario " + s.name + ": " + why + ", at least the server's keep-alive idle timeout (" + fixed(timeout, 1) +
+           " s, /health idleTimeoutMs): it will close idle connections mid-run, and the requests after that pay a " +
+           "reconnect or fail against the close; use fewer connections or start the server with a longer " +
+           "--idle-timeout";
 }
 
 std::string port_range_check(const scenario& s, const target& t)

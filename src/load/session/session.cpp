@@ -66,6 +66,8 @@ result<void> session::preflight() const
 std::vector<std::string> session::warnings() const
 {
     auto out = server_mismatches(scenario_, target_.where, target_.server);
+    if (auto idle = idle_timeout_warning(scenario_, target_.server); !idle.empty())
+        out.push_back(std::move(idle));
     if (auto ports = port_range_check(scenario_, target_.where); !ports.empty())
         out.push_back(std::move(ports));
     return out;

@@ -50,6 +50,13 @@ TEST_CASE("arms parse NAME=MODEL[:OPTION=VALUE,...] and say what is wrong", "[lo
     CHECK_THAT(error_of("x=pool:color=red"), Catch::Contains("unknown option 'color'"));
     CHECK_THAT(error_of("x=pool:threads=many"), Catch::Contains("not a number"));
     CHECK_THAT(error_of("x=pool:threads=4,threads=8"), Catch::Contains("given twice"));
+    // Timeouts are seconds or durations, as bench-server takes them; other options stay plain numbers.
+    auto idle = parse_arm("short=loop:idle-timeout=500ms,header-timeout=2");
+    REQUIRE(idle);
+    CHECK(arm_server_args(*idle) ==
+          std::vector<std::string>{"--model", "loop", "--idle-timeout", "500ms", "--header-timeout", "2"});
+    CHECK_THAT(error_of("x=loop:idle-timeout=soon"), Catch::Contains("not a number of seconds or a duration"));
+    CHECK_THAT(error_of("x=pool:threads=4s"), Catch::Contains("option threads: '4s' is not a number"));
     CHECK_THAT(error_of("x=pool:cpus=0"), Catch::Contains("unknown option 'cpus'"));  // pinning is per suite
 
     auto twice = check_arms({{"a", "loop", {}}, {"a", "pool", {}}});

@@ -39,3 +39,37 @@ TEST_CASE("server_mismatches names both sides where /health contradicts the scen
     server.health_json.clear();  // no /health: nothing to compare
     CHECK(server_mismatches(downstream, t, server).empty());
 }
+
+TEST_CASE("idle_timeout_warning: a connection idle past the server's keep-alive timeout is named before the run",
+          "[load][cli]")
+{
+    server_info server;
+    server.model = "fiber";
+    server.health_json = R"({"model":"fiber","idleTimeoutMs":5000})";
+
+    scenario open;
+    open.name = "open-idle";
+    open.load.kind = shape::open;
+    open.load.connections = 3000;
+    open.load.rate = 1000;  // each connection every 3 s: fits
+    CHECK(idle_timeout_warning(open, server).empty());
+    open.load.rate = 500;  // every 6 s: past 5 s
+    auto w = idle_timeout_warning(open, server);
+    CHECK_THAT(w, Catch::StartsWith("scenario open-idle: ") && Catch::Contains("3,000 connections") &&
+                      Catch::Contains("every 6.0 s") && Catch::Contains("5.0 s, /health idleTimeoutMs") &&
+                      Catch::Contains("--idle-timeout"));
+
+    scenario closed;
+    closed.name = "closed-think";
+    closed.load.kind = shape::closed;
+    closed.load.connections = 10;
+    closed.load.think_max = std::chrono::seconds{3};
+    CHECK(idle_timeout_warning(closed, server).empty());
+    closed.load.think_max = std::chrono::seconds{5};
+    CHECK_THAT(idle_timeout_warning(closed, server), Catch::Contains("pause up to 5.0 s"));
+
+    server.health_json = R"({"model":"fiber"})";  // a server that does not say: nothing to compare
+    CHECK(idle_timeout_warning(open, server).empty());
+    server.health_json = "not json";
+    CHECK(idle_timeout_warning(open, server).empty());
+}

@@ -32,6 +32,12 @@ std::optional<std::string> open_loop_capacity_warning(const scenario& s, std::ch
 /// (e.g. "movies-read-only": true against a storing server). Each names both sides.
 std::vector<std::string> server_mismatches(const scenario& s, const target& t, const server_info& server);
 
+/// A warning when the scenario leaves a connection idle for at least the server's keep-alive idle timeout (/health
+/// `idleTimeoutMs`): an open loop sends on each connection about every connections / rate seconds (the one idle
+/// longest first), a closed or ramp user pauses up to its longest think time. The server then closes connections
+/// mid-run, and the requests after that pay a reconnect or race the close. "" when they fit or /health does not say.
+std::string idle_timeout_warning(const scenario& s, const server_info& server);
+
 /// A warning when the local port range cannot hold the scenario's connections to `t` together with the TIME_WAIT
 /// sockets earlier trials left (/proc/net/sockstat), over the source addresses a loopback target spreads them on
 /// (load::loopback_source); "" when they fit or the kernel's figures cannot be read.
