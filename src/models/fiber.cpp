@@ -56,18 +56,21 @@ public:
         : io_server(context, 1, context.threads),
           app_(context.app),
           carriers_(*groups_.front()),
-          stacks_(std::size_t{context.fiber_stack_kb} * 1024, spare_stacks)
+          stacks_(std::size_t{context.fiber_stack_kb} * 1024)
     {
     }
 
     ~fiber_server() override
     {
         shutdown(clock::now());
-        groups_.clear();  // fibers destroyed with their io_context give their stacks back to stacks_ first
+        trim_timer_.reset();  // before the io_context it is bound to
+        groups_.clear();      // fibers destroyed with their io_context give their stacks back to stacks_ first
     }
 
     void start() override
     {
+        trim_timer_.emplace(carriers_.io.get_executor());
+        trim_stacks();
         start_serving([this](socket_type socket, io_group&) {
             wait_for_request(std::make_shared<fiber_connection>(std::move(socket), carriers_.deadlines, app_));
         });
@@ -122,6 +125,18 @@ private:
         conn->deadline.expires_after(context_.timeouts.header);
         asio::post(carriers_.io, [this, conn = std::move(conn), state = std::move(state)]() mutable {
             start_request(std::move(conn), std::move(state));
+        });
+    }
+
+    /// Every `stack_pool::trim_period`, returns the spare stacks no fiber needed meanwhile.
+    void trim_stacks()
+    {
+        trim_timer_->expires_after(stack_pool::trim_period);
+        trim_timer_->async_wait([this](error_code ec) {
+            if (ec)
+                return;
+            stacks_.trim();
+            trim_stacks();
         });
     }
 
@@ -280,13 +295,11 @@ private:
     }
 
     static constexpr std::size_t read_chunk = 4096;
-    // Enough for the fibers of a busy server at once (a fiber lives only while a request is served): about 3 MB
-    // resident at ~12 KiB touched each.
-    static constexpr std::size_t spare_stacks = 256;
 
     endpoints::app& app_;
     io_group& carriers_;
     stack_pool stacks_;
+    std::optional<timer_type> trim_timer_;
 };
 
 }  // namespace

@@ -1,11 +1,10 @@
 #include "stack_pool.hpp"
 
+#include <algorithm>
+
 namespace execbench::models {
 
-stack_pool::stack_pool(std::size_t size, std::size_t capacity) : make_(size), capacity_(capacity)
-{
-    spare_.reserve(capacity);
-}
+stack_pool::stack_pool(std::size_t size) : make_(size) {}
 
 stack_pool::~stack_pool()
 {
@@ -20,6 +19,7 @@ boost::context::stack_context stack_pool::allocate()
         if (!spare_.empty()) {
             auto stack = spare_.back();
             spare_.pop_back();
+            low_water_ = std::min(low_water_, spare_.size());
             return stack;
         }
     }
@@ -28,14 +28,29 @@ boost::context::stack_context stack_pool::allocate()
 
 void stack_pool::deallocate(boost::context::stack_context& stack) noexcept
 {
+    std::lock_guard lock(mutex_);
+    // A vector's push_back may throw; a stack that cannot be kept is unmapped instead.
+    try {
+        spare_.push_back(stack);
+    } catch (...) {
+        make_.deallocate(stack);
+    }
+}
+
+std::size_t stack_pool::trim()
+{
+    std::vector<boost::context::stack_context> unused;
     {
         std::lock_guard lock(mutex_);
-        if (spare_.size() < capacity_) {
-            spare_.push_back(stack);
-            return;
-        }
+        const auto n = static_cast<std::ptrdiff_t>(std::min(low_water_, spare_.size()));
+        unused.assign(spare_.begin(), spare_.begin() + n);
+        spare_.erase(spare_.begin(), spare_.begin() + n);
+        low_water_ = spare_.size();
     }
-    make_.deallocate(stack);
+    // Unmapped outside the lock: the carriers spawning fibers meanwhile do not wait for the system calls.
+    for (auto& stack : unused)
+        make_.deallocate(stack);
+    return unused.size();
 }
 
 }  // namespace execbench::models

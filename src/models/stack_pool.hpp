@@ -3,6 +3,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -12,25 +13,34 @@ namespace execbench::models {
 
 /// Fiber stacks kept for reuse: `protected_fixedsize_stack`s (an mmap with a guard page below) that go back here when
 /// their fiber ends instead of being unmapped, so a fiber per request costs no system call and no page fault once
-/// warm. At most `capacity` are kept; the rest are unmapped, so a burst's stacks are returned. Thread-safe.
+/// warm. The pool keeps what the fibers needed lately rather than a fixed number: `trim`, called every
+/// `trim_period`, unmaps the spares that no fiber took since the previous trim, so however far the number of live
+/// fibers swings under steady load nothing is mapped or unmapped, and a burst's stacks are returned within two
+/// periods of its end. Thread-safe.
 class stack_pool {
 public:
-    /// A pool of stacks of `size` bytes (plus the guard page), keeping at most `capacity` spare.
-    stack_pool(std::size_t size, std::size_t capacity);
+    /// How often the owner calls `trim`.
+    static constexpr std::chrono::seconds trim_period{1};
+
+    /// A pool of stacks of `size` bytes (plus the guard page).
+    explicit stack_pool(std::size_t size);
     ~stack_pool();
     stack_pool(const stack_pool&) = delete;
     stack_pool& operator=(const stack_pool&) = delete;
 
     /// A spare stack, or a new one.
     boost::context::stack_context allocate();
-    /// Takes `stack` back when there is room, else unmaps it.
+    /// Keeps `stack` as a spare.
     void deallocate(boost::context::stack_context& stack) noexcept;
+    /// Unmaps the spares that were not needed since the last trim (the fewest spares there were meanwhile), the
+    /// longest unused first; returns how many.
+    std::size_t trim();
 
 private:
     boost::context::protected_fixedsize_stack make_;
-    std::size_t capacity_;
     std::mutex mutex_;
-    std::vector<boost::context::stack_context> spare_;
+    std::vector<boost::context::stack_context> spare_;  // the most recently used last
+    std::size_t low_water_ = 0;                         // the fewest spares since the last trim
 };
 
 /// The StackAllocator `asio::spawn` copies into each fiber: a handle to a `stack_pool`, which must outlive the fiber.

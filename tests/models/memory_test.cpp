@@ -120,5 +120,17 @@ TEST_CASE("a fiber parked on a wait keeps one page of its stack resident", "[lim
     // Measured ~5,300 B (one 4 KiB stack page, the connection and the request's state); 9,400 B while the request
     // was parsed in the fiber, whose parser frames left a second page resident. The bound sits between.
     CHECK(per_connection < 7168);
+
+    // The ended fibers' stacks went back to the pool, which returns those no fiber took again within two trim
+    // periods (1 s each): then only the connections, idle now, stay (~600 B each; a kept stack is 4-12 KiB).
+    long settled = peak;
+    for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
+        std::this_thread::sleep_for(250ms);
+        settled = resident_kib(pid);
+        if ((settled - before) * 1024 / waiting_connections < 3584)
+            break;
+    }
+    INFO("RSS KiB " << settled << " once the requests were answered (10 s at most)");
+    CHECK((settled - before) * 1024 / waiting_connections < 3584);
 }
 #endif
