@@ -27,13 +27,18 @@ std::string headline_cell(const run_view* v)
         return v->status == load::run_status::not_run ? "not run" : "failed";
     if (auto why = v->not_a_result(); !why.empty())
         return "*" + why + "*";
-    if (v->number(metric::requests_ok) == 0)
-        return "no answer · **" + count(v->number(metric::requests_error)) + " errors**";
-    bool burst = v->text(load::column::shape) == "burst";
-    std::string cell = v->text(load::column::noisy) == "1" ? "~" : "";
-    cell += millis(v->number(metric::latency_millis_p99)) + " ms";
-    cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
-                  : " · " + count(v->number(metric::requests_per_second));
+    const bool none_ok = v->number(metric::requests_ok) == 0;
+    const bool burst = v->text(load::column::shape) == "burst";
+    std::string cell;
+    if (none_ok) {
+        // No latency or rate to show; the errors may still be answers (a 503 each), so not "no answer".
+        cell = "0 ok";
+    } else {
+        cell = v->text(load::column::noisy) == "1" ? "~" : "";
+        cell += millis(v->number(metric::latency_millis_p99)) + " ms";
+        cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
+                      : " · " + count(v->number(metric::requests_per_second));
+    }
     if (v->number(metric::requests_error) > 0)
         cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
     if (auto share = unsent_percent(*v); !share.empty())

@@ -121,6 +121,10 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
         std::string machine = m.value("cpu_model", std::string{"?"}) + " (" + std::to_string(cores) + " CPUs";
         if (m.contains("memory_mb") && m["memory_mb"].is_number())
             machine += ", " + count(m["memory_mb"].get<double>() / 1024.0) + " GiB";
+        // The clock tells apart hosts that share a model name (a VM's 2.1 and 2.6 GHz EPYCs): figures compare within
+        // one only.
+        if (m.contains("cpu_mhz") && m["cpu_mhz"].is_number() && m["cpu_mhz"].get<double>() > 0)
+            machine += ", " + count(m["cpu_mhz"].get<double>()) + " MHz";
         machines.insert(machine + ")");
         c.cores.insert(cores);
         kernels.insert(m.value("kernel", std::string{"?"}));

@@ -522,3 +522,16 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     CHECK(timeline_data["arms"][0]["series"].contains("connections_open@second"));
     CHECK_FALSE(timeline_data["arms"][1]["series"].contains("connections_open"));
 }
+
+TEST_CASE("the machine line names each CPU clock, so runs on hosts sharing a model name are told apart", "[report]")
+{
+    auto context = [](double mhz) {
+        return nlohmann::json{
+            {"machine", {{"cpu_model", "AMD EPYC"}, {"cpu_count", 2}, {"memory_mb", 24105}, {"cpu_mhz", mhz}}}}
+            .dump();
+    };
+    CHECK(summarize_contexts({context(2596.128), context(2596.148)}).machine == "AMD EPYC (2 CPUs, 24 GiB, 2,596 MHz)");
+    CHECK(summarize_contexts({context(2096.01), context(2596.128)}).machine ==
+          "AMD EPYC (2 CPUs, 24 GiB, 2,096 MHz); AMD EPYC (2 CPUs, 24 GiB, 2,596 MHz)");
+    CHECK(summarize_contexts({context(0)}).machine == "AMD EPYC (2 CPUs, 24 GiB)");  // not readable
+}
