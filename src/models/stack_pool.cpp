@@ -42,7 +42,7 @@ std::size_t stack_pool::trim()
     std::vector<boost::context::stack_context> unused;
     {
         std::lock_guard lock(mutex_);
-        const auto n = static_cast<std::ptrdiff_t>(std::min(low_water_, spare_.size()));
+        const auto n = static_cast<std::ptrdiff_t>(std::min({low_water_, spare_.size(), trim_limit}));
         unused.assign(spare_.begin(), spare_.begin() + n);
         spare_.erase(spare_.begin(), spare_.begin() + n);
         low_water_ = spare_.size();

@@ -121,8 +121,9 @@ TEST_CASE("a fiber parked on a wait keeps one page of its stack resident", "[lim
     // was parsed in the fiber, whose parser frames left a second page resident. The bound sits between.
     CHECK(per_connection < 7168);
 
-    // The ended fibers' stacks went back to the pool, which returns those no fiber took again within two trim
-    // periods (1 s each): then only the connections, idle now, stay (~600 B each; a kept stack is 4-12 KiB).
+    // The ended fibers' stacks went back to the pool, which unmaps those no fiber took again, 512 a trim period
+    // (1 s) from the second one on: then only the connections, idle now, stay (~600 B each; a kept stack is
+    // 4-12 KiB).
     long settled = peak;
     for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
         std::this_thread::sleep_for(250ms);
