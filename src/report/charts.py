@@ -284,9 +284,9 @@ def timeline_chart(data):
             errors = a["series_all"].get("requests_error") or [0] * len(x)
             ax.plot(x, errors, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=3,
                     label="errors / s")
-            ax.set_title("%s: no successful request (%d errors), so no latency" % (arm_label(a),
-                                                                                    a.get("requests_error", 0)),
-                         fontsize=9)
+            # Two lines: on one, the title runs into the next panel's.
+            failed = format(int(a.get("requests_error", 0)), ",")
+            ax.set_title("%s: no successful request,\nso no latency (%s errors)" % (arm_label(a), failed), fontsize=9)
             ax.set_ylabel("errors per second")
             ax.set_ylim(bottom=0)
         ax.set_xlabel("second")

@@ -310,11 +310,13 @@ void winners_section(std::ostringstream& md, const suite_data& s, const winners_
 
 /// A run's ledger message as a reader reads it: bench-suite's "requests_unsent=150501 (max 150600)" and
 /// "errors_reset=2" become "150,501 requests unsent (median of the trials; up to 150,600)" and "2 reset errors";
-/// anything else is kept as written.
+/// anything else is kept as written, once: a note each server run repeated is shown with its count.
 std::string readable_message(const std::string& message)
 {
     static const std::regex figure(R"(^(requests_unsent|errors_([a-z_0-9]+))=(\d+)(?: \(max (\d+)\))?$)");
-    std::string out, part;
+    std::string part;
+    std::vector<std::pair<std::string, unsigned>> notes;  // in first-seen order, with how often each came
+    std::vector<std::string> separators;                  // the one after each note
     auto flush = [&](const std::string& sep) {
         std::smatch m;
         std::string text = part;
@@ -326,8 +328,14 @@ std::string readable_message(const std::string& message)
             if (m[4].matched)
                 text += " (median of the trials; up to " + count(to_number(m[4].str())) + ")";
         }
-        out += text + sep;
         part.clear();
+        auto seen = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == text; });
+        if (seen != notes.end()) {
+            ++seen->second;
+            return;
+        }
+        notes.emplace_back(std::move(text), 1);
+        separators.push_back(sep);
     };
     for (std::size_t i = 0; i < message.size(); ++i) {
         if ((message[i] == ',' || message[i] == ';') && i + 1 < message.size() && message[i + 1] == ' ') {
@@ -338,6 +346,12 @@ std::string readable_message(const std::string& message)
         }
     }
     flush("");
+    std::string out;
+    for (std::size_t i = 0; i < notes.size(); ++i) {
+        const auto& [text, times] = notes[i];
+        out += text + (times > 1 ? " (" + std::to_string(times) + " times)" : "") +
+               (i + 1 < notes.size() ? separators[i] : "");
+    }
     return out;
 }
 
