@@ -58,9 +58,9 @@ std::filesystem::path fake_suite(const std::filesystem::path& root, const std::s
                                 {"s", "io", "pool", load::run_status::ok, "r1", "2026-01-01T00:00:00Z", 3, "", ""}));
     REQUIRE(load::append_ledger(
         ledger, {"s", "io", "fiber", load::run_status::errors, "r2", "2026-01-01T00:00:05Z", 3,
-                   "errors_reset=2; bench-server exited with status 1 after SIGTERM; round 2: timed out; bench-server "
-                   "exited with status 1 after SIGTERM",
-                   ""}));
+                 "errors_reset=2; bench-server exited with status 1 after SIGTERM; round 2: timed out; bench-server "
+                 "exited with status 1 after SIGTERM",
+                 ""}));
     REQUIRE(load::append_ledger(ledger, {"s", "io", "loop", load::run_status::not_run, "", "2026-01-01T00:00:09Z", 0,
                                          "not run: the open-file limit (RLIMIT_NOFILE) is 20000", ""}));
     write(dir / (name + ".csv"),
@@ -141,8 +141,9 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
     CHECK_THAT(md, Catch::Contains("[methodology](../methodology.md)"));
     CHECK_THAT(md, Catch::Contains("- loop: not run: the open-file limit"));
     // The ledger's errors_reset=2 in words, and a note each server run repeated once with its count.
-    CHECK_THAT(md, Catch::Contains("- fiber: 2 reset errors; bench-server exited with status 1 after SIGTERM (2 times); "
-                                   "round 2: timed out\n"));
+    CHECK_THAT(md,
+               Catch::Contains("- fiber: 2 reset errors; bench-server exited with status 1 after SIGTERM (2 times); "
+                               "round 2: timed out\n"));
     CHECK_THAT(md, Catch::Contains("**yes** (wall_millis)"));
     // fiber is faster but had request errors, so pool wins latency.
     CHECK_THAT(md, Catch::Contains("| latency p99 | pool above fiber (fiber: up to 2 errors in 2 of 3 trials, over "
