@@ -10,9 +10,9 @@
 
 namespace execbench::load {
 
-run_context collect_context()
+machine_context collect_context()
 {
-    run_context c;
+    machine_context c;
     c.execbench_version = std::string(version());
     c.git_revision = std::string(git_revision());
     c.build_type = std::string(build_type());

@@ -5,7 +5,7 @@
 #include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
-#include "execbench/load/run/http_get.hpp"
+#include "execbench/load/run/http_request.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -81,7 +81,7 @@ std::string text_of(const nlohmann::json& v)
 
 }  // namespace
 
-std::vector<std::string> server_mismatches(const scenario& s, const target& t, const server_info& server)
+std::vector<std::string> server_mismatches(const scenario& s, const target& t, const observed_server& server)
 {
     std::vector<std::string> out;
     auto health = nlohmann::json::parse(server.health_json, nullptr, false);
@@ -109,7 +109,7 @@ std::vector<std::string> server_mismatches(const scenario& s, const target& t, c
     return out;
 }
 
-std::string idle_timeout_warning(const scenario& s, const server_info& server)
+std::string idle_timeout_warning(const scenario& s, const observed_server& server)
 {
     auto health = nlohmann::json::parse(server.health_json, nullptr, false);
     if (!health.is_object() || !health.contains("idleTimeoutMs") || !health["idleTimeoutMs"].is_number())

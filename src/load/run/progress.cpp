@@ -118,7 +118,7 @@ std::string affinity_list()
     return out;
 }
 
-std::string format_banner(const scenario& s, const run_options& options, const target& t, const server_info& server)
+std::string format_banner(const scenario& s, const run_options& options, const target& t, const observed_server& server)
 {
     std::string out = s.name + ": " + shape_text(s.load);
     if (s.background)

@@ -2,7 +2,7 @@
 
 #include "execbench/load/engine/target.hpp"
 
-#include "execbench/load/run/http_get.hpp"
+#include "execbench/load/run/http_request.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -25,9 +25,9 @@ stats::sample_source metrics_source(boost::asio::ip::tcp::endpoint ep, std::stri
 
 }  // namespace
 
-server_info probe_server(const target& t, std::optional<pid_t> server_pid)
+observed_server probe_server(const target& t, std::optional<pid_t> server_pid)
 {
-    server_info info;
+    observed_server info;
     info.local = t.local;
     std::optional<pid_t> reported_pid;
     if (auto h = detail::http_get(t.endpoints.front(), t.host_header, t.base_path + "/health",
@@ -51,7 +51,7 @@ server_info probe_server(const target& t, std::optional<pid_t> server_pid)
     return info;
 }
 
-std::unique_ptr<stats::periodic_sampler> server_sampler(const server_info& server, const target& t,
+std::unique_ptr<stats::periodic_sampler> server_sampler(const observed_server& server, const target& t,
                                                         std::chrono::milliseconds period)
 {
     // The fd walk (one readlink per fd) costs about 3 us a socket: at 17,000 sockets every 5 s it was 1.5 % of a

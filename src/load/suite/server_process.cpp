@@ -4,7 +4,7 @@
 #include "execbench/core/run_command.hpp"
 #include "execbench/stats/process.hpp"
 
-#include "execbench/load/run/http_get.hpp"
+#include "execbench/load/run/http_request.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -20,9 +20,9 @@ using namespace std::chrono_literals;
 namespace {
 
 // Everything a writer reads is set here, nothing from the machine or the clock.
-run_context fixed_context()
+machine_context fixed_context()
 {
-    run_context c;
+    machine_context c;
     c.execbench_version = "0.1.0";
     c.git_revision = "0123456789ab";
     c.build_type = "Release";

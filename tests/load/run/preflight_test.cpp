@@ -9,7 +9,7 @@ TEST_CASE("server_mismatches names both sides where /health contradicts the scen
     target t;
     t.host_header = "127.0.0.1:8080";
     t.port = 8080;
-    server_info server;
+    observed_server server;
     server.model = "pool";
     server.health_json = R"({"model":"pool","threads":200,"moviesReadOnly":false,)"
                          R"("downstream":"http://127.0.0.1:8080"})";
@@ -43,7 +43,7 @@ TEST_CASE("server_mismatches names both sides where /health contradicts the scen
 TEST_CASE("idle_timeout_warning: a connection idle past the server's keep-alive timeout is named before the run",
           "[load][cli]")
 {
-    server_info server;
+    observed_server server;
     server.model = "fiber";
     server.health_json = R"({"model":"fiber","idleTimeoutMs":5000})";
 

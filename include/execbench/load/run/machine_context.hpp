@@ -7,7 +7,7 @@
 namespace execbench::load {
 
 /// The machine and build a result came from.
-struct run_context {
+struct machine_context {
     std::string execbench_version;
     std::string git_revision;
     std::string build_type;
@@ -28,6 +28,6 @@ struct run_context {
     std::optional<double> steal_percent;   ///< hypervisor steal over the run (/proc/stat)
 };
 /// Reads the context of this process and machine.
-run_context collect_context();
+machine_context collect_context();
 
 }  // namespace execbench::load

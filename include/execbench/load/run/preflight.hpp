@@ -30,13 +30,13 @@ std::optional<std::string> open_loop_capacity_warning(const scenario& s, std::ch
 /// Warnings where the server's /health contradicts the scenario's `server` block: a scenario that wants a separate
 /// downstream against a server that calls itself, or a `server.options` value the server does not have
 /// (e.g. "movies-read-only": true against a storing server). Each names both sides.
-std::vector<std::string> server_mismatches(const scenario& s, const target& t, const server_info& server);
+std::vector<std::string> server_mismatches(const scenario& s, const target& t, const observed_server& server);
 
 /// A warning when the scenario leaves a connection idle for at least the server's keep-alive idle timeout (/health
 /// `idleTimeoutMs`): an open loop sends on each connection about every connections / rate seconds (the one idle
 /// longest first), a closed or ramp user pauses up to its longest think time. The server then closes connections
 /// mid-run, and the requests after that pay a reconnect or race the close. "" when they fit or /health does not say.
-std::string idle_timeout_warning(const scenario& s, const server_info& server);
+std::string idle_timeout_warning(const scenario& s, const observed_server& server);
 
 /// A warning when the local port range cannot hold the scenario's connections to `t` together with the TIME_WAIT
 /// sockets earlier trials left (/proc/net/sockstat), over the source addresses a loopback target spreads them on

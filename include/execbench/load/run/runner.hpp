@@ -83,11 +83,11 @@ struct run_result {
     std::string started_at;  ///< ISO 8601 UTC
     std::string url;
     unsigned threads = 1;
-    server_info server;
+    observed_server server;
     arm_spec arm;  ///< name "" outside a suite: labelled by the server's model
     std::optional<run_order> order;
     affinity_record affinity;
-    run_context context;
+    machine_context context;
     std::vector<trial_result> trials;
     std::vector<metric_spread> summary;  ///< median/min/max per metric, in column order
     bool partial = false;                ///< stopped early; the trials present are complete or marked stopped
@@ -123,7 +123,7 @@ struct progress_event {
 /// Where a run sends its load: the target as resolved and the server as probed, once per run.
 struct run_target {
     target where;
-    server_info server;
+    observed_server server;
 };
 
 /// Resolves `options.url` (refusing a target off this machine unless `options.allow_remote`) and probes the

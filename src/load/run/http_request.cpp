@@ -1,4 +1,4 @@
-#include "execbench/load/run/http_get.hpp"
+#include "execbench/load/run/http_request.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
