@@ -6,7 +6,7 @@
 #include "execbench/core/model_names.hpp"
 #include "execbench/endpoints/app.hpp"
 #include "execbench/models/movie_database.hpp"
-#include "execbench/server/options.hpp"
+#include "execbench/server/instance.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/server/options.hpp"
+#include "execbench/server/instance.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/endpoints/metrics.hpp"
 #include "execbench/models/server.hpp"
-#include "execbench/server/options.hpp"
+#include "execbench/server/instance.hpp"
 
 #include <chrono>
 #include <cstddef>

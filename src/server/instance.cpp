@@ -1,4 +1,4 @@
-#include "execbench/server/options.hpp"
+#include "execbench/server/instance.hpp"
 
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/machine.hpp"
