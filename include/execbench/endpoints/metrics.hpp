@@ -13,8 +13,18 @@
 namespace execbench::endpoints {
 
 /// The endpoints a request can be routed to; `other` collects unknown paths and unparsable requests.
-enum class endpoint : std::uint8_t { io, cpu, cpu_offloaded, stream, epoch_millis, movies, health, metrics, other };
-inline constexpr std::size_t endpoint_count = 9;
+enum class endpoint : std::uint8_t {
+    io,
+    cpu,
+    cpu_offloaded,
+    stream,
+    epoch_millis,
+    movies,
+    health,
+    metrics,
+    other,  ///< the last endpoint: endpoint_count follows from it
+};
+inline constexpr std::size_t endpoint_count = static_cast<std::size_t>(endpoint::other) + 1;
 
 /// The endpoint's label in metrics, e.g. "cpu_offloaded".
 std::string_view to_string(endpoint e) noexcept;
