@@ -327,9 +327,10 @@ def timeline_chart(data):
         outside_legend(ax, ncol=2)
     for j in range(len(panels), ncols * (nrows - 1)):
         fig.delaxes(axes[1 + j // ncols][j % ncols])
-    # Room for the users axis on the right of a latency panel when there is one.
+    # Room for the users axis on the right of a latency panel when there is one: its tick labels and title sit
+    # between that panel and the next one's "ms (log)".
     with_users = any(users_of(a) for a in arms)
-    fig.subplots_adjust(hspace=0.9 if with_users else 0.75, wspace=0.45 if with_users else 0.3)
+    fig.subplots_adjust(hspace=0.9 if with_users else 0.75, wspace=0.65 if with_users else 0.3)
     return fig
 
 
