@@ -122,7 +122,7 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
             return true;
         auto it = summary_by_run.find(run_id);
         return it != summary_by_run.end() && !run_id.empty() &&
-               field(it->second, "git_revision").starts_with(run_selector);
+               field(it->second, column::git_revision).starts_with(run_selector);
     };
     auto ledger_file = load::ledger_path(d.dir, d.stem);
     if (std::filesystem::exists(ledger_file)) {

@@ -31,33 +31,6 @@ const std::vector<std::string_view>& spread_metrics()
     return names;
 }
 
-const std::vector<std::string_view>& context_columns()
-{
-    static const std::vector<std::string_view> names{column::run_id,
-                                                     "started_at",
-                                                     "url",
-                                                     "loadgen_threads",
-                                                     column::scale,
-                                                     column::shape,
-                                                     column::connections,
-                                                     column::requests,
-                                                     column::rate,
-                                                     column::duration,
-                                                     column::think,
-                                                     column::warmup,
-                                                     "timeout",
-                                                     "server_sampling",
-                                                     "server_health",
-                                                     "execbench_version",
-                                                     "git_revision",
-                                                     "build_type",
-                                                     "compiler",
-                                                     "cpu_model",
-                                                     "cpu_count",
-                                                     "kernel"};
-    return names;
-}
-
 /// The names as the strings a CSV row is made of.
 std::vector<std::string> names_of(std::initializer_list<std::string_view> names)
 {
@@ -89,7 +62,9 @@ std::string join_row(const std::vector<std::string>& fields)
     return out + "\n";
 }
 
-std::vector<std::string> context_values(const run_result& r)
+/// A run's settings and provenance as (column, value), in the order x.csv holds them after the metrics; the columns
+/// alone are those of an empty result.
+std::vector<std::pair<std::string_view, std::string>> context_fields(const run_result& r)
 {
     const auto& s = r.scenario_used;
     const auto& l = s.load;
@@ -100,28 +75,28 @@ std::vector<std::string> context_values(const run_result& r)
             : "0s";
     std::string health = r.server.health_json;
     health.erase(std::remove(health.begin(), health.end(), '\n'), health.end());
-    return {r.run_id,
-            r.started_at,
-            r.url,
-            std::to_string(r.threads),
-            number(s.scale.factor),
-            std::string(to_string(l.kind)),
-            std::to_string(connections_of(l)),
-            std::to_string(l.requests),
-            number(l.rate),
-            l.kind == shape::burst ? "" : format_duration(l.length),
-            think,
-            format_duration(s.warmup),
-            format_duration(s.timeout),
-            r.server.sampling,
-            health,
-            r.context.execbench_version,
-            r.context.git_revision,
-            r.context.build_type,
-            r.context.compiler,
-            r.context.cpu_model,
-            std::to_string(r.context.cpu_count),
-            r.context.kernel};
+    return {{column::run_id, r.run_id},
+            {column::started_at, r.started_at},
+            {column::url, r.url},
+            {column::loadgen_threads, std::to_string(r.threads)},
+            {column::scale, number(s.scale.factor)},
+            {column::shape, std::string(to_string(l.kind))},
+            {column::connections, std::to_string(connections_of(l))},
+            {column::requests, std::to_string(l.requests)},
+            {column::rate, number(l.rate)},
+            {column::duration, l.kind == shape::burst ? "" : format_duration(l.length)},
+            {column::think, think},
+            {column::warmup, format_duration(s.warmup)},
+            {column::timeout, format_duration(s.timeout)},
+            {column::server_sampling, r.server.sampling},
+            {column::server_health, health},
+            {column::execbench_version, r.context.execbench_version},
+            {column::git_revision, r.context.git_revision},
+            {column::build_type, r.context.build_type},
+            {column::compiler, r.context.compiler},
+            {column::cpu_model, r.context.cpu_model},
+            {column::cpu_count, std::to_string(r.context.cpu_count)},
+            {column::kernel, r.context.kernel}};
 }
 
 std::string timeline_header()
@@ -166,7 +141,8 @@ std::vector<std::string> summary_columns()
     }
     auto status = names_of({column::noisy, column::noisy_metrics, column::partial, column::generator_bound_trials});
     cols.insert(cols.end(), status.begin(), status.end());
-    cols.insert(cols.end(), context_columns().begin(), context_columns().end());
+    for (const auto& [name, v] : context_fields(run_result{}))
+        cols.emplace_back(name);
     return cols;
 }
 
@@ -176,7 +152,7 @@ std::vector<std::string> trial_columns()
                           column::generator_bound});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    auto identity = names_of({"git_revision", "started_at", column::scale});
+    auto identity = names_of({column::git_revision, column::started_at, column::scale});
     cols.insert(cols.end(), identity.begin(), identity.end());
     return cols;
 }
@@ -321,7 +297,7 @@ result<void> write_summary(const run_result& r, const std::filesystem::path& fil
     row.push_back(noisy_names);
     row.push_back(r.partial ? "1" : "0");
     row.push_back(std::to_string(r.generator_bound_trials()));
-    for (auto& v : context_values(r))
+    for (auto& [name, v] : context_fields(r))
         row.push_back(std::move(v));
     out << join_row(row);
     if (!out)

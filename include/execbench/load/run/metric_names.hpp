@@ -108,6 +108,20 @@ inline constexpr std::string_view rate = "rate";
 inline constexpr std::string_view duration = "duration";
 inline constexpr std::string_view think = "think";
 inline constexpr std::string_view warmup = "warmup";
+// Where and how a run ran: x.csv's context columns, also the keys of x-context.jsonl that carry the same figure.
+inline constexpr std::string_view started_at = "started_at";
+inline constexpr std::string_view url = "url";
+inline constexpr std::string_view loadgen_threads = "loadgen_threads";
+inline constexpr std::string_view timeout = "timeout";
+inline constexpr std::string_view server_sampling = "server_sampling";
+inline constexpr std::string_view server_health = "server_health";
+inline constexpr std::string_view execbench_version = "execbench_version";
+inline constexpr std::string_view git_revision = "git_revision";
+inline constexpr std::string_view build_type = "build_type";
+inline constexpr std::string_view compiler = "compiler";
+inline constexpr std::string_view cpu_model = "cpu_model";
+inline constexpr std::string_view cpu_count = "cpu_count";
+inline constexpr std::string_view kernel = "kernel";
 // Per-second timeline columns a shape may leave empty.
 inline constexpr std::string_view target_rate = "target_rate";
 inline constexpr std::string_view users = "users";
