@@ -98,15 +98,6 @@ void event_stream::begin_chunk(std::size_t size, std::string& out)
     out.append("\r\n");
 }
 
-void event_stream::append_chunk(std::string_view data, std::string& out)
-{
-    if (data.empty())
-        return;  // an empty chunk would end the body
-    begin_chunk(data.size(), out);
-    out.append(data);
-    end_chunk(out);
-}
-
 std::string_view date_header() noexcept
 {
     // One formatted value per thread, refreshed when the second changes: no locks, no allocation.

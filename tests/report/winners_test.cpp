@@ -235,7 +235,6 @@ TEST_CASE("failures within 0.1 % of a trial's requests do not outrank the measur
     auto t = rank({f}, three);
     CHECK(t.decided_by_failures == t.decided);
     CHECK(t.wins_by_failures["fiber"] == t.wins["fiber"]);
-    CHECK(share_text(t).find("of them with an arm ranked down for failures") != std::string::npos);
 }
 
 TEST_CASE("CPU ranks per request, and memory only at equal work", "[report][winners]")
@@ -311,13 +310,10 @@ TEST_CASE("the share counts decided cells only, and a one-arm suite has no winne
     CHECK(t.share("fiber") == Approx(1.0));
     CHECK(t.share("pool") == Approx(0.0));
     CHECK(t.ranking() == std::vector<std::string>{"fiber", "pool"});
-    CHECK(share_text(t) == "fiber 100 %, pool 0 % of " + std::to_string(ranked - equal_work) + " decided cells; " +
-                               std::to_string(ranked) + " ties, " + std::to_string(equal_work) + " unequal work");
 
     auto one = rank({alone}, {"pool"});
     CHECK(one.single_arm);
     CHECK(one.decided == 0);
-    CHECK(share_text(one) == "n/a (one arm)");
 }
 
 TEST_CASE("a consistent difference smaller than the noise floor is a tie", "[report][winners]")
@@ -332,7 +328,7 @@ TEST_CASE("a consistent difference smaller than the noise floor is a tie", "[rep
     const std::vector<std::string> two{"fiber", "loop"};
     auto c = judge(arms, two, rps);
     REQUIRE(c.pairs.size() == 1);
-    CHECK(c.pairs[0].ratio.excludes_one());
+    CHECK(c.pairs[0].ratio.clears(0));
     CHECK(c.kind == verdict::tie);
     // Five per cent ahead in every trial clears the margin.
     arms["loop"] = arm(rps.column, {1050, 1051, 1052, 1050, 1051});

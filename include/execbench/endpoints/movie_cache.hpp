@@ -32,8 +32,6 @@ public:
     void offer(const std::string& key, std::shared_ptr<const std::string> answer, std::uint64_t generation);
     /// Drops the answers of `keys` after a committed write, and any answer in flight.
     void invalidate(const std::vector<std::string>& keys);
-    /// False when the capacity is 0.
-    [[nodiscard]] bool enabled() const noexcept { return capacity_ != 0; }
 
 private:
     std::size_t capacity_;

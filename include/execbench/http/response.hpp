@@ -58,8 +58,6 @@ void serialize(const response& r, bool keep_alive, std::string& out);
 struct event_stream {
     /// Appends the response head.
     static void append_head(bool keep_alive, std::string& out);
-    /// Appends one chunk holding `data`.
-    static void append_chunk(std::string_view data, std::string& out);
     /// Appends the header of a chunk of `size` bytes; the caller appends the bytes, then `end_chunk`.
     static void begin_chunk(std::size_t size, std::string& out);
     /// Ends a chunk begun with `begin_chunk`.

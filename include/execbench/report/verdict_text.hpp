@@ -20,9 +20,6 @@ const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule
 /// "tie: fiber / loop 1.008× (0.982–1.029)", or why there is none ("too few trials").
 std::string verdict_line(const cell_verdict& c, const metric_rule& rule);
 
-/// "loop 45 %, fiber 30 %, pool 25 % of 60 decided cells; 40 ties", or why there is no share.
-std::string share_text(const winners_table& t);
-
 /// The "## Winners" section of a suite page: the rules, the shares, per scenario counts, the verdict per metric
 /// and every pair's ratio with its interval.
 std::string winners_markdown(const suite_data& suite, const winners_table& t,

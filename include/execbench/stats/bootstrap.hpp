@@ -30,8 +30,6 @@ struct ratio_interval {
     double ratio = 1;  ///< median(a) / median(b) of the samples themselves
     double low = 1;    ///< 2.5th percentile of the bootstrap ratios
     double high = 1;   ///< 97.5th percentile
-    /// True when the whole interval lies on one side of 1: the difference is more than resampling noise.
-    [[nodiscard]] bool excludes_one() const noexcept { return clears(0); }
     /// True when the whole interval lies beyond 1 ± `margin` (as a factor, either way): the difference is also
     /// larger than what the machine's noise floor allows identical runs.
     [[nodiscard]] bool clears(double margin) const noexcept { return low > 1 + margin || high * (1 + margin) < 1; }
