@@ -37,7 +37,7 @@ void stack_pool::deallocate(boost::context::stack_context& stack) noexcept
     }
 }
 
-std::size_t stack_pool::trim()
+void stack_pool::trim()
 {
     std::vector<boost::context::stack_context> unused;
     {
@@ -50,7 +50,6 @@ std::size_t stack_pool::trim()
     // Unmapped outside the lock: the carriers spawning fibers meanwhile do not wait for the system calls.
     for (auto& stack : unused)
         make_.deallocate(stack);
-    return unused.size();
 }
 
 }  // namespace execbench::models

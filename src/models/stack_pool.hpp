@@ -36,8 +36,8 @@ public:
     /// Keeps `stack` as a spare.
     void deallocate(boost::context::stack_context& stack) noexcept;
     /// Unmaps the spares that were not needed since the last trim (the fewest spares there were meanwhile), the
-    /// longest unused first, at most `trim_limit`; returns how many.
-    std::size_t trim();
+    /// longest unused first, at most `trim_limit`.
+    void trim();
 
 private:
     boost::context::protected_fixedsize_stack make_;
