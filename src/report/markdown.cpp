@@ -314,9 +314,13 @@ void winners_section(std::ostringstream& md, const suite_data& s, const winners_
 std::string readable_message(const std::string& message)
 {
     static const std::regex figure(R"(^(requests_unsent|errors_([a-z_0-9]+))=(\d+)(?: \(max (\d+)\))?$)");
+    struct note {
+        std::string text;
+        std::string separator;  // the one that followed it
+        unsigned times = 1;
+    };
     std::string part;
-    std::vector<std::pair<std::string, unsigned>> notes;  // in first-seen order, with how often each came
-    std::vector<std::string> separators;                  // the one after each note
+    std::vector<note> notes;  // in first-seen order
     auto flush = [&](const std::string& sep) {
         std::smatch m;
         std::string text = part;
@@ -329,13 +333,11 @@ std::string readable_message(const std::string& message)
                 text += " (median of the trials; up to " + count(to_number(m[4].str())) + ")";
         }
         part.clear();
-        auto seen = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == text; });
-        if (seen != notes.end()) {
-            ++seen->second;
-            return;
-        }
-        notes.emplace_back(std::move(text), 1);
-        separators.push_back(sep);
+        auto seen = std::find_if(notes.begin(), notes.end(), [&](const note& n) { return n.text == text; });
+        if (seen != notes.end())
+            ++seen->times;
+        else
+            notes.push_back({std::move(text), sep});
     };
     for (std::size_t i = 0; i < message.size(); ++i) {
         if ((message[i] == ',' || message[i] == ';') && i + 1 < message.size() && message[i + 1] == ' ') {
@@ -348,9 +350,9 @@ std::string readable_message(const std::string& message)
     flush("");
     std::string out;
     for (std::size_t i = 0; i < notes.size(); ++i) {
-        const auto& [text, times] = notes[i];
-        out += text + (times > 1 ? " (" + std::to_string(times) + " times)" : "") +
-               (i + 1 < notes.size() ? separators[i] : "");
+        const auto& n = notes[i];
+        out += n.text + (n.times > 1 ? " (" + std::to_string(n.times) + " times)" : "") +
+               (i + 1 < notes.size() ? n.separator : "");
     }
     return out;
 }
