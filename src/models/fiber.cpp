@@ -8,6 +8,7 @@
 #include "pg_async_run.hpp"
 #include "request_state.hpp"
 #include "stack_pool.hpp"
+#include "watched_connection.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -32,23 +33,6 @@ using clock = std::chrono::steady_clock;
 // and a heap-allocated function object on every wait (about 300 instructions a request, measured with callgrind).
 using yield_type = asio::basic_yield_context<asio::io_context::executor_type>;
 
-/// A connection between requests: its socket and its deadline, which the deadline sweep watches, and no fiber.
-struct fiber_connection {
-    fiber_connection(socket_type s, deadline_sweep& sweep, endpoints::app& app)
-        : socket(std::move(s)), deadlines(sweep), scope(app.counters())
-    {
-        deadlines.watch(deadline, socket.native_handle());
-    }
-    ~fiber_connection() { deadlines.forget(deadline); }
-    fiber_connection(const fiber_connection&) = delete;
-    fiber_connection& operator=(const fiber_connection&) = delete;
-
-    socket_type socket;
-    models::deadline deadline;
-    deadline_sweep& deadlines;
-    endpoints::connection_scope scope;
-};
-
 class fiber_server final : public io_server {
 public:
     // One io_group run by every carrier: a fiber that becomes ready resumes on whichever carrier is free.
@@ -72,27 +56,20 @@ public:
         trim_timer_.emplace(carriers_.io.get_executor());
         trim_stacks();
         start_serving([this](socket_type socket, io_group&) {
-            wait_for_request(std::make_shared<fiber_connection>(std::move(socket), carriers_.deadlines, app_));
+            wait_for_request(
+                std::make_shared<watched_connection>(std::move(socket), carriers_.deadlines, app_.counters()));
         });
     }
 
 private:
-    /// How far a request got while it was read without waiting.
-    enum class arrival {
-        planned,     ///< read, parsed and planned: the stages run
-        answered,    ///< read and parsed, and the response already holds the answer (an error)
-        incomplete,  ///< the rest has not arrived yet
-        closed,      ///< reading failed with nobody left to answer (the peer left, a deadline passed)
-    };
-
     /// Waits for the next request's first byte without a fiber: an idle connection holds no stack (docs/models.md,
     /// "Memory per connection").
-    void wait_for_request(std::shared_ptr<fiber_connection> conn)
+    void wait_for_request(std::shared_ptr<watched_connection> conn)
     {
         conn->deadline.expires_after(context_.timeouts.idle);
         conn->socket.async_wait(tcp::socket::wait_read, [this, conn](error_code ec) mutable {
             if (ec)
-                return close(*conn);  // the wait failed (the server is stopping): nothing to answer
+                return conn->close();  // the wait failed (the server is stopping): nothing to answer
             start_request(std::move(conn), carriers_.spares.take(app_));
         });
     }
@@ -100,23 +77,23 @@ private:
     /// Reads, parses and plans what has arrived on the carrier's own stack, then starts a fiber that serves it. The
     /// parser's frames are the deepest a request has (Beast's `parse_fields` alone is 4 KiB): kept off the fiber's
     /// stack, a fiber parked on a wait keeps one page of it resident, not two (docs/models.md).
-    void start_request(std::shared_ptr<fiber_connection> conn, std::unique_ptr<request_state> state)
+    void start_request(std::shared_ptr<watched_connection> conn, std::unique_ptr<request_state> state)
     {
         state->parser.emplace(state->cycle.storage);
-        auto got = read_arrived(*conn, *state);
+        auto got = read_arrived(*conn, *state, carriers_.spares, context_.timeouts, stopping_);
         if (got == arrival::closed)
-            return close(*conn);  // no fiber needed
+            return conn->close();  // no fiber needed
         spawn_fiber([this, conn = std::move(conn), state = std::move(state), got](const yield_type& yield) mutable {
             if (serve(*conn, *state, got, yield))
                 next_request(std::move(conn), std::move(state));
             else
-                close(*conn);
+                conn->close();
         });
     }
 
     /// After a response: a pipelined request already buffered is started through the carriers' queue (so it is
     /// parsed on a carrier's stack, and a long pipeline cannot recurse); otherwise the connection waits idle.
-    void next_request(std::shared_ptr<fiber_connection> conn, std::unique_ptr<request_state> state)
+    void next_request(std::shared_ptr<watched_connection> conn, std::unique_ptr<request_state> state)
     {
         if (state->buffer.size() == 0) {
             carriers_.spares.give(std::move(state));
@@ -152,13 +129,14 @@ private:
     /// Serves one request as sequential code parking the fiber at every wait, from where reading it on the carrier
     /// left off (`got`): the rest of a request that had not all arrived is read here. True when the connection stays
     /// open.
-    bool serve(fiber_connection& conn, request_state& state, arrival got, const yield_type& yield)
+    bool serve(watched_connection& conn, request_state& state, arrival got, const yield_type& yield)
     {
         auto& cycle = state.cycle;
         while (got == arrival::incomplete) {
             error_code ec;
             conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
-            got = ec ? reading_failed(cycle, ec) : read_arrived(conn, state);
+            got = ec ? reading_failed(cycle, ec)
+                     : read_arrived(conn, state, carriers_.spares, context_.timeouts, stopping_);
         }
         if (got == arrival::closed)
             return false;
@@ -167,49 +145,6 @@ private:
         if (got == arrival::planned && wait_or_call(cycle, timer, yield))
             streamed = do_work(conn, cycle, state.out, timer, yield);
         return cycle.finish(streamed ? *streamed : write_response(conn, cycle, state.out, yield));
-    }
-
-    void close(fiber_connection& conn)
-    {
-        conn.deadlines.forget(conn.deadline);  // before the descriptor is closed and its number reused
-        error_code ec;
-        conn.socket.shutdown(tcp::socket::shutdown_send, ec);
-        conn.socket.close(ec);
-    }
-
-    /// Reads what has arrived into the state's cycle without waiting, and plans the request once it is whole. The
-    /// header clock starts with the request's first byte.
-    arrival read_arrived(fiber_connection& conn, request_state& state)
-    {
-        auto& buffer = state.buffer;
-        auto& parser = *state.parser;
-        error_code ec;
-        while (!http::parse_buffered(parser, buffer, ec)) {
-            if (ec)
-                return reading_failed(state.cycle, ec);
-            if (buffer.capacity() == 0)
-                carriers_.spares.lend_buffer(buffer);
-            const bool first_bytes = buffer.size() == 0 && !parser.got_some();
-            auto n = conn.socket.read_some(buffer.prepare(read_chunk), ec);
-            if (ec == asio::error::would_block)
-                return arrival::incomplete;
-            if (ec)
-                return reading_failed(state.cycle, ec);
-            buffer.commit(n);
-            if (first_bytes)
-                conn.deadline.expires_after(context_.timeouts.header);
-        }
-        conn.deadline.expires_never();
-        if (buffer.size() == 0)
-            carriers_.spares.return_buffer(buffer);  // a request in flight holds no read buffer
-        return state.cycle.begin(stopping_) ? arrival::planned : arrival::answered;
-    }
-
-    /// Reading a request failed with `ec`: answered when the client should hear why (then the connection closes
-    /// after the answer), else closed.
-    static arrival reading_failed(endpoints::request_cycle& cycle, const error_code& ec)
-    {
-        return cycle.reject(ec) ? arrival::answered : arrival::closed;
     }
 
     /// Stage 1: the downstream call or the delay, parking the fiber either way; false when the call failed.
@@ -227,7 +162,7 @@ private:
 
     /// Stages 2 and 3: the endpoint's work. A stream writes itself and returns whether that succeeded; other
     /// endpoints leave their answer in the cycle's response and return nothing.
-    std::optional<bool> do_work(fiber_connection& conn, endpoints::request_cycle& cycle, std::string& out,
+    std::optional<bool> do_work(watched_connection& conn, endpoints::request_cycle& cycle, std::string& out,
                                 timer_type& timer, const yield_type& yield)
     {
         switch (cycle.plan.what) {
@@ -248,7 +183,7 @@ private:
         return std::nullopt;
     }
 
-    bool stream_events(fiber_connection& conn, endpoints::request_cycle& cycle, std::string& out, timer_type& timer,
+    bool stream_events(watched_connection& conn, endpoints::request_cycle& cycle, std::string& out, timer_type& timer,
                        const yield_type& yield)
     {
         const auto& stream = cycle.plan.stream;
@@ -267,7 +202,7 @@ private:
         return true;
     }
 
-    bool write_response(fiber_connection& conn, const endpoints::request_cycle& cycle, std::string& out,
+    bool write_response(watched_connection& conn, const endpoints::request_cycle& cycle, std::string& out,
                         const yield_type& yield)
     {
         out.clear();
@@ -277,7 +212,7 @@ private:
 
     /// Writes `head` and `body` in one gathered write, trying at once and parking the fiber only while the socket
     /// has no room.
-    bool write(fiber_connection& conn, std::string_view head, std::string_view body, const yield_type& yield) const
+    bool write(watched_connection& conn, std::string_view head, std::string_view body, const yield_type& yield) const
     {
         conn.deadline.expires_after(context_.timeouts.write);
         std::array buffers{asio::buffer(head), asio::buffer(body)};
@@ -293,8 +228,6 @@ private:
         conn.deadline.expires_never();
         return true;
     }
-
-    static constexpr std::size_t read_chunk = 4096;
 
     endpoints::app& app_;
     io_group& carriers_;

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/request_cycle.hpp"
+#include "execbench/http/limits.hpp"
+
+#include "request_state.hpp"
+#include "server_support.hpp"
+
+namespace execbench::models {
+
+/// A connection as `fiber` and `coro` hold it between waits: its socket and its deadline, which the group's deadline
+/// sweep watches for as long as the connection lives, and its place in the open-connection count. No stack and no
+/// request state: those are taken when a request's first bytes arrive.
+struct watched_connection {
+    /// Watches `s`'s deadline on `sweep` and counts the connection open in `counters`.
+    watched_connection(socket_type s, deadline_sweep& sweep, endpoints::metrics& counters)
+        : socket(std::move(s)), deadlines(sweep), scope(counters)
+    {
+        deadlines.watch(deadline, socket.native_handle());
+    }
+    ~watched_connection() { deadlines.forget(deadline); }
+    watched_connection(const watched_connection&) = delete;
+    watched_connection& operator=(const watched_connection&) = delete;
+
+    /// Stops watching the deadline (before the descriptor is closed and its number reused), then closes.
+    void close();
+
+    socket_type socket;
+    models::deadline deadline;
+    deadline_sweep& deadlines;
+    endpoints::connection_scope scope;
+};
+
+/// How far a request got while it was read without waiting.
+enum class arrival {
+    planned,     ///< read, parsed and planned: the stages run
+    answered,    ///< read and parsed, and the response already holds the answer (an error)
+    incomplete,  ///< the rest has not arrived yet
+    closed,      ///< reading failed with nobody left to answer (the peer left, a deadline passed)
+};
+
+/// Reads what has arrived on `conn` into `state` without waiting, and plans the request once it is whole. The header
+/// clock (`timeouts.header`) starts with the request's first byte; read buffers are lent by `spares` only while bytes
+/// are read and parsed. While `stopping`, the connection closes after the answer.
+arrival read_arrived(watched_connection& conn, request_state& state, request_spares& spares,
+                     const http::timeouts& timeouts, bool stopping);
+
+/// Reading a request failed with `ec`: answered when the client should hear why (then the connection closes after the
+/// answer), else closed.
+arrival reading_failed(endpoints::request_cycle& cycle, const boost::system::error_code& ec);
+
+}  // namespace execbench::models
