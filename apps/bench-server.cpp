@@ -35,7 +35,9 @@ int main(int argc, char** argv)
 
     CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
     cli.set_version_flag("--version", execbench::version_string());
-    cli.add_option("--model", model_name, "Execution model: pool (thread per request), fiber, loop")
+    cli.add_option(
+           "--model", model_name,
+           "Execution model: pool (thread per request), fiber (stackful), loop (callbacks), coro (C++20 coroutines)")
         ->check(CLI::IsMember(std::vector<std::string>(model_names.begin(), model_names.end())))
         ->capture_default_str();
     cli.add_option("--host", opts.host, "Address to listen on: an IP address or localhost")->capture_default_str();
@@ -43,7 +45,7 @@ int main(int argc, char** argv)
         ->check(apps::integer_in(0, 65535, "a port"))
         ->capture_default_str();
     cli.add_option("--threads", opts.threads,
-                   "Workers (pool, default 200), carriers (fiber) or event loops (loop); default per model")
+                   "Workers (pool, default 200), carriers (fiber) or event loops (loop, coro); default per model")
         ->check(apps::integer_in(1, 10000, "a number of threads"));
     cli.add_option("--cpu-threads", opts.cpu_threads, "Compute pool size for /cpu-offloaded (default: cores)")
         ->check(apps::integer_in(1, 1024, "a number of threads"));
@@ -89,6 +91,8 @@ int main(int argc, char** argv)
 
     bool list_endpoints = false;
     cli.add_flag("--list-endpoints", list_endpoints, "List the endpoints (path, methods, default delay) and exit");
+    bool list_models = false;
+    cli.add_flag("--list-models", list_models, "List the execution models, one per line, and exit");
 
     if (auto code = apps::parse_command_line(cli, program, argc, argv))
         return *code;
@@ -96,6 +100,11 @@ int main(int argc, char** argv)
         for (const auto& r : endpoints::route_summaries())
             std::printf("%-16.*s %-10.*s default delay %d ms\n", static_cast<int>(r.path.size()), r.path.data(),
                         static_cast<int>(r.methods.size()), r.methods.data(), r.default_delay_millis);
+        return apps::exit_ok;
+    }
+    if (list_models) {
+        for (auto name : model_names)
+            std::printf("%.*s\n", static_cast<int>(name.size()), name.data());
         return apps::exit_ok;
     }
     auto host = server::listen_address(opts.host);

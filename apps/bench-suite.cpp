@@ -2,6 +2,7 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/model_names.hpp"
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/load/results/capacity_results.hpp"
@@ -112,7 +113,7 @@ void print_table(const std::vector<table_row>& rows)
 struct flags {
     std::string suite;
     std::string scenario_list;
-    std::string models = "pool,fiber,loop";
+    std::string models = execbench::joined_model_names(",");
     std::vector<std::string> arm_texts;
     std::string order = "interleaved";
     std::optional<std::uint64_t> seed;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Server memory per connection: the RSS growth of a server process per keep-alive connection.
 
-  tools/conn_memory.py [--model loop|fiber|pool|nginx] [--connections N] [--threads T] [--in-flight] [--server PATH]
+  tools/conn_memory.py [--model MODEL|nginx] [--connections N] [--threads T] [--in-flight] [--server PATH]
                        [--pid PID --port PORT] [-- extra bench-server options]
 
 Idle (default): opens N connections, sends one GET /epoch-millis?delayInMillis=0 on each and reads its answer, then
@@ -207,7 +207,7 @@ def open_connections(port, n, batch=500):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default="loop", choices=["loop", "fiber", "pool", "nginx"])
+    p.add_argument("--model", default="loop", help="a bench-server model (bench-server --list-models) or nginx")
     p.add_argument("--connections", type=int, default=2000)
     p.add_argument("--threads", type=int, default=0, help="bench-server --threads (0: its default)")
     p.add_argument("--in-flight", action="store_true", help="hold a delayed request on every connection")
@@ -219,6 +219,10 @@ def main():
     p.add_argument("--port", type=int, help="the running server's port (with --pid)")
     p.add_argument("extra", nargs="*", help="further bench-server options (after --)")
     args = p.parse_args()
+    if args.pid is None and args.model != "nginx":
+        models = subprocess.run([args.server, "--list-models"], capture_output=True, text=True).stdout.split()
+        if args.model not in models:
+            sys.exit(f"conn_memory.py: --model {args.model}: expected nginx or one of {', '.join(models)}")
     if args.connections < 1:
         sys.exit("conn_memory.py: --connections must be a positive whole number")
     if (args.pid is None) != (args.port is None):

@@ -3,6 +3,7 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/model_names.hpp"
 
+#include "coro.hpp"
 #include "fiber.hpp"
 #include "loop.hpp"
 #include "pool.hpp"
@@ -38,6 +39,7 @@ std::unique_ptr<server> make_server(model m, const server_context& context)
     case model::pool: return make_pool_server(context);
     case model::fiber: return make_fiber_server(context);
     case model::loop: return make_loop_server(context);
+    case model::coro: return make_coro_server(context);
     }
     return nullptr;
 }

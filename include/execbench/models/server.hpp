@@ -20,14 +20,14 @@ class offload_pool;
 class movie_database;
 
 /// The execution models a server can run under.
-enum class model { pool, fiber, loop };
+enum class model { pool, fiber, loop, coro };
 
-/// "pool", "fiber" or "loop".
+/// "pool", "fiber", "loop" or "coro".
 std::string_view to_string(model m) noexcept;
 /// The model named `name`, if any.
 std::optional<model> parse_model(std::string_view name) noexcept;
 /// Every model, in the order reports list them.
-inline constexpr model all_models[] = {model::pool, model::fiber, model::loop};
+inline constexpr model all_models[] = {model::pool, model::fiber, model::loop, model::coro};
 static_assert(std::size(all_models) == model_names.size(), "one name per model, in enum order");
 /// The default `--threads` for a model: 200 workers for pool (as Tomcat), otherwise one per CPU this process may
 /// run on (its affinity mask, so a server pinned with --cpus sizes itself to its CPUs).
@@ -43,7 +43,7 @@ struct server_context {
     http::url downstream;  ///< where stage-1 calls go
     std::string host = "127.0.0.1";
     std::uint16_t port = 8080;           ///< 0 picks a free port
-    unsigned threads = 1;                ///< workers (pool), carriers (fiber) or event loops (loop)
+    unsigned threads = 1;                ///< workers (pool), carriers (fiber) or event loops (loop, coro)
     std::size_t queue = 10000;           ///< pool: requests waiting for a worker before 503
     unsigned fiber_stack_kb = 128;       ///< fiber: stack size per fiber
     http::timeouts timeouts;             ///< header, idle, write and downstream deadlines

@@ -28,10 +28,7 @@ result<std::string> check_model(std::string_view model)
 {
     if (is_model_name(model))
         return std::string(model);
-    std::string known;
-    for (auto m : model_names)
-        known += (known.empty() ? "" : ", ") + std::string(m);
-    return fail("model '" + std::string(model) + "' is not one of " + known);
+    return fail("model '" + std::string(model) + "' is not one of " + joined_model_names());
 }
 
 }  // namespace

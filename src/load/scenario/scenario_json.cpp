@@ -469,7 +469,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         if (sv.contains("downstream_model")) {
             const auto& m = sv["downstream_model"];
             if (!m.is_string() || !is_model_name(m.get<std::string>()))
-                return rd.err("server.downstream_model", "expected one of pool, fiber, loop");
+                return rd.err("server.downstream_model", "expected one of " + joined_model_names());
             s.server.downstream_model = m.get<std::string>();
         }
         if (sv.contains("options")) {
