@@ -67,7 +67,7 @@ private:
 }  // namespace
 
 TEMPLATE_TEST_CASE("a stream whose client stops reading stops producing, then resumes in order", "[backpressure]",
-                   pool_model, fiber_model, loop_model)
+                   EXECBENCH_EVERY_MODEL)
 {
     test_server server(TestType::value);
     // A small receive window makes the socket buffers fill after a few events rather than a few thousand.

@@ -54,8 +54,8 @@ std::vector<bad_request> bad_requests()
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("each malformed request gets its 4xx while other clients are served", "[bad-input]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("each malformed request gets its 4xx while other clients are served", "[bad-input]",
+                   EXECBENCH_EVERY_MODEL)
 {
     // One carrier or loop: a malformed request that stalled it would stall everyone.
     server_settings settings;

@@ -76,7 +76,7 @@ burst_result burst(std::uint16_t port, int count, const std::string& target)
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("one fiber carrier or event loop overlaps 100 waits", "[concurrency]", fiber_model, loop_model)
+TEMPLATE_TEST_CASE("one fiber carrier or event loop overlaps 100 waits", "[concurrency]", EXECBENCH_EVERY_WAITING_MODEL)
 {
     server_settings settings;
     settings.threads = 1;

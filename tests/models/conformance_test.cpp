@@ -104,8 +104,7 @@ void check_bad_parameter(raw_client& client, const std::string& target, const st
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("every endpoint answers with its documented shape", "[conformance]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("every endpoint answers with its documented shape", "[conformance]", EXECBENCH_EVERY_MODEL)
 {
     test_server server(TestType::value);
     raw_client client(server.port());
@@ -302,7 +301,7 @@ TEMPLATE_TEST_CASE("every endpoint answers with its documented shape", "[conform
     }
 }
 
-TEMPLATE_TEST_CASE("every error gets its status", "[conformance]", pool_model, fiber_model, loop_model)
+TEMPLATE_TEST_CASE("every error gets its status", "[conformance]", EXECBENCH_EVERY_MODEL)
 {
     test_server server(TestType::value);
     raw_client client(server.port());
@@ -366,7 +365,7 @@ TEMPLATE_TEST_CASE("every error gets its status", "[conformance]", pool_model, f
     }
 }
 
-TEMPLATE_TEST_CASE("connections follow HTTP/1.1 keep-alive rules", "[conformance]", pool_model, fiber_model, loop_model)
+TEMPLATE_TEST_CASE("connections follow HTTP/1.1 keep-alive rules", "[conformance]", EXECBENCH_EVERY_MODEL)
 {
     test_server server(TestType::value);
     raw_client client(server.port());
@@ -421,7 +420,7 @@ TEMPLATE_TEST_CASE("connections follow HTTP/1.1 keep-alive rules", "[conformance
     }
 }
 
-TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", pool_model, fiber_model, loop_model)
+TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", EXECBENCH_EVERY_MODEL)
 {
     test_server server(TestType::value);
     raw_client client(server.port());
@@ -465,8 +464,7 @@ TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", 
     }
 }
 
-TEMPLATE_TEST_CASE("movies storage options behave the same under every model", "[conformance]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("movies storage options behave the same under every model", "[conformance]", EXECBENCH_EVERY_MODEL)
 {
     SECTION("--movies-read-only validates and echoes a POST with ids but stores nothing")
     {

@@ -448,7 +448,7 @@ server::options hostile_options(models::model m)
 }  // namespace
 
 TEMPLATE_TEST_CASE("hostile input gets precise answers, in order, and the server keeps serving", "[hostile]",
-                   pool_model, fiber_model, loop_model)
+                   EXECBENCH_EVERY_MODEL)
 {
     option_server server(hostile_options(TestType::value));
     for (const auto& c : hostile_cases()) {
@@ -462,7 +462,7 @@ TEMPLATE_TEST_CASE("hostile input gets precise answers, in order, and the server
 }
 
 TEMPLATE_TEST_CASE("a hostile client on one connection does not disturb a bystander's pipelined requests", "[hostile]",
-                   pool_model, fiber_model, loop_model)
+                   EXECBENCH_EVERY_MODEL)
 {
     option_server server(hostile_options(TestType::value));
     raw_client bystander(server.port());
@@ -509,7 +509,7 @@ std::string generated_block()
     block << "|---|---|---|---|---|\n";
     for (const auto& c : hostile_cases())
         block << "| " << c.input_class << " | " << escape_cell(c.name) << " | " << describe(c.responses, c.end)
-              << " | as expected: pool, fiber, loop | `hostile input gets precise answers, in order, and the server "
+              << " | as expected: " << joined_model_names() << " | `hostile input gets precise answers, in order, and the server "
                  "keeps serving` |\n";
     block << "\n" << docs_end;
     return block.str();

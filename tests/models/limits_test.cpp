@@ -69,8 +69,7 @@ double seconds_since(clock_type::time_point t0)
 // Resident memory of `pid` in KiB, from /proc/PID/status.
 }  // namespace
 
-TEMPLATE_TEST_CASE("every knob a request controls has a ceiling answered with 400", "[limits]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("every knob a request controls has a ceiling answered with 400", "[limits]", EXECBENCH_EVERY_MODEL)
 {
     option_server server(short_timeouts(TestType::value));
     raw_client client(server.port());
@@ -99,8 +98,7 @@ TEMPLATE_TEST_CASE("every knob a request controls has a ceiling answered with 40
     CHECK(stored.body == "[]");
 }
 
-TEMPLATE_TEST_CASE("a client trickling its head is dropped at the header timeout", "[limits]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("a client trickling its head is dropped at the header timeout", "[limits]", EXECBENCH_EVERY_MODEL)
 {
     option_server server(short_timeouts(TestType::value));
     raw_client slow(server.port());
@@ -129,8 +127,8 @@ TEMPLATE_TEST_CASE("a client trickling its head is dropped at the header timeout
     CHECK(next.get("/io?delayInMillis=0").status == 200);
 }
 
-TEMPLATE_TEST_CASE("500 clients stuck in their request heads do not delay a normal request", "[limits]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("500 clients stuck in their request heads do not delay a normal request", "[limits]",
+                   EXECBENCH_EVERY_MODEL)
 {
     // The default header timeout (10 s): the stuck clients stay stuck for the whole test. In pool, a worker is
     // taken only once a whole request is buffered, so they hold none of the 4 workers.
@@ -159,8 +157,7 @@ TEMPLATE_TEST_CASE("500 clients stuck in their request heads do not delay a norm
     CHECK(stuck.front()->read_response(5s).status == 200);
 }
 
-TEMPLATE_TEST_CASE("an idle keep-alive connection is closed at the idle timeout", "[limits]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("an idle keep-alive connection is closed at the idle timeout", "[limits]", EXECBENCH_EVERY_MODEL)
 {
     option_server server(short_timeouts(TestType::value));
     raw_client idle(server.port());

@@ -80,7 +80,8 @@ TEST_CASE("an idle keep-alive connection costs the server little memory", "[limi
     // Measured with tools/conn_memory.py: loop ~740 B, pool ~940-1,280 B, fiber ~570 B per connection (5.6 KB,
     // 5.8 KB and 13 KB while an idle connection kept its request state and fiber). The bounds leave room for
     // allocator noise and fail if the read buffer (4 KiB) or a fiber stack (8 KiB) comes back per idle connection.
-    for (auto [model, bound] : {std::pair{"loop", 2048L}, std::pair{"pool", 2560L}, std::pair{"fiber", 2560L}}) {
+    for (auto [model, bound] : {std::pair{"loop", 2048L}, std::pair{"pool", 2560L}, std::pair{"fiber", 2560L},
+                                std::pair{"coro", 2048L}}) {
         INFO("model " << model);
         server_process server({"--model", model, "--threads", "2", "--idle-timeout", "600"});
         const auto pid = server.process().pid();

@@ -108,8 +108,7 @@ server_settings on_postgres(std::size_t cache = 0, unsigned pool = 10,
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("movies on PostgreSQL answer as the SQLite store does", "[database]", pool_model, fiber_model,
-                   loop_model)
+TEMPLATE_TEST_CASE("movies on PostgreSQL answer as the SQLite store does", "[database]", EXECBENCH_EVERY_MODEL)
 {
     const auto name = model_name(TestType::value);
     test_server pg(TestType::value, on_postgres());
@@ -147,7 +146,7 @@ TEMPLATE_TEST_CASE("movies on PostgreSQL answer as the SQLite store does", "[dat
 }
 
 TEMPLATE_TEST_CASE("a database restart answers 503 and the server reconnects without a restart", "[database]",
-                   pool_model, fiber_model, loop_model)
+                   EXECBENCH_EVERY_MODEL)
 {
     test_server s(TestType::value, on_postgres(0, 2));
     REQUIRE(get_director(s.port(), "Kubrick").status == 200);
@@ -173,8 +172,8 @@ TEMPLATE_TEST_CASE("a database restart answers 503 and the server reconnects wit
     CHECK(failures <= 2);
 }
 
-TEMPLATE_TEST_CASE("a slow database answers 504 at --db-timeout and stores nothing", "[database]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("a slow database answers 504 at --db-timeout and stores nothing", "[database]",
+                   EXECBENCH_EVERY_MODEL)
 {
     const auto director = "Slow" + model_name(TestType::value);
     test_server s(TestType::value, on_postgres(0, 2, std::chrono::milliseconds(800)));
@@ -217,8 +216,8 @@ TEST_CASE("loop with one thread serves other requests while its database calls w
     CHECK(clock_type::now() - start < delay * 3);
 }
 
-TEMPLATE_TEST_CASE("kill -9 of bench-server during POSTs loses no acknowledged movie", "[database]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("kill -9 of bench-server during POSTs loses no acknowledged movie", "[database]",
+                   EXECBENCH_EVERY_MODEL)
 {
     const auto name = model_name(TestType::value);
     server_process server({"--model", name, "--movies-db", cluster().url(), "--db-pool", "4"});
@@ -254,8 +253,7 @@ TEMPLATE_TEST_CASE("kill -9 of bench-server during POSTs loses no acknowledged m
     CHECK(sql("SELECT count(*) FROM movies WHERE id IN (" + list + ")") == std::to_string(acknowledged.size()));
 }
 
-TEMPLATE_TEST_CASE("the shutdown deadline ends requests waiting for the database", "[database]", pool_model,
-                   fiber_model, loop_model)
+TEMPLATE_TEST_CASE("the shutdown deadline ends requests waiting for the database", "[database]", EXECBENCH_EVERY_MODEL)
 {
     // Issue 11 §3: every wait ends at --shutdown-timeout. The insert sleeps 5 s and --db-timeout is 10 s, so only
     // the shutdown deadline (1 s) can end the POST's wait before 3 s.

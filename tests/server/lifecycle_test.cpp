@@ -74,9 +74,9 @@ TEST_CASE("SIGTERM drains in-flight requests, refuses new ones and exits 0", "[l
 {
     if (bench_server_path().empty())
         return;
-    for (const char* model : {"pool", "fiber", "loop"}) {
+    for (auto model : model_names) {
         INFO("model " << model);
-        server_process server({"--model", model, "--threads", "8", "--shutdown-timeout", "10"});
+        server_process server({"--model", std::string(model), "--threads", "8", "--shutdown-timeout", "10"});
         std::vector<std::unique_ptr<raw_client>> in_flight;
         for (int i = 0; i < 5; ++i) {
             in_flight.push_back(std::make_unique<raw_client>(server.port()));
@@ -104,9 +104,9 @@ TEST_CASE("The shutdown timeout bounds shutdown when requests are blocked, and t
 {
     if (bench_server_path().empty())
         return;
-    for (const char* model : {"pool", "fiber", "loop"}) {
+    for (auto model : model_names) {
         INFO("model " << model);
-        server_process server({"--model", model, "--threads", "2", "--shutdown-timeout", "1"});
+        server_process server({"--model", std::string(model), "--threads", "2", "--shutdown-timeout", "1"});
         std::vector<std::unique_ptr<raw_client>> blocked;
         // A long delay, and two requests calling the server itself: on pool's two workers they deadlock until the
         // downstream timeout (60 s), as both workers wait for answers only a worker could give.
@@ -212,7 +212,7 @@ TEST_CASE("every POST answered 201 survives kill -9, and rejected batches leave 
 }
 
 TEMPLATE_TEST_CASE("downstream down, silent or garbage gives 502/504 in time and the server stays healthy",
-                   "[lifecycle][downstream]", pool_model, fiber_model, loop_model)
+                   "[lifecycle][downstream]", EXECBENCH_EVERY_MODEL)
 {
     struct downstream_case {
         const char* what;

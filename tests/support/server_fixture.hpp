@@ -63,6 +63,15 @@ struct model_tag {
 using pool_model = model_tag<models::model::pool>;
 using fiber_model = model_tag<models::model::fiber>;
 using loop_model = model_tag<models::model::loop>;
+using coro_model = model_tag<models::model::coro>;
+
+// The lists a per-model test runs over: a new model is one entry in each. Macros for TEMPLATE_TEST_CASE rather than
+// std::tuples for TEMPLATE_LIST_TEST_CASE, because Catch2 v2 names a list's cases by index ("... - all_models - 3")
+// and a failing ctest name must say which model failed ("... - coro_model").
+/// Every model.
+#define EXECBENCH_EVERY_MODEL pool_model, fiber_model, loop_model, coro_model
+/// The models whose threads never block on a wait: every model but the thread-per-request pool.
+#define EXECBENCH_EVERY_WAITING_MODEL fiber_model, loop_model, coro_model
 
 /// The model's name for test output, e.g. "fiber".
 std::string model_name(models::model model);

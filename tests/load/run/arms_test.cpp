@@ -44,7 +44,7 @@ TEST_CASE("arms parse NAME=MODEL[:OPTION=VALUE,...] and say what is wrong", "[lo
     CHECK_THAT(error_of("pool"), Catch::Contains("no '='"));
     CHECK_THAT(error_of("=pool"), Catch::Contains("name"));
     CHECK_THAT(error_of("a b=pool"), Catch::Contains("name 'a b'"));
-    CHECK_THAT(error_of("x=threads"), Catch::Contains("model 'threads' is not one of pool, fiber, loop"));
+    CHECK_THAT(error_of("x=threads"), Catch::Contains("model 'threads' is not one of pool, fiber, loop, coro"));
     CHECK_THAT(error_of("x=pool:"), Catch::Contains("no options"));
     CHECK_THAT(error_of("x=pool:threads"), Catch::Contains("not OPTION=VALUE"));
     CHECK_THAT(error_of("x=pool:color=red"), Catch::Contains("unknown option 'color'"));

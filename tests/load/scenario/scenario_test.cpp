@@ -193,7 +193,7 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream": "elsewhere"}})",
          "server.downstream", "\"self\" or \"separate\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"downstream_model": "actor"}})",
-         "server.downstream_model", "one of pool, fiber, loop"},
+         "server.downstream_model", "one of pool, fiber, loop, coro"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"database": "mysql"}})", "server.database",
          "\"sqlite\", \"sqlite-file\" or \"postgresql\""},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "server": {"options": {"x": [1]}}})",
