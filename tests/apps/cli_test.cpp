@@ -75,15 +75,6 @@ std::string bench_suite_path()
 #endif
 }
 
-std::string bench_report_path()
-{
-#ifdef EXECBENCH_BENCH_REPORT_PATH
-    return EXECBENCH_BENCH_REPORT_PATH;
-#else
-    return {};
-#endif
-}
-
 /// bench-load against `port` with short settings, plus `extra`.
 std::vector<std::string> quick_load(std::uint16_t port, std::vector<std::string> extra)
 {

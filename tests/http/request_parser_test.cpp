@@ -2,6 +2,8 @@
 
 #include "execbench/http/limits.hpp"
 
+#include "support/parse_in_pieces.hpp"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <catch2/catch.hpp>
@@ -14,32 +16,10 @@ namespace {
 using namespace execbench::http;
 namespace be = boost::beast::http;
 
-// Feeds `text` to a fresh parser in pieces of `step` bytes (as a socket might deliver it) until the request is
-// complete or fails; returns the error (need_more when the text ended first).
+// Feeds `text` in pieces of `step` bytes (as a socket might deliver it) until the request is complete or fails.
 boost::beast::error_code parse(std::string_view text, request_storage& storage, std::size_t step = 1 << 20)
 {
-    request_parser parser(storage);
-    parser.eager(true);
-    std::string pending;
-    boost::beast::error_code ec;
-    while (!parser.is_done()) {
-        if (text.empty() && pending.empty())
-            return be::error::need_more;
-        auto take = std::min(step, text.size());
-        pending.append(text.substr(0, take));
-        text.remove_prefix(take);
-        auto used = parser.put(boost::asio::buffer(pending), ec);
-        pending.erase(0, used);
-        if (ec == be::error::need_more) {
-            ec = {};
-            if (text.empty())
-                return be::error::need_more;
-            continue;
-        }
-        if (ec)
-            return ec;
-    }
-    return ec;
+    return execbench::test_support::parse_in_pieces(text, storage, step);
 }
 
 request parsed(std::string_view text, request_storage& storage)

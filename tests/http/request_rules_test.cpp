@@ -4,6 +4,8 @@
 
 #include "execbench/http/limits.hpp"
 
+#include "support/parse_in_pieces.hpp"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <catch2/catch.hpp>
@@ -16,32 +18,11 @@ namespace {
 using namespace execbench::http;
 namespace be = boost::beast::http;
 
-// Feeds `text` in pieces of `step` bytes, keeping what the parser did not consume, as a socket read loop does.
+// Feeds `text` in pieces of `step` bytes to a fresh parser, as a socket read loop does.
 boost::beast::error_code parse_in_pieces(std::string_view text, std::size_t step)
 {
     request_storage storage;
-    request_parser parser(storage);
-    std::string pending;
-    boost::beast::error_code ec;
-    parser.eager(true);
-    while (!parser.is_done()) {
-        if (text.empty() && pending.empty())
-            return be::error::need_more;
-        auto take = std::min(step, text.size());
-        pending.append(text.substr(0, take));
-        text.remove_prefix(take);
-        auto used = parser.put(boost::asio::buffer(pending), ec);
-        if (used == 0 && take == 0)
-            return be::error::need_more;
-        pending.erase(0, used);
-        if (ec == be::error::need_more) {
-            ec = {};
-            continue;
-        }
-        if (ec)
-            return ec;
-    }
-    return ec;
+    return execbench::test_support::parse_in_pieces(text, storage, step);
 }
 
 // A complete head of exactly `bytes` bytes: many 50-byte fields and one to pad.

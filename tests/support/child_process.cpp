@@ -219,6 +219,15 @@ std::string bench_load_path()
 #endif
 }
 
+std::string bench_report_path()
+{
+#ifdef EXECBENCH_BENCH_REPORT_PATH
+    return EXECBENCH_BENCH_REPORT_PATH;
+#else
+    return {};
+#endif
+}
+
 server::options option_server::with_test_address(server::options opts)
 {
     opts.host = "127.0.0.1";

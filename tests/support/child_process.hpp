@@ -71,6 +71,8 @@ private:
 std::string bench_server_path();
 /// The path of the bench-load binary this build made (empty when the build has none).
 std::string bench_load_path();
+/// The path of the bench-report binary this build made (empty when the build has none).
+std::string bench_report_path();
 
 /// Resident memory of a process in KiB (from /proc through stats::sample_process), or -1 when it is gone.
 long resident_kib(pid_t pid);

@@ -30,15 +30,6 @@ using namespace std::chrono_literals;
 constexpr const char* java = "/usr/bin/java";
 constexpr const char* hdrhistogram_jar = "/usr/share/java/hdrhistogram.jar";
 
-std::string bench_report_path()
-{
-#ifdef EXECBENCH_BENCH_REPORT_PATH
-    return EXECBENCH_BENCH_REPORT_PATH;
-#else
-    return {};
-#endif
-}
-
 /// Waits for a child to exit (bounded) and fails the test with its stderr when it did not exit with 0.
 void require_success(child_process& child, const std::string& what)
 {
