@@ -166,7 +166,8 @@ int main(int argc, char** argv)
     auto dirs = report::suite_dirs(results);
     if (dirs.empty())
         return usage("no suite results under " + results +
-                     " (expected <suite>/<suite>.csv or -runs.csv, or one results folder); nothing written");
+                     " (expected <suite>/<suite>.csv, -runs.csv or -capacity.csv, or one results folder); nothing "
+                     "written");
     std::vector<report::suite_data> data;
     auto scenario_dir = execbench::load::find_scenario_dir(std::nullopt);
     for (const auto& d : dirs) {

@@ -1,6 +1,7 @@
 #include "execbench/report/capacity_report.hpp"
 
 #include "execbench/report/headline.hpp"
+#include "execbench/report/html.hpp"
 #include "execbench/report/markdown.hpp"
 #include "support/temp_dir.hpp"
 
@@ -93,4 +94,39 @@ TEST_CASE("no common passing rate gives no efficiency figure", "[report][capacit
     arms["fiber"] = never;
     CHECK_FALSE(common_rate_efficiency(arms));
     CHECK_FALSE(common_rate_efficiency({}));
+}
+
+TEST_CASE("capacity results are read whatever their folder and files are called, and the index counts them",
+          "[report][capacity]")
+{
+    // The user review of 2026-12-03, item 2: only a folder named `capacity` was read.
+    temp_dir dir;
+    // bench-load --capacity --out runs/cap/fiber.csv writes fiber-capacity.csv and fiber-capacity-steps.csv.
+    auto cap = dir.path / "runs" / "cap";
+    std::filesystem::create_directories(cap);
+    REQUIRE(load::write_capacity(search("fiber", 1960, 40), load::capacity_paths_for(cap / "fiber.csv")).ok());
+    // bench-suite --suite capacity --out runs/capsuite writes capacity-capacity.csv into a folder of another name.
+    auto capsuite = dir.path / "runs" / "capsuite";
+    std::filesystem::create_directories(capsuite);
+    REQUIRE(load::write_capacity(search("pool", 1960, 60), load::capacity_paths_for(capsuite / "capacity.csv")).ok());
+
+    CHECK(results_stem(cap) == "fiber");
+    CHECK(results_stem(capsuite) == "capacity");
+    CHECK(suite_dirs(dir.path / "runs") == std::vector<std::filesystem::path>{cap, capsuite});
+    CHECK(suite_dirs(cap) == std::vector<std::filesystem::path>{cap});
+    std::vector<suite_data> suites;
+    for (const auto& folder : {cap, capsuite}) {
+        auto s = read_suite(folder);
+        REQUIRE(s.ok());
+        CHECK(s->capacity_scenarios == std::vector<std::string>{"capacity-io-100"});
+        CHECK(raw_results_file(*s) == s->stem + "-capacity.csv");
+        suites.push_back(std::move(*s));
+    }
+    CHECK(suites[0].name == "cap");
+    CHECK(suites[1].name == "capsuite");
+    CHECK(!capacity_chart_data(suites[0], "capacity-io-100")["arms"].empty());
+
+    auto index = index_html(suites, report_paths{});
+    CHECK(index.find("capsuite</a>: 1 scenario(s), 1 with a capacity search") != std::string::npos);
+    CHECK(index.find("0 scenario(s)") == std::string::npos);
 }
