@@ -1,11 +1,21 @@
 #include "execbench/report/capacity_report.hpp"
 
+#include "execbench/core/run_command.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
 #include "execbench/report/markdown.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 using namespace execbench;
 using namespace execbench::report;
@@ -71,7 +81,20 @@ TEST_CASE("a suite's capacity searches read back into its page, chart data and t
     REQUIRE(chart["arms"].size() == 2);
     CHECK(chart["bounds"][0]["millis"] == 250);
     CHECK(chart["arms"][1]["lower_bound"] == true);
-    CHECK(chart["arms"][0]["achieved_rps"].size() == pool.result.steps.size());
+    // One point per offered rate, in rate order, where the search repeats rates near its boundary.
+    std::set<long long> rates;
+    for (const auto& st : pool.result.steps)
+        rates.insert(std::llround(st.offered_rps));
+    REQUIRE(rates.size() < pool.result.steps.size());
+    const auto& drawn = chart["arms"][0];
+    REQUIRE(drawn["offered_rps"].size() == rates.size());
+    CHECK(drawn["achieved_rps"].size() == rates.size());
+    CHECK(drawn["p99_range"].size() == rates.size());
+    CHECK(std::is_sorted(drawn["offered_rps"].begin(), drawn["offered_rps"].end()));
+    std::size_t steps_drawn = 0;
+    for (const auto& n : drawn["steps"])
+        steps_drawn += n.get<std::size_t>();
+    CHECK(steps_drawn == pool.result.steps.size());
 
     report_paths rp;
     auto page = suite_markdown(*s, rp);
@@ -129,4 +152,45 @@ TEST_CASE("capacity results are read whatever their folder and files are called,
     auto index = index_html(suites, report_paths{});
     CHECK(index.find("capsuite</a>: 1 scenario(s), 1 with a capacity search") != std::string::npos);
     CHECK(index.find("0 scenario(s)") == std::string::npos);
+}
+
+TEST_CASE("the capacity chart draws every arm against the offered rate, and the rates near the capacities apart",
+          "[report][capacity][charts]")
+{
+    if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+        WARN("python3-matplotlib not available: charts not drawn");
+        return;
+    }
+    temp_dir dir;
+    auto suite_dir = dir.path / "capacity";
+    std::filesystem::create_directories(suite_dir);
+    auto paths = load::capacity_paths_for(suite_dir / "capacity.csv");
+    REQUIRE(load::write_capacity(search("pool", 1960, 60), paths).ok());
+    REQUIRE(load::write_capacity(search("loop", 50'000, 20, 6'000), paths).ok());
+    auto s = read_suite(suite_dir);
+    REQUIRE(s.ok());
+    nlohmann::json jobs = nlohmann::json::array();
+    jobs.push_back({{"png", (dir.path / "c.png").string()},
+                    {"svg", (dir.path / "c.svg").string()},
+                    {"name", "c"},
+                    {"data", capacity_chart_data(*s, "capacity-io-100")}});
+    {
+        std::ofstream out(dir.path / "jobs.json");
+        out << jobs.dump();
+    }
+    auto script = std::filesystem::path(EXECBENCH_SOURCE_DIR) / "src" / "report" / "charts.py";
+    auto rc = run_command({"/usr/bin/python3", script.string(), (dir.path / "jobs.json").string(), "--manifest",
+                           (dir.path / "manifest.json").string()});
+    REQUIRE(rc);
+    REQUIRE(*rc == 0);
+    std::ifstream in(dir.path / "manifest.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto manifest = nlohmann::json::parse(text.str());
+    REQUIRE(manifest.size() == 1);
+    REQUIRE(manifest[0]["panels"].size() == 2);  // every rate searched; near the capacities
+    for (const auto& panel : manifest[0]["panels"]) {
+        INFO(panel["title"].get<std::string>());
+        CHECK(panel["points"].get<int>() > 0);
+    }
 }

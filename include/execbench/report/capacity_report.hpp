@@ -17,8 +17,9 @@ namespace execbench::report {
 std::string capacity_chart_name(const std::string& scenario);
 
 /// The data the chart script draws a capacity scenario's latency-vs-throughput chart from ("capacity"): each arm's
-/// steps (achieved req/s, p50, p99, met the SLO, generator-bound), its capacity or lower bound, and the SLO's
-/// latency bounds.
+/// steps grouped by offered rate in rate order (the median achieved req/s, p50 and p99 of the steps at that rate,
+/// the range of p99, how many steps, all met the SLO, any generator-bound), its capacity or lower bound, and the
+/// SLO's latency bounds.
 nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scenario);
 
 /// "1,960 req/s (95 % 1,910–2,000)", "≥ 3,200 req/s (generator-bound: a lower bound)", "below 1 req/s", ...
