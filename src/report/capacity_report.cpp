@@ -3,11 +3,13 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/slo.hpp"
+#include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/stats/trials.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -165,6 +167,42 @@ std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::st
         e.achieved_rps[arm] = st->achieved_rps;
     }
     return e;
+}
+
+std::string capacity_steps_text(const suite_data& s)
+{
+    // A search's context line is its first step's: that step's warm-up and length are every step's.
+    std::map<std::string, double> seconds_per_step;
+    for (const auto& line : s.contexts) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object() || !j.contains("run_id") || !j["run_id"].is_string() || !j.contains("scenario"))
+            continue;
+        const auto& sc = j["scenario"];
+        auto seconds = [](const nlohmann::json& o, const char* key) {
+            if (!o.is_object() || !o.contains(key) || !o[key].is_string())
+                return 0.0;
+            auto d = load::parse_duration(o[key].get<std::string>());
+            return d ? std::chrono::duration<double>(*d).count() : 0.0;
+        };
+        seconds_per_step[j["run_id"].get<std::string>()] =
+            seconds(sc, "warmup") + seconds(sc.contains("load") ? sc["load"] : nlohmann::json{}, "duration");
+    }
+    std::size_t steps = 0;
+    double total = 0;
+    for (const auto& [sc, by_arm] : s.capacity)
+        for (const auto& [arm, r] : by_arm) {
+            steps += r.result.steps.size();
+            if (auto it = seconds_per_step.find(r.run_id); it != seconds_per_step.end())
+                total += it->second * double(r.result.steps.size());
+        }
+    if (steps == 0)
+        return {};
+    return "the times of each capacity search's first step; " + grouped(steps) + " step(s) in all followed" +
+           (total > 0 ? ", about " +
+                            load::format_duration(
+                                std::chrono::duration_cast<load::duration>(std::chrono::seconds(std::llround(total)))) +
+                            " of warm-up and load"
+                      : std::string{});
 }
 
 std::string capacity_section(const suite_data& s, const report_paths& paths)

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -58,6 +59,13 @@ TEST_CASE("a suite's capacity searches read back into its page, chart data and t
     auto paths = load::capacity_paths_for(suite_dir / "capacity.csv");
     REQUIRE(load::write_capacity(search("pool", 1960, 60), paths).ok());
     REQUIRE(load::write_capacity(search("loop", 50'000, 20, 6'000), paths).ok());
+    {
+        // The pool's first step's context: its warm-up and length are every step's.
+        std::ofstream ctx(suite_dir / "capacity-context.jsonl");
+        ctx << R"({"run_id":"run-pool","started_at":"2026-01-01T00:00:00Z",)"
+               R"("scenario":{"name":"capacity-io-100","warmup":"1s","load":{"duration":"3s"}}})"
+            << "\n";
+    }
 
     auto s = read_suite(suite_dir);
     REQUIRE(s.ok());
@@ -95,6 +103,13 @@ TEST_CASE("a suite's capacity searches read back into its page, chart data and t
     for (const auto& n : drawn["steps"])
         steps_drawn += n.get<std::size_t>();
     CHECK(steps_drawn == pool.result.steps.size());
+
+    // The start times are the searches' first steps: the page says so and how much followed.
+    auto steps = pool.result.steps.size() + loop.result.steps.size();
+    CHECK(capacity_steps_text(*s) == "the times of each capacity search's first step; " + std::to_string(steps) +
+                                         " step(s) in all followed, about " +
+                                         load::format_duration(std::chrono::seconds(4 * pool.result.steps.size())) +
+                                         " of warm-up and load");
 
     report_paths rp;
     auto page = suite_markdown(*s, rp);

@@ -35,6 +35,11 @@ struct capacity_efficiency {
 /// rates are the same for every arm), with each arm's CPU per request there; nothing when there is no such rate.
 std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::string, load::capacity_record>& arms);
 
+/// What the capacity searches ran after their first steps started (a context's start is its first step's):
+/// "the times of each capacity search's first step; 78 step(s) in all followed, about 5m12s of warm-up and load",
+/// from each step's warm-up and length in the contexts; "" when the suite has no capacity search.
+std::string capacity_steps_text(const suite_data& s);
+
 /// The suite page's capacity section: the table, each scenario's chart and the efficiency figure; "" when the suite
 /// has no capacity search.
 std::string capacity_section(const suite_data& s, const report_paths& paths);
