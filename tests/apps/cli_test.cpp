@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -542,6 +543,28 @@ TEST_CASE("bench-suite checks its selection and overrides before it starts anyth
     CHECK(std::filesystem::is_empty(out.path));
 }
 
+TEST_CASE("bench-suite's table shows no latency for an arm that answered nothing", "[cli][suite]")
+{
+    // The user review of 2026-12-03, item 12: such an arm read `0.0 0.0`, a perfect latency.
+    if (bench_suite_path().empty() || bench_server_path().empty())
+        return;
+    temp_dir dir("execbench-cli-no-answer");
+    std::filesystem::create_directories(dir.path / "scenarios");
+    std::ofstream(dir.path / "scenarios" / "nothing-answers.json")
+        << R"({"description": "every request a 404", "requests": [{"method": "GET", "path": "/no-such-endpoint"}],)"
+           R"( "load": {"shape": "burst", "requests": 4, "connections": 2}, "warmup": "0s", "trials": 1})";
+    auto r = run_tool({bench_suite_path(), "--scenarios-dir", (dir.path / "scenarios").string(), "--scenarios",
+                       "nothing-answers", "--models", "loop", "--server-bin", bench_server_path(), "--out",
+                       (dir.path / "out").string(), "--quiet"},
+                      120s);
+    INFO(r.err << joined(r.out));
+    auto row = std::find_if(r.out.begin(), r.out.end(),
+                            [](const std::string& l) { return l.rfind("nothing-answers", 0) == 0; });
+    REQUIRE(row != r.out.end());
+    CHECK_THAT(*row, Catch::Contains(" errors ") && Catch::Contains("-          -"));  // p50_ms, p99_ms
+    CHECK_THAT(joined(r.out), Catch::Contains("(p50_ms, p99_ms '-': no successful request, so no latency)"));
+}
+
 TEST_CASE("bench-suite --slo exits 3 naming the run and the gate", "[cli][suite][slo]")
 {
     if (bench_suite_path().empty() || bench_server_path().empty())
@@ -581,6 +604,12 @@ TEST_CASE("bench-suite stopped by SIGTERM stops its bench-server too, as Ctrl-C 
     INFO(suite.stderr_text());
     REQUIRE(code);
     CHECK(*code == 1);  // stopped: the run is partial, the suite says so
+    // The ledger says stopped, not `errors` (user review 2026-12-03, item 11).
+    std::ifstream ledger(out.path / "adhoc-runs.csv");
+    std::string text((std::istreambuf_iterator<char>(ledger)), std::istreambuf_iterator<char>());
+    CHECK_THAT(text, Catch::Contains(",closed-epoch-millis,loop,loop,stopped,") &&
+                         Catch::Contains("partial: stopped before all trials"));
+    CHECK(text.find(",errors,") == std::string::npos);
     // The server was stopped and reaped by bench-suite, not left running as an orphan.
     CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(server)));
     if (std::filesystem::exists("/proc/" + std::to_string(server)))

@@ -178,6 +178,13 @@ TEST_CASE("a run that left requests unsent is behind, not ok", "[load][arms]")
     r.trials[1].generator_bound = false;
     CHECK(status_of(r) == run_status::errors);
     CHECK(parse_run_status("generator-bound") == run_status::generator_bound);
+    // Stopped early (Ctrl-C): the status says so, not `errors`, whatever the trials kept saw (user review
+    // 2026-12-03, item 11).
+    r.partial = true;
+    CHECK(status_of(r) == run_status::stopped);
+    CHECK(to_string(run_status::stopped) == "stopped");
+    CHECK(parse_run_status("stopped") == run_status::stopped);
+    r.partial = false;
     r.trials.clear();
     CHECK(status_of(r) == run_status::failed);
     CHECK(to_string(run_status::behind) == "behind");
