@@ -369,8 +369,18 @@ int main(int argc, char** argv)
     if (!opened)
         return cannot_start(opened.err().message);
     const auto& session = *opened;
+    std::optional<load::capacity_plan> plan;
+    if (capacity) {
+        auto spec = session.scenario_used().capacity.value_or(load::capacity_spec{});
+        spec.merge(capacity_flags);
+        auto made = load::make_capacity_plan(spec);
+        if (!made)
+            return apps::usage_error(program, made.err().message);
+        plan = std::move(*made);
+    }
+    // A capacity search sets its steps' shape, length and trials itself: the banner says those, not the scenario's.
     if (!quiet)
-        std::fprintf(stderr, "bench-load: %s\n", session.banner().c_str());
+        std::fprintf(stderr, "bench-load: %s\n", session.banner(plan ? load::describe(*plan) : "").c_str());
     if (auto ready = session.preflight(); !ready)
         return cannot_start(ready.err().message);
     if (!capacity)
@@ -378,12 +388,7 @@ int main(int argc, char** argv)
             return apps::usage_error(program, ok.err().message);
     apps::stop_on_sigint();
 
-    if (capacity) {
-        auto spec = session.scenario_used().capacity.value_or(load::capacity_spec{});
-        spec.merge(capacity_flags);
-        auto plan = load::make_capacity_plan(spec);
-        if (!plan)
-            return apps::usage_error(program, plan.err().message);
+    if (plan) {
         options.on_progress = [&](const load::progress_event& ev) {
             if (!quiet && ev.what != load::progress_event::phase::trial_done)
                 progress(ev);
