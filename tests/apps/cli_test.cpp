@@ -308,6 +308,17 @@ TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the res
         CHECK_THAT(both.err, Catch::Contains("excludes"));
     }
     {
+        INFO("/epoch-millis without delayInMillis: the banner names bench-server's default wait");
+        auto typed = run_tool(
+            {bench_load_path(), "-c", "1", "-d", "200ms", "--warmup", "0s", "--trials", "1", base + "/epoch-millis"});
+        CHECK(typed.code == 0);
+        CHECK_THAT(typed.err, Catch::Contains("/epoch-millis (bench-server waits 100 ms here unless ?delayInMillis="));
+        auto zero = run_tool({bench_load_path(), "-c", "1", "-d", "200ms", "--warmup", "0s", "--trials", "1",
+                              base + "/epoch-millis?delayInMillis=0"});
+        CHECK(zero.code == 0);
+        CHECK(zero.err.find("waits 100 ms") == std::string::npos);
+    }
+    {
         INFO("an explicit / is /, and a URL without a path says what it requests");
         auto root = run_tool({bench_load_path(), "--url", base + "/", "-d", "1s"});
         CHECK(root.code == 2);  // bench-server answers / with 404: the pre-flight request says so

@@ -134,7 +134,8 @@ std::string format_banner(const scenario& s, const run_options& options, const t
     out +=
         std::to_string(std::max(1u, options.threads)) + (options.threads > 1 ? " threads" : " thread") + "\n  target ";
     if (s.mix.size() == 1)
-        out += s.mix.front().method + " http://" + t.host_header + t.base_path + s.mix.front().path;
+        out += s.mix.front().method + " http://" + t.host_header + t.base_path + s.mix.front().path +
+               default_delay_note(s.mix.front().path);
     else
         out += std::to_string(s.mix.size()) + " requests in the mix at http://" + t.host_header + t.base_path;
     out += "; server " + server.model + (server.health_json.empty() ? " (no /health answer)" : "") + ", pid " +
