@@ -296,16 +296,34 @@ TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the res
     }
     {
         INFO("another tool's flags get bench-load's spelling, in the order given");
-        auto r = run_tool({bench_load_path(), "--latency", "-q", "10", "--conections", "5", base});
+        auto r = run_tool({bench_load_path(), "--no-tui", "-q", "10", "--conections", "5", base});
         CHECK(r.code == 2);
-        CHECK_THAT(r.err, Catch::StartsWith("bench-load: --latency is wrk's") &&
-                              Catch::Contains("; -q is hey's rate per worker; bench-load takes the total: --rate N") &&
+        CHECK_THAT(r.err, Catch::StartsWith("bench-load: --no-tui is oha's") &&
+                              Catch::Contains("; -q is hey's rate per worker (oha's total); bench-load takes the "
+                                              "total: --rate N") &&
                               Catch::Contains("; --conections: unknown option; did you mean --connections?"));
         CHECK(r.err.find("unexpected argument '10'") == std::string::npos);  // the value of -q, not a stray word
-        CHECK(r.err.find("--latency") < r.err.find("-q is"));
+        CHECK(r.err.find("--no-tui") < r.err.find("-q is"));
         auto both = run_tool({bench_load_path(), "--url", base, base});
         CHECK(both.code == 2);
         CHECK_THAT(both.err, Catch::Contains("excludes"));
+    }
+    {
+        INFO("wrk's --latency runs with a note; hey's and oha's -d (a body) points to --body-file");
+        auto latency = run_tool({bench_load_path(), "--latency", "-c", "1", "-d", "200ms", "--warmup", "0s", "--trials",
+                                 "1", base + "/io?delayInMillis=1"});
+        CHECK(latency.code == 0);
+        CHECK_THAT(latency.err, Catch::Contains("--latency (wrk's) is always on here"));
+        for (const auto& args : std::vector<std::vector<std::string>>{
+                 {"-n", "10", "-c", "2", "-m", "POST", "-d", R"({"title":"x"})", base + "/movies"},
+                 {"-m", "POST", "-d", R"({"title":"x"})", base + "/movies"}}) {
+            auto argv = args;
+            argv.insert(argv.begin(), bench_load_path());
+            auto body = run_tool(argv);
+            CHECK(body.code == 2);
+            CHECK_THAT(body.err, Catch::Contains(R"(--duration: '{"title":"x"}' is not a duration)") &&
+                                     Catch::Contains("--body-file FILE"));
+        }
     }
     {
         INFO("/epoch-millis without delayInMillis: the banner names bench-server's default wait");
