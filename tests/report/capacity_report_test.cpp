@@ -48,17 +48,25 @@ load::capacity_record search(const std::string& arm, double boundary, double mic
     return r;
 }
 
+/// A capacity suite folder under `root` as bench-suite writes it: a pool measured at 1,960 req/s and a loop
+/// stopped by the generator at 6,000.
+std::filesystem::path two_arm_suite(const std::filesystem::path& root)
+{
+    auto suite_dir = root / "capacity";
+    std::filesystem::create_directories(suite_dir);
+    auto paths = load::capacity_paths_for(suite_dir / "capacity.csv");
+    REQUIRE(load::write_capacity(search("pool", 1960, 60), paths).ok());
+    REQUIRE(load::write_capacity(search("loop", 50'000, 20, 6'000), paths).ok());
+    return suite_dir;
+}
+
 }  // namespace
 
 TEST_CASE("a suite's capacity searches read back into its page, chart data and the README headline",
           "[report][capacity]")
 {
     temp_dir dir;
-    auto suite_dir = dir.path / "capacity";
-    std::filesystem::create_directories(suite_dir);
-    auto paths = load::capacity_paths_for(suite_dir / "capacity.csv");
-    REQUIRE(load::write_capacity(search("pool", 1960, 60), paths).ok());
-    REQUIRE(load::write_capacity(search("loop", 50'000, 20, 6'000), paths).ok());
+    auto suite_dir = two_arm_suite(dir.path);
     {
         // The pool's first step's context: its warm-up and length are every step's.
         std::ofstream ctx(suite_dir / "capacity-context.jsonl");
@@ -177,11 +185,7 @@ TEST_CASE("the capacity chart draws every arm against the offered rate, and the 
         return;
     }
     temp_dir dir;
-    auto suite_dir = dir.path / "capacity";
-    std::filesystem::create_directories(suite_dir);
-    auto paths = load::capacity_paths_for(suite_dir / "capacity.csv");
-    REQUIRE(load::write_capacity(search("pool", 1960, 60), paths).ok());
-    REQUIRE(load::write_capacity(search("loop", 50'000, 20, 6'000), paths).ok());
+    auto suite_dir = two_arm_suite(dir.path);
     auto s = read_suite(suite_dir);
     REQUIRE(s.ok());
     nlohmann::json jobs = nlohmann::json::array();
