@@ -33,11 +33,14 @@ static_assert(static_cast<int>(execbench::load::run_exit::behind) == execbench::
 
 /// Flags of wrk, wrk2, hey, oha and k6 that bench-load spells otherwise or lacks, with what to write instead.
 const std::vector<execbench::apps::foreign_flag> foreign_flags = {
-    {"--latency", "is wrk's; bench-load always reports p50, p90, p99 and p999"},
     {"-s", "is wrk's Lua script; bench-load has none: --scenario NAME, or --path, --method, --header, --body-file"},
     {"--script", "is wrk's Lua script; bench-load has none: --scenario NAME, or --path, --method, --header, "
                  "--body-file"},
-    {"-q", "is hey's rate per worker; bench-load takes the total: --rate N"},
+    {"-q", "is hey's rate per worker (oha's total); bench-load takes the total: --rate N"},
+    {"--no-tui", "is oha's; bench-load draws no TUI (--quiet: no progress output either)"},
+    {"-j", "is oha's JSON output; bench-load's is --format json"},
+    {"--json", "is oha's JSON output; bench-load's is --format json"},
+    {"-o", "is hey's output; bench-load's is --format json on standard output, or --out FILE.csv for CSV files"},
     {"-D", "is hey's body file; bench-load's is --body-file FILE"},
     {"-T", "is hey's content type; bench-load's is --header 'Content-Type: TYPE'"},
     {"-A", "is hey's Accept header; bench-load's is --header 'Accept: TYPE'"},
@@ -127,6 +130,7 @@ int main(int argc, char** argv)
     bool capacity = false;
     load::capacity_spec capacity_flags;
     bool profile = false;
+    bool wrk_latency = false;
 
     app.add_option("--scenario", scenario_name, "Scenario name (a file scenarios/<name>.json)");
     app.add_flag("--list-scenarios", list, "List scenarios with their shapes; exit 1 when a file is invalid");
@@ -211,6 +215,7 @@ int main(int argc, char** argv)
     app.add_flag("--allow-errors", allow_errors,
                  "Run even when the pre-flight request fails (deliberate failure runs)");
     app.add_flag("--quiet", quiet, "No banner, no progress output");
+    app.add_flag("--latency", wrk_latency, "Accepted as wrk takes it; the percentiles are always reported");
     app.add_flag("--profile", profile,
                  "After the measured trials, one more with the server under perf (not a result; a local server "
                  "whose pid is known): flame graph, stacks and per-request counts in <folder of --out>/profile/");
@@ -221,7 +226,16 @@ int main(int argc, char** argv)
         return *code;
     if (positional_url)
         options.url = *positional_url;
-
+    if (wrk_latency && !quiet)
+        std::fprintf(stderr, "bench-load: --latency (wrk's) is always on here: the text line shows p50 and p99, "
+                             "--format json and --out hold p90 and p999 too\n");
+    // -d is wrk's duration; hey's and oha's -d is a request body, which would otherwise read as a bad duration or
+    // as a closed loop beside -n.
+    if (o.duration && !load::parse_duration(*o.duration))
+        return apps::usage_error(program, "--duration: '" + *o.duration +
+                                              "' is not a duration (500ms, 3s, 2m); -d is wrk's duration here: for "
+                                              "hey's and oha's -d (a request body), put the body in a file and give "
+                                              "--body-file FILE");
     if (list || list_suites) {
         auto dir = load::find_scenario_dir(scenarios_dir);
         if (!dir)
@@ -369,8 +383,18 @@ int main(int argc, char** argv)
     if (!opened)
         return cannot_start(opened.err().message);
     const auto& session = *opened;
+    std::optional<load::capacity_plan> plan;
+    if (capacity) {
+        auto spec = session.scenario_used().capacity.value_or(load::capacity_spec{});
+        spec.merge(capacity_flags);
+        auto made = load::make_capacity_plan(spec);
+        if (!made)
+            return apps::usage_error(program, made.err().message);
+        plan = std::move(*made);
+    }
+    // A capacity search sets its steps' shape, length and trials itself: the banner says those, not the scenario's.
     if (!quiet)
-        std::fprintf(stderr, "bench-load: %s\n", session.banner().c_str());
+        std::fprintf(stderr, "bench-load: %s\n", session.banner(plan ? load::describe(*plan) : "").c_str());
     if (auto ready = session.preflight(); !ready)
         return cannot_start(ready.err().message);
     if (!capacity)
@@ -378,12 +402,7 @@ int main(int argc, char** argv)
             return apps::usage_error(program, ok.err().message);
     apps::stop_on_sigint();
 
-    if (capacity) {
-        auto spec = session.scenario_used().capacity.value_or(load::capacity_spec{});
-        spec.merge(capacity_flags);
-        auto plan = load::make_capacity_plan(spec);
-        if (!plan)
-            return apps::usage_error(program, plan.err().message);
+    if (plan) {
         options.on_progress = [&](const load::progress_event& ev) {
             if (!quiet && ev.what != load::progress_event::phase::trial_done)
                 progress(ev);

@@ -166,7 +166,8 @@ int main(int argc, char** argv)
     auto dirs = report::suite_dirs(results);
     if (dirs.empty())
         return usage("no suite results under " + results +
-                     " (expected <suite>/<suite>.csv or -runs.csv, or one results folder); nothing written");
+                     " (expected <suite>/<suite>.csv, -runs.csv or -capacity.csv, or one results folder); nothing "
+                     "written");
     std::vector<report::suite_data> data;
     auto scenario_dir = execbench::load::find_scenario_dir(std::nullopt);
     for (const auto& d : dirs) {
@@ -220,8 +221,21 @@ int main(int argc, char** argv)
         }
     }
     auto out = report::build_report(data, paths, suites);
-    std::filesystem::path readme_file;  // empty: --no-readme
-    if (!no_readme) {
+    // The README's headline is the repository's: a report of other results (a scratch run, pages into another
+    // folder) leaves it alone unless --readme names the file to write.
+    auto same = [&](const std::filesystem::path& a, const std::filesystem::path& b) {
+        auto resolved = [&](const std::filesystem::path& p) {
+            std::error_code ec;
+            auto c = std::filesystem::weakly_canonical(absolute(p), ec);
+            auto r = ec ? absolute(p) : c.lexically_normal();
+            return r.filename().empty() ? r.parent_path() : r;  // "results/" is "results"
+        };
+        return resolved(a) == resolved(b);
+    };
+    bool own_results = same(results, readme_dir / "results") && same(docs, readme_dir / "docs" / "results");
+    bool readme_given = readme_option->count() > 0;
+    std::filesystem::path readme_file;  // empty: no README written
+    if (!no_readme && (readme_given || own_results)) {
         auto target = report::readme_target(readme);
         if (!target) {
             std::cerr << "bench-report: " << target.err().message << "; nothing written\n";
@@ -230,6 +244,10 @@ int main(int argc, char** argv)
         readme_file = *target;
     }
 
+    std::string readme_note = no_readme ? "README left alone (--no-readme)"
+                                        : "no headline written: " + results + " and " + docs +
+                                              " are not the repository's results/ and docs/results beside " + readme +
+                                              ", so " + readme + " was left alone (--readme FILE writes one)";
     if (check) {
         auto stale = report::stale_files(out, readme_file);
         for (const auto& s : stale)
@@ -238,8 +256,9 @@ int main(int argc, char** argv)
             std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
             return apps::exit_run_errors;
         }
-        std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date\n", out.files.size(),
-                    out.charts.size(), no_readme ? " are" : " and the README headline are");
+        std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date%s\n", out.files.size(),
+                    out.charts.size(), readme_file.empty() ? " are" : " and the README headline are",
+                    readme_file.empty() ? ("; " + readme_note).c_str() : "");
         return apps::exit_ok;
     }
 
@@ -257,6 +276,6 @@ int main(int argc, char** argv)
     }
     std::printf("bench-report: %zu page(s), %zu chart(s), %s\n", out.files.size(),
                 no_charts ? std::size_t{0} : out.charts.size(),
-                no_readme ? "README left alone (--no-readme)" : ("headline in " + readme_file.string()).c_str());
+                readme_file.empty() ? readme_note.c_str() : ("headline in " + readme_file.string()).c_str());
     return apps::exit_ok;
 }

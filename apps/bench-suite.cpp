@@ -95,6 +95,7 @@ void print_table(const std::vector<table_row>& rows)
     std::printf("\n%-34s %-10s %-8s %9s %7s %8s %10s %9s %10s %10s %8s %6s %7s\n", "scenario", "arm", "status", "ok",
                 "errors", "unsent", "wall_ms", "req/s", "p50_ms", "p99_ms", "rss_MB", "cpu%", "threads");
     std::string last;
+    bool no_latency = false;
     for (const auto& r : rows) {
         const char* name = r.scenario == last ? "" : r.scenario.c_str();
         last = r.scenario;
@@ -102,10 +103,15 @@ void print_table(const std::vector<table_row>& rows)
             std::printf("%-34s %-10s %-8s\n", name, r.arm.c_str(), r.status.c_str());
             continue;
         }
-        std::printf("%-34s %-10s %-8s %9.0f %7.0f %8.0f %10.1f %9.0f %10.1f %10.1f %8.1f %6.0f %7.0f\n", name,
-                    r.arm.c_str(), r.status.c_str(), r.ok, r.errors, r.unsent, r.wall, r.rps, r.p50, r.p99, r.rss,
-                    r.cpu, r.threads);
+        // Latency is of successful requests: with none, a 0.0 ms percentile would read as a perfect one.
+        auto latency = [&](double v) { return r.ok > 0 ? execbench::fixed(v, 1) : std::string("-"); };
+        no_latency = no_latency || r.ok <= 0;
+        std::printf("%-34s %-10s %-8s %9.0f %7.0f %8.0f %10.1f %9.0f %10s %10s %8.1f %6.0f %7.0f\n", name,
+                    r.arm.c_str(), r.status.c_str(), r.ok, r.errors, r.unsent, r.wall, r.rps, latency(r.p50).c_str(),
+                    latency(r.p99).c_str(), r.rss, r.cpu, r.threads);
     }
+    if (no_latency)
+        std::printf("(p50_ms, p99_ms '-': no successful request, so no latency)\n");
     std::printf("\n");
 }
 

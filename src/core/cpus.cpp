@@ -108,9 +108,64 @@ std::string allowed_cpus_of(int pid)
     return {};
 }
 
+std::optional<unsigned> cpus_of_quota(std::string_view cpu_max)
+{
+    // "QUOTA PERIOD", both in microseconds, or "max PERIOD" when the group has no quota.
+    while (!cpu_max.empty() && (cpu_max.back() == '\n' || cpu_max.back() == ' '))
+        cpu_max.remove_suffix(1);
+    auto space = cpu_max.find(' ');
+    if (space == std::string_view::npos)
+        return std::nullopt;
+    auto number = [](std::string_view text) -> std::optional<unsigned long long> {
+        unsigned long long v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc{} || end != text.data() + text.size() || v == 0)
+            return std::nullopt;
+        return v;
+    };
+    auto quota = number(cpu_max.substr(0, space));
+    auto period = number(cpu_max.substr(space + 1));
+    if (!quota || !period)
+        return std::nullopt;
+    // A part of a CPU still runs a thread: 1.5 CPUs keep two threads busy three quarters of the time.
+    return static_cast<unsigned>(std::max(1ULL, (*quota + *period - 1) / *period));
+}
+
+std::optional<unsigned> cgroup_cpu_quota()
+{
+    // The "0::PATH" line of /proc/self/cgroup names the group (in a container, usually "/": its own root).
+    std::string group = "/";
+    {
+        std::ifstream in("/proc/self/cgroup");
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("0::", 0) == 0)
+                group = line.substr(3);
+    }
+    const std::filesystem::path root = "/sys/fs/cgroup";
+    auto dir = (root / std::filesystem::path(group).relative_path()).lexically_normal();
+    if (dir.filename().empty())
+        dir = dir.parent_path();
+    std::optional<unsigned> tightest;
+    // A parent's quota limits every group below it: the tightest on the way up to the root counts.
+    for (int depth = 0; depth < 64; ++depth) {
+        std::ifstream in(dir / "cpu.max");
+        std::string line;
+        if (std::getline(in, line))
+            if (auto cpus = cpus_of_quota(line); cpus && (!tightest || *cpus < *tightest))
+                tightest = cpus;
+        if (dir == root || !dir.has_parent_path() || dir.parent_path() == dir)
+            break;
+        dir = dir.parent_path();
+    }
+    return tightest;
+}
+
 unsigned usable_cpu_count()
 {
-    return static_cast<unsigned>(std::max<std::size_t>(1, allowed_cpus().size()));
+    auto allowed = std::max<std::size_t>(1, allowed_cpus().size());
+    auto quota = cgroup_cpu_quota();
+    return static_cast<unsigned>(quota ? std::min<std::size_t>(allowed, *quota) : allowed);
 }
 
 result<void> pin_process(const cpu_list& cpus)

@@ -3,11 +3,15 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/run/capacity.hpp"
 #include "execbench/load/run/slo.hpp"
+#include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/stats/trials.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -30,6 +34,17 @@ std::vector<const load::capacity_record*> searches_of(const suite_data& s, const
     for (const auto& m : s.models)
         if (auto r = it->second.find(m); r != it->second.end())
             out.push_back(&r->second);
+    return out;
+}
+
+/// The steps with a latency to draw (a successful response), by their offered rate in whole req/s, in rate order.
+std::map<long long, std::vector<const load::capacity_step*>>
+steps_by_rate(const std::vector<load::capacity_step>& steps)
+{
+    std::map<long long, std::vector<const load::capacity_step*>> out;
+    for (const auto& st : steps)
+        if (st.achieved_rps > 0 && st.p99_millis > 0)
+            out[std::llround(st.offered_rps)].push_back(&st);
     return out;
 }
 
@@ -73,7 +88,7 @@ nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scena
     j["all_arms"] = s.models;
     auto searches = searches_of(s, scenario);
     std::string slo = searches.empty() ? "" : searches.front()->slo;
-    j["title"] = scenario + ": latency against achieved throughput, one point per step (SLO " + slo + ")";
+    j["title"] = scenario + ": latency against the offered rate (SLO " + slo + ")";
     j["bounds"] = nlohmann::json::array();
     if (auto gates = load::parse_slo(slo))
         for (const auto& g : *gates)
@@ -91,20 +106,30 @@ nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scena
             a["low_rps"] = r->result.low_rps;
             a["high_rps"] = r->result.high_rps;
         }
-        // Steps in the order of their achieved rate, so p50 and p99 read as curves.
-        auto steps = r->result.steps;
-        std::sort(steps.begin(), steps.end(),
-                  [](const auto& x, const auto& y) { return x.achieved_rps < y.achieved_rps; });
-        for (const auto& st : steps) {
-            if (st.achieved_rps <= 0 || st.p99_millis <= 0)
-                continue;  // no successful response: no latency to draw
-            a["achieved_rps"].push_back(st.achieved_rps);
-            a["p50"].push_back(st.p50_millis);
-            a["p99"].push_back(st.p99_millis);
-            a["met_slo"].push_back(st.met_slo);
-            a["generator_bound"].push_back(st.generator_bound);
+        // One point per offered rate, in rate order, drawn against that rate: joined in the order they ran, or by
+        // their achieved rate (which an overloaded step pulls back below the passing steps beside it), the
+        // bisections' steps zig-zag. Repeats at one rate are drawn as their median with their range.
+        for (const auto& [rate, at_rate] : steps_by_rate(r->result.steps)) {
+            auto figure = [&](double load::capacity_step::*member) {
+                std::vector<double> v;
+                for (const auto* st : at_rate)
+                    v.push_back(st->*member);
+                return stats::summarize(v);
+            };
+            auto p50 = figure(&load::capacity_step::p50_millis);
+            auto p99 = figure(&load::capacity_step::p99_millis);
+            a["offered_rps"].push_back(rate);
+            a["achieved_rps"].push_back(figure(&load::capacity_step::achieved_rps).median);
+            a["p50"].push_back(p50.median);
+            a["p99"].push_back(p99.median);
+            a["p99_range"].push_back({p99.min, p99.max});
+            a["steps"].push_back(at_rate.size());
+            a["met_slo"].push_back(
+                std::all_of(at_rate.begin(), at_rate.end(), [](const auto* st) { return st->met_slo; }));
+            a["generator_bound"].push_back(
+                std::any_of(at_rate.begin(), at_rate.end(), [](const auto* st) { return st->generator_bound; }));
         }
-        if (a.contains("achieved_rps"))
+        if (a.contains("offered_rps"))
             j["arms"].push_back(a);
     }
     return j;
@@ -142,6 +167,42 @@ std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::st
         e.achieved_rps[arm] = st->achieved_rps;
     }
     return e;
+}
+
+std::string capacity_steps_text(const suite_data& s)
+{
+    // A search's context line is its first step's: that step's warm-up and length are every step's.
+    std::map<std::string, double> seconds_per_step;
+    for (const auto& line : s.contexts) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object() || !j.contains("run_id") || !j["run_id"].is_string() || !j.contains("scenario"))
+            continue;
+        const auto& sc = j["scenario"];
+        auto seconds = [](const nlohmann::json& o, const char* key) {
+            if (!o.is_object() || !o.contains(key) || !o[key].is_string())
+                return 0.0;
+            auto d = load::parse_duration(o[key].get<std::string>());
+            return d ? std::chrono::duration<double>(*d).count() : 0.0;
+        };
+        seconds_per_step[j["run_id"].get<std::string>()] =
+            seconds(sc, "warmup") + seconds(sc.contains("load") ? sc["load"] : nlohmann::json{}, "duration");
+    }
+    std::size_t steps = 0;
+    double total = 0;
+    for (const auto& [sc, by_arm] : s.capacity)
+        for (const auto& [arm, r] : by_arm) {
+            steps += r.result.steps.size();
+            if (auto it = seconds_per_step.find(r.run_id); it != seconds_per_step.end())
+                total += it->second * double(r.result.steps.size());
+        }
+    if (steps == 0)
+        return {};
+    return "the times of each capacity search's first step; " + grouped(steps) + " step(s) in all followed" +
+           (total > 0 ? ", about " +
+                            load::format_duration(
+                                std::chrono::duration_cast<load::duration>(std::chrono::seconds(std::llround(total)))) +
+                            " of warm-up and load"
+                      : std::string{});
 }
 
 std::string capacity_section(const suite_data& s, const report_paths& paths)

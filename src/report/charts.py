@@ -9,8 +9,10 @@ Each job is {"png": path, "svg": path, "name": chart name, "data": {...}} where 
   "summary"       the index page: p99 per scenario and arm, one panel per suite, log axis, failures hatched;
   "winners"       best and runner-up per metric and scenario, shaded by the size of the lead; ties shown; a cell
                   won because the other arms failed is cross-hatched and names them, with no lead;
-  "capacity"      a capacity search per arm: p50 and p99 of every step against its achieved req/s (log-log), the
-                  SLO's latency bound, each arm's capacity (a line, its 95 % interval shaded; a lower bound dotted).
+  "capacity"      a capacity search per arm: p50 and p99 against the offered rate (log-log, and a linear panel
+                  around the capacities), one point per rate in rate order (the median of the steps repeated there,
+                  bars spanning their range), the SLO's latency bound, each arm's capacity (a line, its 95 % interval
+                  shaded; a lower bound dotted).
 Output is deterministic for the same input: no timestamps or software version in the metadata, a fixed size, DPI
 and SVG id salt. `--manifest FILE` writes, per chart and panel, how many data points were drawn, so a test can
 check that no panel is empty.
@@ -445,46 +447,79 @@ def summary_chart(data):
     return fig
 
 
-# --- capacity (latency against throughput) ------------------------------------------------------------------------
+# --- capacity (latency against the offered rate) ----------------------------------------------------------------------
 
 def capacity_chart(data):
-    fig, ax = plt.subplots(figsize=(9.5, 5.2), dpi=80)
-    for a in data["arms"]:
-        st = style(data, a["arm"])
-        x = a["achieved_rps"]
-        ax.plot(x, a["p99"], color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=4,
-                linewidth=1.4, label="%s p99" % a["arm"])
-        ax.plot(x, a["p50"], color=st["color"], linestyle=":", marker=st["marker"], markersize=3.5,
-                fillstyle="none", linewidth=1, alpha=0.8, label="%s p50" % a["arm"])
-        missed = [(xi, yi) for xi, yi, ok in zip(x, a["p99"], a["met_slo"]) if not ok]
-        if missed:
-            ax.scatter([m[0] for m in missed], [m[1] for m in missed], s=60, facecolors="none",
-                       edgecolors=st["color"], linewidths=1.2, zorder=3)
-        bound = [(xi, yi) for xi, yi, g in zip(x, a["p99"], a["generator_bound"]) if g]
-        if bound:
-            ax.scatter([b[0] for b in bound], [b[1] for b in bound], s=70, marker="x", color="#000000", zorder=4,
-                       label="%s: generator-bound step" % a["arm"])
-        if a["capacity_rps"] > 0:
-            # A lower bound is dotted and never shaded: it is not where the arm breaks.
-            ax.axvline(a["capacity_rps"], color=st["color"], linewidth=1.2,
-                       linestyle=":" if a["lower_bound"] else "-", label="%s capacity: %s" % (a["arm"], a["label"]))
-            if "low_rps" in a:
-                ax.axvspan(a["low_rps"], a["high_rps"], color=st["color"], alpha=0.12, linewidth=0)
-    for b in data["bounds"]:
-        ax.axhline(b["millis"], color="#444444", linestyle="--", linewidth=1, label="SLO %s" % b["label"])
-    ax.set_xscale("log")
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_count(v)))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    log_axis(ax)
-    ax.set_xlabel("achieved requests per second (log)", fontsize=8)
-    ax.set_ylabel("latency, ms (log; from the intended send time)", fontsize=8)
-    ax.tick_params(labelsize=8)
-    ax.grid(True, which="major", color="#eeeeee", linewidth=0.6)
-    ax.set_title(data["title"] + "\nsolid: p99, dotted: p50; a ring: the step missed the SLO", fontsize=9)
-    outside_legend(ax, ncol=3)
+    arms = data["arms"]
+    capacities = [a["capacity_rps"] for a in arms if a["capacity_rps"] > 0]
+    # A second panel, linear, around the capacities: on the full log axis the bisections' rates crowd into a sliver.
+    zoom = None
+    if capacities:
+        lo, hi = 0.75 * min(capacities), 1.25 * max(capacities)
+        if any(lo <= r <= hi for a in arms for r in a["offered_rps"]):
+            zoom = (lo, hi)
+    fig, axes = plt.subplots(1, 2 if zoom else 1, figsize=(12.5 if zoom else 9.5, 5.4), dpi=80, squeeze=False)
+    for k, ax in enumerate(axes[0]):
+        for a in arms:
+            capacity_arm(ax, data, a, legend=k == 0)
+        for b in data["bounds"]:
+            ax.axhline(b["millis"], color="#444444", linestyle="--", linewidth=1,
+                       label="SLO %s" % b["label"] if k == 0 else None)
+        log_axis(ax)
+        ax.set_ylabel("latency, ms (log; from the intended send time)", fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.grid(True, which="major", color="#eeeeee", linewidth=0.6)
+        if k == 0:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel("offered requests per second (log)", fontsize=8)
+            ax.set_title("every rate searched", fontsize=9)
+        else:
+            ax.set_xlim(*zoom)
+            ax.set_xlabel("offered requests per second, around the capacities", fontsize=8)
+            ax.set_title("near the capacities", fontsize=9)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_count(v)))
+    fig.suptitle(data["title"] + "\none point per offered rate, in rate order: solid p99, dotted p50, the median of "
+                 "the steps at that rate; bars: their range where the search repeated it; a ring: a step there "
+                 "missed the SLO", fontsize=9)
+    fig.subplots_adjust(top=0.84, bottom=0.3, wspace=0.18)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=3, frameon=False)
     return fig
+
+
+def capacity_arm(ax, data, a, legend):
+    """One arm's search on one capacity panel: p99 and p50 per offered rate, the repeats' range, the rates where a
+    step missed the SLO or was generator-bound, and the capacity with its interval."""
+    st = style(data, a["arm"])
+    x = a["offered_rps"]
+    label = (lambda text: text) if legend else (lambda text: None)
+    ax.plot(x, a["p99"], color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=4,
+            linewidth=1.4, label=label("%s p99" % a["arm"]))
+    repeated = [i for i, n in enumerate(a["steps"]) if n > 1]
+    if repeated:
+        ax.errorbar([x[i] for i in repeated], [a["p99"][i] for i in repeated],
+                    yerr=[[a["p99"][i] - a["p99_range"][i][0] for i in repeated],
+                          [a["p99_range"][i][1] - a["p99"][i] for i in repeated]],
+                    fmt="none", ecolor=st["color"], elinewidth=0.9, capsize=2.5, alpha=0.7)
+    ax.plot(x, a["p50"], color=st["color"], linestyle=":", marker=st["marker"], markersize=3.5,
+            fillstyle="none", linewidth=1, alpha=0.8, label=label("%s p50" % a["arm"]))
+    missed = [(xi, yi) for xi, yi, ok in zip(x, a["p99"], a["met_slo"]) if not ok]
+    if missed:
+        ax.scatter([m[0] for m in missed], [m[1] for m in missed], s=60, facecolors="none",
+                   edgecolors=st["color"], linewidths=1.2, zorder=3)
+    bound = [(xi, yi) for xi, yi, g in zip(x, a["p99"], a["generator_bound"]) if g]
+    if bound:
+        ax.scatter([b[0] for b in bound], [b[1] for b in bound], s=70, marker="x", color="#000000", zorder=4,
+                   label=label("%s: generator-bound step" % a["arm"]))
+    if a["capacity_rps"] > 0:
+        # A lower bound is dotted and never shaded: it is not where the arm breaks.
+        ax.axvline(a["capacity_rps"], color=st["color"], linewidth=1.2,
+                   linestyle=":" if a["lower_bound"] else "-", label=label("%s capacity: %s" % (a["arm"], a["label"])))
+        if "low_rps" in a:
+            ax.axvspan(a["low_rps"], a["high_rps"], color=st["color"], alpha=0.12, linewidth=0)
 
 
 # --- numbers -------------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include "execbench/report/headline.hpp"
 #include "execbench/report/markdown.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -269,13 +270,23 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
 {
     std::ostringstream md;
     md << "# execbench results\n\n";
-    for (const auto& s : suites)
-        md << "- [" << s.name << "](" << s.name << ".html): " << s.scenarios.size() << " scenario(s), arms " << [&] {
+    for (const auto& s : suites) {
+        // A capacity search's scenario is no fixed-rate run: counted with those, and said apart.
+        auto searched_only =
+            std::count_if(s.capacity_scenarios.begin(), s.capacity_scenarios.end(), [&](const auto& c) {
+                return std::find(s.scenarios.begin(), s.scenarios.end(), c) == s.scenarios.end();
+            });
+        md << "- [" << s.name << "](" << s.name << ".html): " << s.scenarios.size() + std::size_t(searched_only)
+           << " scenario(s), ";
+        if (!s.capacity_scenarios.empty())
+            md << s.capacity_scenarios.size() << " with a capacity search, ";
+        md << "arms " << [&] {
             std::string a;
             for (const auto& m : s.models)
                 a += (a.empty() ? "" : ", ") + m;
             return a;
         }() << "\n";
+    }
     if (!summary_chart_data(suites).is_null())
         md << "\n![latency p99 per scenario and arm, failures hatched](" << summary_chart_name << ")\n";
     md << "\n## Headline\n";

@@ -221,7 +221,8 @@ void context_section(std::ostringstream& md, const suite_data& s, const report_p
 {
     auto c = summarize_contexts(s.contexts);
     std::vector<std::vector<std::string>> rows{
-        {"runs started", c.first.empty() ? "–" : c.first + " – " + c.last},
+        {"runs started", (c.first.empty() ? "–" : c.first + " – " + c.last) +
+                             (capacity_steps_text(s).empty() ? "" : "; " + capacity_steps_text(s))},
         {"machine", cell_escape(c.machine)},
         {"kernel", cell_escape(c.kernel)},
         {"build", cell_escape(c.build)},

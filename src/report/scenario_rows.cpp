@@ -65,6 +65,7 @@ std::string status_text(const run_view& v)
     case load::run_status::failed: return "**failed**";
     case load::run_status::not_run: return "not run";
     case load::run_status::generator_bound: return "**generator-bound** (not a result)";
+    case load::run_status::stopped: return "**stopped** early (partial)";
     }
     return "?";
 }

@@ -160,8 +160,9 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
         v.arm = arm_of(row);
         v.run_id = id;
         v.summary = row;
-        bool errors = to_number(field(row, metric::requests_error)) > 0 || field(row, column::partial) == "1";
-        v.status = errors                                               ? load::run_status::errors
+        // The order of load::status_of: a stopped run says so before its errors.
+        v.status = field(row, column::partial) == "1"                   ? load::run_status::stopped
+                   : to_number(field(row, metric::requests_error)) > 0  ? load::run_status::errors
                    : to_number(field(row, metric::requests_unsent)) > 0 ? load::run_status::behind
                                                                         : load::run_status::ok;
         note_scenario(d, v.scenario);

@@ -77,14 +77,17 @@ double run_view::scale() const
 
 namespace {
 
-/// The results sets in `dir`: the stems of its `-runs.csv` and `-trials.csv` files.
+/// The results sets in `dir`: the stems of its `-runs.csv` and `-trials.csv` files, and of its capacity searches'
+/// `-capacity.csv` (bench-load --capacity --out x.csv and a capacity suite write no other).
 std::set<std::string> stems_in(const std::filesystem::path& dir)
 {
     std::set<std::string> stems;
     std::error_code ec;
+    auto capacity_suffix = load::capacity_paths_for("x.csv").summary.string().substr(1);
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
         auto file = e.path().filename().string();
-        for (std::string_view suffix : {"-runs.csv", "-trials.csv"})
+        for (std::string_view suffix :
+             {std::string_view{"-runs.csv"}, std::string_view{"-trials.csv"}, std::string_view{capacity_suffix}})
             if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
                 stems.insert(file.substr(0, file.size() - suffix.size()));
     }
@@ -135,8 +138,9 @@ std::string why_no_results(const std::filesystem::path& dir)
             names += (names.empty() ? "" : ", ") + s + ".csv";
         return "holds more than one results set (" + names + "); give a folder with one";
     }
-    return "holds no results: neither a <name>.csv with its <name>-trials.csv (bench-load --out, bench-suite --out) "
-           "nor folders holding one (bench-suite --results-dir)";
+    return "holds no results: neither a <name>.csv with its <name>-trials.csv (bench-load --out, bench-suite --out), "
+           "nor a <name>-capacity.csv (bench-load --capacity --out), nor folders holding one (bench-suite "
+           "--results-dir)";
 }
 
 std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& results_root)

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -286,16 +287,45 @@ TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the res
     }
     {
         INFO("another tool's flags get bench-load's spelling, in the order given");
-        auto r = run_tool({bench_load_path(), "--latency", "-q", "10", "--conections", "5", base});
+        auto r = run_tool({bench_load_path(), "--no-tui", "-q", "10", "--conections", "5", base});
         CHECK(r.code == 2);
-        CHECK_THAT(r.err, Catch::StartsWith("bench-load: --latency is wrk's") &&
-                              Catch::Contains("; -q is hey's rate per worker; bench-load takes the total: --rate N") &&
+        CHECK_THAT(r.err, Catch::StartsWith("bench-load: --no-tui is oha's") &&
+                              Catch::Contains("; -q is hey's rate per worker (oha's total); bench-load takes the "
+                                              "total: --rate N") &&
                               Catch::Contains("; --conections: unknown option; did you mean --connections?"));
         CHECK(r.err.find("unexpected argument '10'") == std::string::npos);  // the value of -q, not a stray word
-        CHECK(r.err.find("--latency") < r.err.find("-q is"));
+        CHECK(r.err.find("--no-tui") < r.err.find("-q is"));
         auto both = run_tool({bench_load_path(), "--url", base, base});
         CHECK(both.code == 2);
         CHECK_THAT(both.err, Catch::Contains("excludes"));
+    }
+    {
+        INFO("wrk's --latency runs with a note; hey's and oha's -d (a body) points to --body-file");
+        auto latency = run_tool({bench_load_path(), "--latency", "-c", "1", "-d", "200ms", "--warmup", "0s", "--trials",
+                                 "1", base + "/io?delayInMillis=1"});
+        CHECK(latency.code == 0);
+        CHECK_THAT(latency.err, Catch::Contains("--latency (wrk's) is always on here"));
+        for (const auto& args : std::vector<std::vector<std::string>>{
+                 {"-n", "10", "-c", "2", "-m", "POST", "-d", R"({"title":"x"})", base + "/movies"},
+                 {"-m", "POST", "-d", R"({"title":"x"})", base + "/movies"}}) {
+            auto argv = args;
+            argv.insert(argv.begin(), bench_load_path());
+            auto body = run_tool(argv);
+            CHECK(body.code == 2);
+            CHECK_THAT(body.err, Catch::Contains(R"(--duration: '{"title":"x"}' is not a duration)") &&
+                                     Catch::Contains("--body-file FILE"));
+        }
+    }
+    {
+        INFO("/epoch-millis without delayInMillis: the banner names bench-server's default wait");
+        auto typed = run_tool(
+            {bench_load_path(), "-c", "1", "-d", "200ms", "--warmup", "0s", "--trials", "1", base + "/epoch-millis"});
+        CHECK(typed.code == 0);
+        CHECK_THAT(typed.err, Catch::Contains("/epoch-millis (bench-server waits 100 ms here unless ?delayInMillis="));
+        auto zero = run_tool({bench_load_path(), "-c", "1", "-d", "200ms", "--warmup", "0s", "--trials", "1",
+                              base + "/epoch-millis?delayInMillis=0"});
+        CHECK(zero.code == 0);
+        CHECK(zero.err.find("waits 100 ms") == std::string::npos);
     }
     {
         INFO("an explicit / is /, and a URL without a path says what it requests");
@@ -533,6 +563,28 @@ TEST_CASE("bench-suite checks its selection and overrides before it starts anyth
     CHECK(std::filesystem::is_empty(out.path));
 }
 
+TEST_CASE("bench-suite's table shows no latency for an arm that answered nothing", "[cli][suite]")
+{
+    // The user review of 2026-12-03, item 12: such an arm read `0.0 0.0`, a perfect latency.
+    if (bench_suite_path().empty() || bench_server_path().empty())
+        return;
+    temp_dir dir("execbench-cli-no-answer");
+    std::filesystem::create_directories(dir.path / "scenarios");
+    std::ofstream(dir.path / "scenarios" / "nothing-answers.json")
+        << R"({"description": "every request a 404", "requests": [{"method": "GET", "path": "/no-such-endpoint"}],)"
+           R"( "load": {"shape": "burst", "requests": 4, "connections": 2}, "warmup": "0s", "trials": 1})";
+    auto r = run_tool({bench_suite_path(), "--scenarios-dir", (dir.path / "scenarios").string(), "--scenarios",
+                       "nothing-answers", "--models", "loop", "--server-bin", bench_server_path(), "--out",
+                       (dir.path / "out").string(), "--quiet"},
+                      120s);
+    INFO(r.err << joined(r.out));
+    auto row = std::find_if(r.out.begin(), r.out.end(),
+                            [](const std::string& l) { return l.rfind("nothing-answers", 0) == 0; });
+    REQUIRE(row != r.out.end());
+    CHECK_THAT(*row, Catch::Contains(" errors ") && Catch::Contains("-          -"));  // p50_ms, p99_ms
+    CHECK_THAT(joined(r.out), Catch::Contains("(p50_ms, p99_ms '-': no successful request, so no latency)"));
+}
+
 TEST_CASE("bench-suite --slo exits 3 naming the run and the gate", "[cli][suite][slo]")
 {
     if (bench_suite_path().empty() || bench_server_path().empty())
@@ -572,6 +624,12 @@ TEST_CASE("bench-suite stopped by SIGTERM stops its bench-server too, as Ctrl-C 
     INFO(suite.stderr_text());
     REQUIRE(code);
     CHECK(*code == 1);  // stopped: the run is partial, the suite says so
+    // The ledger says stopped, not `errors` (user review 2026-12-03, item 11).
+    std::ifstream ledger(out.path / "adhoc-runs.csv");
+    std::string text((std::istreambuf_iterator<char>(ledger)), std::istreambuf_iterator<char>());
+    CHECK_THAT(text, Catch::Contains(",closed-epoch-millis,loop,loop,stopped,") &&
+                         Catch::Contains("partial: stopped before all trials"));
+    CHECK(text.find(",errors,") == std::string::npos);
     // The server was stopped and reaped by bench-suite, not left running as an orphan.
     CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(server)));
     if (std::filesystem::exists("/proc/" + std::to_string(server)))

@@ -541,3 +541,47 @@ TEST_CASE("the machine line names each CPU clock, so runs on hosts sharing a mod
           "AMD EPYC (2 CPUs, 24 GiB, 2,096 MHz); AMD EPYC (2 CPUs, 24 GiB, 2,596 MHz)");
     CHECK(summarize_contexts({context(0)}).machine == "AMD EPYC (2 CPUs, 24 GiB)");  // not readable
 }
+
+TEST_CASE("bench-report writes the README's headline only when it reports the repository's own results", "[report]")
+{
+    // The user review of 2026-12-03, item 1: `--results runs/a --docs runs/a-docs` rewrote the README of the
+    // working directory from a scratch run.
+    temp_dir d("execbench-report-test");
+    auto repo = d.path / "repo";
+    fake_suite(repo / "results");
+    fake_suite(repo / "runs");
+    fake_suite(repo / "runs", "a");
+    auto readme = repo / "README.md";
+    write(readme, "# repository\n");
+    auto in_repo = [&](const std::string& args) {
+        auto out = d.path / "out.txt";
+        auto rc = run_command(
+            {"/bin/sh", "-c", "cd '" + repo.string() + "' && exec '" + EXECBENCH_BENCH_REPORT_PATH + "' " + args},
+            {out, d.path / "err.txt"});
+        REQUIRE(rc);
+        return std::pair{*rc, read(out)};
+    };
+
+    auto [scratch_rc, scratch_out] = in_repo("--results runs/a --docs runs/a-docs --no-charts");
+    CHECK(scratch_rc == 0);
+    CHECK(std::filesystem::exists(repo / "runs" / "a-docs" / "a.md"));
+    CHECK(read(readme) == "# repository\n");
+    CHECK_THAT(scratch_out, Catch::Contains("no headline written") && Catch::Contains("--readme FILE"));
+    // Nor when only the pages go elsewhere: the headline's links would point into the scratch folder.
+    auto [docs_rc, docs_out] = in_repo("--docs runs/docs --no-charts");
+    CHECK(docs_rc == 0);
+    CHECK(read(readme) == "# repository\n");
+    CHECK_THAT(docs_out, Catch::Contains("no headline written"));
+
+    // Named with --readme, the file gets the headline; so does README.md for the repository's own results.
+    auto [named_rc, named_out] =
+        in_repo("--results runs/a --docs runs/a-docs --no-charts --readme runs/a-docs/README.md");
+    CHECK(named_rc == 0);
+    CHECK_THAT(read(repo / "runs" / "a-docs" / "README.md"), Catch::Contains("| [a]("));
+    CHECK_THAT(named_out, Catch::Contains("headline in runs/a-docs/README.md"));
+    CHECK(read(readme) == "# repository\n");
+    auto [own_rc, own_out] = in_repo("--results results/ --no-charts --headline-suites s");
+    CHECK(own_rc == 0);
+    CHECK_THAT(read(readme), Catch::StartsWith("# repository\n") && Catch::Contains("| [s](docs/results/s.md)"));
+    CHECK_THAT(own_out, Catch::Contains("headline in README.md"));
+}

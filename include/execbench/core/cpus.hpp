@@ -2,6 +2,7 @@
 
 #include "execbench/core/result.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +21,16 @@ std::string format_cpu_list(const cpu_list& cpus);
 cpu_list allowed_cpus();
 /// The CPUs process `pid` may run on as /proc/PID/status lists them (Cpus_allowed_list); "" when unreadable.
 std::string allowed_cpus_of(int pid);
-/// How many CPUs this process may run on: what default thread counts follow, rather than the machine's cores.
+/// How many CPUs this process may use: those it may run on, or fewer when its cgroup's CPU quota is lower (a pod's
+/// `limits: {cpu: "2"}` on a larger node). What default thread counts follow, rather than the machine's cores.
 unsigned usable_cpu_count();
+
+/// The whole CPUs a cgroup v2 `cpu.max` line grants, rounded up: "200000 100000" is 2, "150000 100000" 2,
+/// "50000 100000" 1; nothing for "max 100000" (no quota) or text that is no such line.
+std::optional<unsigned> cpus_of_quota(std::string_view cpu_max);
+/// The tightest CPU quota of this process's cgroup and its parents (cgroup v2, /sys/fs/cgroup/.../cpu.max), in
+/// whole CPUs; nothing when none sets one or the files cannot be read (cgroup v1).
+std::optional<unsigned> cgroup_cpu_quota();
 
 /// Restricts this process and every thread it already has (each entry of /proc/self/task) to `cpus`; threads
 /// started later inherit the mask. The error names the CPU list and the reason (e.g. a CPU that does not exist).

@@ -17,8 +17,9 @@ namespace execbench::report {
 std::string capacity_chart_name(const std::string& scenario);
 
 /// The data the chart script draws a capacity scenario's latency-vs-throughput chart from ("capacity"): each arm's
-/// steps (achieved req/s, p50, p99, met the SLO, generator-bound), its capacity or lower bound, and the SLO's
-/// latency bounds.
+/// steps grouped by offered rate in rate order (the median achieved req/s, p50 and p99 of the steps at that rate,
+/// the range of p99, how many steps, all met the SLO, any generator-bound), its capacity or lower bound, and the
+/// SLO's latency bounds.
 nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scenario);
 
 /// "1,960 req/s (95 % 1,910–2,000)", "≥ 3,200 req/s (generator-bound: a lower bound)", "below 1 req/s", ...
@@ -33,6 +34,11 @@ struct capacity_efficiency {
 /// The highest offered rate at which every arm had a step that met the SLO and was not generator-bound (the bracket's
 /// rates are the same for every arm), with each arm's CPU per request there; nothing when there is no such rate.
 std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::string, load::capacity_record>& arms);
+
+/// What the capacity searches ran after their first steps started (a context's start is its first step's):
+/// "the times of each capacity search's first step; 78 step(s) in all followed, about 5m12s of warm-up and load",
+/// from each step's warm-up and length in the contexts; "" when the suite has no capacity search.
+std::string capacity_steps_text(const suite_data& s);
 
 /// The suite page's capacity section: the table, each scenario's chart and the efficiency figure; "" when the suite
 /// has no capacity search.

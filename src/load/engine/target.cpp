@@ -20,8 +20,10 @@ result<url_reading> read_url_option(std::string_view text, bool ad_hoc, bool has
         if (text.substr(text.find("://") + 3).find('/') != std::string_view::npos)
             out.request_target = u->target;
         else
-            out.note = "no path in --url: requesting /epoch-millis, bench-server's endpoint, which waits 100 ms "
-                       "unless ?delayInMillis= says otherwise (give a path, / included, to request that instead)";
+            out.note = "no path in --url: requesting /epoch-millis, bench-server's endpoint, which waits " +
+                       std::to_string(epoch_millis_default_delay_ms) +
+                       " ms unless ?delayInMillis= says otherwise (give a path, / included, to request that "
+                       "instead)";
         return out;
     }
     if (has_query)
@@ -30,6 +32,18 @@ result<url_reading> read_url_option(std::string_view text, bool ad_hoc, bool has
                     " gives the request; here the URL is only the server's base: put the query in --path");
     out.base = std::string(text);
     return out;
+}
+
+std::string default_delay_note(std::string_view request_target)
+{
+    auto query_at = request_target.find('?');
+    auto path = request_target.substr(0, query_at);
+    auto query = query_at == std::string_view::npos ? std::string_view{} : request_target.substr(query_at + 1);
+    bool names_delay = ("&" + std::string(query)).find("&delayInMillis=") != std::string::npos;
+    if (path != "/epoch-millis" || names_delay)
+        return {};
+    return " (bench-server waits " + std::to_string(epoch_millis_default_delay_ms) +
+           " ms here unless ?delayInMillis= says otherwise)";
 }
 
 result<target> resolve_target(std::string_view text, bool allow_remote)

@@ -26,6 +26,7 @@ std::string_view to_string(run_status s) noexcept
     case run_status::failed: return "failed";
     case run_status::not_run: return "not_run";
     case run_status::generator_bound: return "generator-bound";
+    case run_status::stopped: return "stopped";
     }
     return "failed";
 }
@@ -33,7 +34,7 @@ std::string_view to_string(run_status s) noexcept
 std::optional<run_status> parse_run_status(std::string_view text) noexcept
 {
     for (auto s : {run_status::ok, run_status::behind, run_status::errors, run_status::failed, run_status::not_run,
-                   run_status::generator_bound})
+                   run_status::generator_bound, run_status::stopped})
         if (to_string(s) == text)
             return s;
     return std::nullopt;
@@ -46,7 +47,10 @@ run_status status_of(const run_result& r) noexcept
     // Errors and unsent requests of such a run are the generator's too; the message still lists them.
     if (r.generator_bound_trials() == r.trials.size())
         return run_status::generator_bound;
-    if (r.had_errors() || r.partial)
+    // Stopped says what ended the run; its message still lists any request errors.
+    if (r.partial)
+        return run_status::stopped;
+    if (r.had_errors())
         return run_status::errors;
     return r.had_unsent() ? run_status::behind : run_status::ok;
 }
@@ -88,7 +92,7 @@ result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file)
         auto st = parse_run_status(get(3));
         if (!st)
             return fail(file.string() + ": line " + std::to_string(i + 2) + ": status '" + get(3) +
-                        "' is not ok, behind, errors, failed or not_run");
+                        "' is not ok, behind, errors, failed, not_run, generator-bound or stopped");
         e.status = *st;
         e.run_id = get(4);
         e.started_at = get(5);

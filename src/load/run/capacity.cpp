@@ -244,6 +244,17 @@ capacity_step step_from_run(const run_result& r, const std::vector<slo_gate>& ga
     return s;
 }
 
+std::string describe(const capacity_plan& plan)
+{
+    char growth[32];
+    std::snprintf(growth, sizeof growth, "%g", plan.search.growth);
+    return "capacity search: open-loop steps of " + format_duration(plan.step_length) + " after a " +
+           format_duration(plan.step_warmup) + " warm-up each from " + rate_text(plan.search.start_rps) + " req/s, x" +
+           growth + " up to " + rate_text(plan.search.max_rps) + " req/s, " + std::to_string(plan.search.trials) +
+           " bisection(s) to " + fixed(plan.search.resolution * 100, 0) + " %, SLO " + plan.slo + "; " +
+           plan.connections.describe();
+}
+
 std::string capacity_connections::describe() const
 {
     if (fixed)

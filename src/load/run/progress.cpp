@@ -118,16 +118,24 @@ std::string affinity_list()
     return out;
 }
 
-std::string format_banner(const scenario& s, const run_options& options, const target& t, const observed_server& server)
+std::string format_banner(const scenario& s, const run_options& options, const target& t, const observed_server& server,
+                          std::string_view load)
 {
-    std::string out = s.name + ": " + shape_text(s.load);
-    if (s.background)
-        out += ", beside a background " + shape_text(s.background->load);
-    out += "; warm-up " + format_duration(s.warmup) + ", " + std::to_string(s.trials) +
-           (s.trials == 1 ? " trial" : " trials") + ", " + std::to_string(std::max(1u, options.threads)) +
-           (options.threads > 1 ? " threads" : " thread") + "\n  target ";
+    std::string out = s.name + ": ";
+    if (!load.empty()) {
+        out += std::string(load) + "; ";
+    } else {
+        out += shape_text(s.load);
+        if (s.background)
+            out += ", beside a background " + shape_text(s.background->load);
+        out += "; warm-up " + format_duration(s.warmup) + ", " + std::to_string(s.trials) +
+               (s.trials == 1 ? " trial" : " trials") + ", ";
+    }
+    out +=
+        std::to_string(std::max(1u, options.threads)) + (options.threads > 1 ? " threads" : " thread") + "\n  target ";
     if (s.mix.size() == 1)
-        out += s.mix.front().method + " http://" + t.host_header + t.base_path + s.mix.front().path;
+        out += s.mix.front().method + " http://" + t.host_header + t.base_path + s.mix.front().path +
+               default_delay_note(s.mix.front().path);
     else
         out += std::to_string(s.mix.size()) + " requests in the mix at http://" + t.host_header + t.base_path;
     out += "; server " + server.model + (server.health_json.empty() ? " (no /health answer)" : "") + ", pid " +

@@ -40,9 +40,9 @@ void session::print(const std::string& line) const
         options_.print(line);
 }
 
-std::string session::banner() const
+std::string session::banner(std::string_view load) const
 {
-    return format_banner(scenario_, options_.run, target_.where, target_.server);
+    return format_banner(scenario_, options_.run, target_.where, target_.server, load);
 }
 
 result<void> session::preflight() const

@@ -133,6 +133,7 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
             entries[k].capacity_search = true;
             entries[k].measured = rec.result.what == capacity_result::outcome::measured;
             entries[k].lower_bound = rec.result.lower_bound();
+            entries[k].connection_bound = entries[k].measured && bounding_connections(rec.result).has_value();
             entries[k].message = format_capacity_line(rec.result, rec.slo);
             add_note(entries[k].message, servers.started ? servers.message : "");
         });

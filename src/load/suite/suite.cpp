@@ -102,6 +102,7 @@ suite_outcome tally(const std::vector<suite_entry>& entries)
             ++o.searches;
             o.searches_measured += e.measured ? 1 : 0;
             o.searches_lower_bound += e.lower_bound ? 1 : 0;
+            o.searches_connection_bound += e.connection_bound ? 1 : 0;
             o.searches_failed += e.status == run_status::failed ? 1 : 0;
             continue;
         }
@@ -112,6 +113,7 @@ suite_outcome tally(const std::vector<suite_entry>& entries)
         case run_status::failed: ++o.failed; break;
         case run_status::not_run: ++o.not_run; break;
         case run_status::generator_bound: ++o.generator_bound; break;
+        case run_status::stopped: ++o.stopped; break;
         }
     }
     return o;
@@ -121,13 +123,16 @@ std::string suite_outcome::text() const
 {
     auto n = [](std::size_t v) { return std::to_string(v); };
     std::string out;
-    if (auto runs = ok + behind + errors + failed + not_run + generator_bound; runs > 0)
+    if (auto runs = ok + behind + errors + failed + not_run + generator_bound + stopped; runs > 0)
         out = n(runs) + " run(s): " + n(ok) + " ok, " + n(behind) + " behind (unsent requests), " + n(errors) +
               " with request errors, " + n(failed) + " failed, " + n(not_run) + " not run, " + n(generator_bound) +
-              " generator-bound (not results)";
+              " generator-bound (not results)" + (stopped > 0 ? ", " + n(stopped) + " stopped early (partial)" : "");
+    // A capacity the scenario's connections bounded is the scenario's limit, not a measure of the server.
     if (searches > 0)
-        out += (out.empty() ? "" : "; ") + n(searches) + " capacity search(es): " + n(searches_measured) +
-               " measured, " + n(searches_lower_bound) + " lower bound(s) only, " +
+        out += (out.empty() ? "" : "; ") + n(searches) +
+               " capacity search(es): " + n(searches_measured - searches_connection_bound) + " measured, " +
+               n(searches_connection_bound) + " bounded by the scenario's connections (not the server's capacity), " +
+               n(searches_lower_bound) + " lower bound(s) only, " +
                n(searches - searches_measured - searches_lower_bound) +
                " other (below the lowest rate, or not measured)";
     return out;
@@ -243,7 +248,11 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
     if (rec.merged) {
         auto& m = *rec.merged;
         m.scenario_used.trials = s.trials;
-        m.partial = m.partial || m.trials.size() < rounds_planned;
+        // Rounds go missing when the suite is stopped, or when a round's server failed (its note says so): only
+        // the first is a stopped run.
+        bool missing_rounds = m.trials.size() < rounds_planned;
+        bool stopped = m.partial || (missing_rounds && o.stop && o.stop->load());
+        m.partial = m.partial || missing_rounds;
         summarize_trials(m);
         auto paths = output_paths_for(o.out_dir / (o.suite + ".csv"));
         if (auto w = write_results(m, paths, false); !w)
@@ -261,13 +270,15 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
             !w)
             return w;
         e.status = status_of(m);
+        if (e.status == run_status::stopped && !stopped)
+            e.status = run_status::errors;
         e.message = error_summary(m);
         if (auto bound = m.generator_bound_trials(); bound > 0)
             add_note(e.message, std::to_string(bound) + " of " + std::to_string(m.trials.size()) +
                                     " trial(s) generator-bound" +
                                     (bound == m.trials.size() ? " (all kept)" : " (left out of the summary)"));
         if (m.partial)
-            add_note(e.message, "partial: stopped before all trials");
+            add_note(e.message, stopped ? "partial: stopped before all trials" : "partial: not every round ran");
         add_note(e.message, rec.notes);
     } else {
         e.status = rec.not_run_or_failed.value_or(run_status::failed);

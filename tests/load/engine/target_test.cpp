@@ -1,5 +1,6 @@
 #include "execbench/load/engine/target.hpp"
 
+#include "execbench/endpoints/app.hpp"
 #include "execbench/load/run/runner.hpp"
 
 #include <catch2/catch.hpp>
@@ -29,4 +30,19 @@ TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]"
     auto r = run(s, o);
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.err().message, Catch::Contains("--allow-remote"));
+}
+
+TEST_CASE("a request of /epoch-millis that names no delay is said to wait bench-server's default", "[load]")
+{
+    CHECK(default_delay_note("/epoch-millis") == " (bench-server waits 100 ms here unless ?delayInMillis= says "
+                                                 "otherwise)");
+    CHECK(default_delay_note("/epoch-millis?delayCallDepth=1") == default_delay_note("/epoch-millis"));
+    CHECK(default_delay_note("/epoch-millis?delayInMillis=0").empty());
+    CHECK(default_delay_note("/epoch-millis?x=1&delayInMillis=5").empty());
+    CHECK(default_delay_note("/io").empty());
+    CHECK(default_delay_note("/epoch-millis-other").empty());
+    // The load layer spells bench-server's default once; it must be the route table's.
+    for (const auto& r : execbench::endpoints::route_summaries())
+        if (r.path == "/epoch-millis")
+            CHECK(r.default_delay_millis == epoch_millis_default_delay_ms);
 }

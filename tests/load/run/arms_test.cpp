@@ -178,10 +178,32 @@ TEST_CASE("a run that left requests unsent is behind, not ok", "[load][arms]")
     r.trials[1].generator_bound = false;
     CHECK(status_of(r) == run_status::errors);
     CHECK(parse_run_status("generator-bound") == run_status::generator_bound);
+    // Stopped early (Ctrl-C): the status says so, not `errors`, whatever the trials kept saw (user review
+    // 2026-12-03, item 11).
+    r.partial = true;
+    CHECK(status_of(r) == run_status::stopped);
+    CHECK(to_string(run_status::stopped) == "stopped");
+    CHECK(parse_run_status("stopped") == run_status::stopped);
+    r.partial = false;
     r.trials.clear();
     CHECK(status_of(r) == run_status::failed);
     CHECK(to_string(run_status::behind) == "behind");
     CHECK(parse_run_status("behind") == run_status::behind);
+}
+
+TEST_CASE("a cgroup's cpu.max grants whole CPUs, rounded up, or none without a quota", "[core][cpus]")
+{
+    // The user review of 2026-12-03, item 7: in a pod limited to 2 CPUs, defaults followed the node's cores.
+    CHECK(execbench::cpus_of_quota("200000 100000") == 2u);
+    CHECK(execbench::cpus_of_quota("200000 100000\n") == 2u);
+    CHECK(execbench::cpus_of_quota("150000 100000") == 2u);
+    CHECK(execbench::cpus_of_quota("100000 100000") == 1u);
+    CHECK(execbench::cpus_of_quota("50000 100000") == 1u);
+    CHECK(execbench::cpus_of_quota("3200000 100000") == 32u);
+    CHECK(execbench::cpus_of_quota("400000 200000") == 2u);
+    for (const char* none :
+         {"max 100000", "max", "", "200000", "0 100000", "200000 0", "two 100000", "-1 100000", "200000 100000 7"})
+        CHECK_FALSE(execbench::cpus_of_quota(none));
 }
 
 TEST_CASE("CPU lists parse as taskset writes them, and the default plan splits server from generator", "[core][cpus]")
@@ -206,7 +228,9 @@ TEST_CASE("CPU lists parse as taskset writes them, and the default plan splits s
     auto four = execbench::default_cpu_plan({0, 1, 2, 3});
     CHECK(four.server == cpu_list{0, 1});
     CHECK(four.load == cpu_list{2, 3});
-    CHECK(execbench::usable_cpu_count() == execbench::allowed_cpus().size());
+    CHECK(execbench::usable_cpu_count() ==
+          std::min<std::size_t>(execbench::allowed_cpus().size(),
+                                execbench::cgroup_cpu_quota().value_or(execbench::allowed_cpus().size())));
     CHECK(execbench::allowed_cpus_of(::getpid()) == execbench::format_cpu_list(execbench::allowed_cpus()));
     CHECK(execbench::allowed_cpus_of(-1).empty());
 }

@@ -258,6 +258,16 @@ TEST_CASE("connections are fixed or follow the rate, and the step scenario says 
     CHECK(step.warmup == plan.step_warmup);
 }
 
+TEST_CASE("bench-load's banner for a search states its steps, not the scenario's shape", "[load][capacity]")
+{
+    // The user review of 2026-12-03: the banner said "closed loop on 10 connections for 10s; warm-up 0s, 1 trial".
+    auto plan = make_capacity_plan(capacity_spec{});
+    REQUIRE(plan);
+    CHECK(describe(*plan) == "capacity search: open-loop steps of 3s after a 1s warm-up each from 100 req/s, x2 up to "
+                             "1,000,000 req/s, 3 bisection(s) to 5 %, SLO " +
+                                 plan->slo + "; connections follow the rate (1 per req/s)");
+}
+
 TEST_CASE("a step reads its figures from a one-trial run and judges it by the SLO", "[load][capacity]")
 {
     run_result r;

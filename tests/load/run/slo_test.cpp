@@ -75,3 +75,35 @@ TEST_CASE("SLO verdicts read medians and the worst trial for failure counts and 
     CHECK(describe(v[0]) == "p99<300ms: not measured (no successful requests)");
     CHECK_FALSE(v[2].passed);
 }
+
+TEST_CASE("k6's thresholds map: p(95), http_req_failed and an errors rate in percent", "[load][slo]")
+{
+    // The user review of 2026-12-03, item 10: 'p(95)<200' was an unknown metric and 'errors<1%' not a number.
+    auto gates = parse_slo("p(95)<200,p(99.9)<1s,http_req_failed<0.01,errors<1%,errors=0");
+    REQUIRE(gates.ok());
+    REQUIRE(gates->size() == 5);
+    CHECK((*gates)[0].metric == "latency_millis_p95");
+    CHECK((*gates)[0].limit == 200);  // k6's milliseconds
+    CHECK((*gates)[1].metric == "latency_millis_p999");
+    CHECK((*gates)[2].metric == "error_rate");
+    CHECK((*gates)[2].limit == Approx(0.01));
+    CHECK((*gates)[3].metric == "error_rate");
+    CHECK((*gates)[3].limit == Approx(0.01));
+    CHECK((*gates)[4].metric == "requests_error");  // without a percent sign errors stays a count
+    CHECK_THAT(parse_slo("p99<5%").err().message, Catch::Contains("a percentage is an error rate only"));
+    CHECK_THAT(parse_slo("p(98)<1").err().message, Catch::Contains("unknown metric 'p98'"));
+
+    // The worst trial's failed share decides: 2 of 200 is 1 %, not below 1 %.
+    auto rate = *parse_slo("errors<1%");
+    auto r = run_with({{"requests_ok", 199, 199}, {"requests_error", 0, 2}});
+    r.trials.resize(2);
+    r.trials[0].measured.foreground.count.ok = 200;
+    r.trials[1].measured.foreground.count.ok = 198;
+    r.trials[1].measured.foreground.count.errors[0] = 2;
+    auto v = check_slo(rate, r);
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].measured == Approx(0.01));
+    CHECK_FALSE(v[0].passed);
+    CHECK(describe(v[0]) == "errors<1%: measured 1 % (worst trial)");
+    CHECK(check_slo(*parse_slo("http_req_failed<=0.01"), r)[0].passed);
+}

@@ -112,6 +112,29 @@ TEST_CASE("the ledger round-trips every status and quotes messages", "[load][sui
     CHECK_FALSE(parse_run_status("fine"));
 }
 
+TEST_CASE("a suite's closing line counts stopped runs and connection-bound capacities apart", "[load][suite]")
+{
+    // The user review of 2026-12-03: Ctrl-C read as "with request errors", and a capacity the scenario's
+    // connections bounded as a measurement of the server.
+    std::vector<suite_entry> entries(5);
+    entries[0].status = run_status::ok;
+    entries[1].status = run_status::stopped;
+    for (std::size_t i = 2; i < 5; ++i) {
+        entries[i].status = run_status::ok;
+        entries[i].capacity_search = true;
+        entries[i].measured = true;
+    }
+    entries[3].connection_bound = true;
+    entries[4].connection_bound = true;
+    auto o = tally(entries);
+    CHECK(o.ok == 1);
+    CHECK(o.errors == 0);
+    CHECK(o.stopped == 1);
+    CHECK_FALSE(o.any_failed());
+    CHECK_THAT(o.text(), Catch::Contains("0 with request errors") && Catch::Contains("1 stopped early (partial)"));
+    CHECK_THAT(o.text(), Catch::Contains("3 capacity search(es): 1 measured, 2 bounded by the scenario's connections"));
+}
+
 TEST_CASE("a server that fails to start is reported with its reason, within the deadline", "[load][suite]")
 {
     temp_dir d("execbench-suite-test");

@@ -33,6 +33,13 @@ struct url_reading {
 };
 result<url_reading> read_url_option(std::string_view url, bool ad_hoc, bool has_path);
 
+/// What bench-server's /epoch-millis waits when a request gives no `delayInMillis` (its route table in
+/// endpoints/app.cpp, which the load layer may not include; a test holds the two equal).
+inline constexpr int epoch_millis_default_delay_ms = 100;
+/// " (bench-server waits 100 ms here unless ?delayInMillis= says otherwise)" for a request target of /epoch-millis
+/// that names no delay, so a run of it is not read as the server's speed; "" for any other.
+std::string default_delay_note(std::string_view request_target);
+
 /// Parses and resolves `url`. Unless `allow_remote`, a target that does not resolve only to loopback addresses is
 /// refused with a message that names the address and the --allow-remote flag.
 result<target> resolve_target(std::string_view url, bool allow_remote);

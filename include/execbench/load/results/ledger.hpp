@@ -14,8 +14,9 @@ namespace execbench::load {
 /// How one scenario × arm ended: `behind` when it ran without errors but left open-loop requests unsent (the
 /// server fell behind the schedule and did less work than asked).
 /// A run's outcome; generator_bound: every trial was (the load generator, not the server, was the bottleneck), so
-/// its figures are the generator's and no verdict uses them.
-enum class run_status { ok, behind, errors, failed, not_run, generator_bound };
+/// its figures are the generator's and no verdict uses them; stopped: a stop request (Ctrl-C, SIGTERM) ended it
+/// before all its trials, which are kept. Ledgers from before `stopped` say `errors` for such a run.
+enum class run_status { ok, behind, errors, failed, not_run, generator_bound, stopped };
 std::string_view to_string(run_status s) noexcept;
 std::optional<run_status> parse_run_status(std::string_view text) noexcept;
 
@@ -33,12 +34,14 @@ struct suite_entry {
     bool capacity_search = false;  ///< a capacity search (its line is `message`), not a fixed-rate run; not in ledgers
     bool measured = false;         ///< that search found a capacity with its interval
     bool lower_bound = false;      ///< that search's capacity is a lower bound only
+    bool connection_bound = false;  ///< that search measured the scenario's connections, not the server
     /// The arm's name, or the model when it has none.
     [[nodiscard]] const std::string& arm_name() const noexcept { return arm.empty() ? model : arm; }
 };
 
-/// The status of a run that produced a result: failed without trials, errors with request errors or when
-/// partial, behind with unsent requests, ok otherwise.
+/// The status of a run that produced a result: failed without trials, generator-bound when every trial was,
+/// stopped when partial (a stop request ended it early), errors with request errors, behind with unsent requests,
+/// ok otherwise.
 run_status status_of(const run_result& r) noexcept;
 
 /// The ledger of a suite: `<out_dir>/<suite>-runs.csv`.

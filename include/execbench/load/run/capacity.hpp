@@ -111,6 +111,9 @@ struct capacity_plan {
 /// The plan of a capacity spec (a scenario's "capacity" merged with the command line): the defaults where unset;
 /// the error names the field.
 result<capacity_plan> make_capacity_plan(const capacity_spec& spec);
+/// The plan in words for a banner: "capacity search: open-loop steps of 3s after a 1s warm-up each from 100 req/s,
+/// x2 up to 1,000,000 req/s, 3 bisection(s) to 5 %, SLO p99<=250ms,errors=0,unsent=0; connections follow ...".
+std::string describe(const capacity_plan& plan);
 
 /// `s` as one capacity step: open shape at `rate` with the plan's connections, length and warm-up, one trial.
 scenario step_scenario(const scenario& s, const capacity_plan& plan, double rate);

@@ -24,9 +24,10 @@ private:
 };
 
 /// The start banner (stderr, before the warm-up): shape and its numbers, warm-up, trials, threads, the target, the
-/// server's model and pid, and the CPUs this process may use.
-std::string format_banner(const scenario& s, const run_options& options, const target& t,
-                          const observed_server& server);
+/// server's model and pid, and the CPUs this process may use. A `load` text replaces the shape, warm-up and trials
+/// when something else sets them (a capacity search's steps).
+std::string format_banner(const scenario& s, const run_options& options, const target& t, const observed_server& server,
+                          std::string_view load = {});
 
 /// The CPUs this process may run on (sched_getaffinity), listed as taskset does: "0-3", "0,2".
 std::string affinity_list();

@@ -52,8 +52,9 @@ public:
 
     [[nodiscard]] const scenario& scenario_used() const noexcept { return scenario_; }
 
-    /// What runs against what, printed before the run (format_banner).
-    [[nodiscard]] std::string banner() const;
+    /// What runs against what, printed before the run (format_banner); `load` replaces the scenario's shape,
+    /// warm-up and trials when something else sets them (a capacity search).
+    [[nodiscard]] std::string banner(std::string_view load = {}) const;
     /// One request before the warm-up (a dead port or a wrong path would otherwise fail every request of the run),
     /// then what the server's /health, the port range and that request's latency say against the scenario, as
     /// notes. Fails when the request fails and errors are not allowed.

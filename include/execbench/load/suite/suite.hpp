@@ -118,8 +118,10 @@ result<std::vector<std::string>> select_scenarios(const std::filesystem::path& d
 
 /// What a suite did, counted for its closing line.
 struct suite_outcome {
-    std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0, generator_bound = 0;
-    std::size_t searches = 0, searches_measured = 0, searches_lower_bound = 0, searches_failed = 0;
+    std::size_t ok = 0, behind = 0, errors = 0, failed = 0, not_run = 0, generator_bound = 0, stopped = 0;
+    /// searches_measured includes searches_connection_bound: measured, but at the scenario's connections' limit.
+    std::size_t searches = 0, searches_measured = 0, searches_connection_bound = 0, searches_lower_bound = 0,
+                searches_failed = 0;
 
     /// "3 run(s): 2 ok, ...; 1 capacity search(es): ..." as bench-suite's last line says it.
     [[nodiscard]] std::string text() const;
