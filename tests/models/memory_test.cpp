@@ -80,8 +80,8 @@ TEST_CASE("an idle keep-alive connection costs the server little memory", "[limi
     // Measured with tools/conn_memory.py: loop ~740 B, pool ~940-1,280 B, fiber ~570 B per connection (5.6 KB,
     // 5.8 KB and 13 KB while an idle connection kept its request state and fiber). The bounds leave room for
     // allocator noise and fail if the read buffer (4 KiB) or a fiber stack (8 KiB) comes back per idle connection.
-    for (auto [model, bound] : {std::pair{"loop", 2048L}, std::pair{"pool", 2560L}, std::pair{"fiber", 2560L},
-                                std::pair{"coro", 2048L}}) {
+    for (auto [model, bound] :
+         {std::pair{"loop", 2048L}, std::pair{"pool", 2560L}, std::pair{"fiber", 2560L}, std::pair{"coro", 2048L}}) {
         INFO("model " << model);
         server_process server({"--model", model, "--threads", "2", "--idle-timeout", "600"});
         const auto pid = server.process().pid();
@@ -99,63 +99,70 @@ TEST_CASE("an idle keep-alive connection costs the server little memory", "[limi
     }
 }
 
+namespace {
+
+// The server's resident KiB once warmed up, and at its peak while `waiting_connections` requests each wait 3 s; every
+// request is answered before it returns.
+struct waiting_memory {
+    long before = 0;
+    long peak = 0;
+    /// The peak's growth per waiting connection, in bytes.
+    [[nodiscard]] long per_connection() const { return (peak - before) * 1024 / waiting_connections; }
+};
+
+waiting_memory measure_waiting(server_process& server)
+{
+    const auto pid = server.process().pid();
+    waiting_memory m;
+    m.before = warmed_up_resident_kib(server);
+    auto waiting = send_on_each(server.port(), waiting_connections, "/io?delayInMillis=3000");
+    for (auto until = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < until;) {
+        m.peak = std::max(m.peak, resident_kib(pid));
+        std::this_thread::sleep_for(50ms);
+    }
+    for (auto& c : waiting)
+        REQUIRE(c->read_response().status == 200);
+    return m;
+}
+
+}  // namespace
+
 TEST_CASE("a fiber parked on a wait keeps one page of its stack resident", "[limits][memory][process]")
 {
     if (!fit_descriptors(waiting_connections + 256))
         return;
     server_process server({"--model", "fiber", "--threads", "2", "--idle-timeout", "600"});
     const auto pid = server.process().pid();
-    const long before = warmed_up_resident_kib(server);
-    // Every connection's request waits 3 s in its fiber; the peak is sampled while they all wait.
-    auto waiting = send_on_each(server.port(), waiting_connections, "/io?delayInMillis=3000");
-    long peak = 0;
-    for (auto until = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < until;) {
-        peak = std::max(peak, resident_kib(pid));
-        std::this_thread::sleep_for(50ms);
-    }
-    for (auto& c : waiting)
-        REQUIRE(c->read_response().status == 200);
-    const long per_connection = (peak - before) * 1024 / waiting_connections;
-    INFO("RSS KiB before " << before << ", peak with " << waiting_connections << " requests waiting " << peak << ": "
-                           << per_connection << " B each");
+    const auto m = measure_waiting(server);
+    INFO("RSS KiB before " << m.before << ", peak " << m.peak << ": " << m.per_connection() << " B each");
     // Measured ~5,300 B (one 4 KiB stack page, the connection and the request's state); 9,400 B while the request
     // was parsed in the fiber, whose parser frames left a second page resident. The bound sits between.
-    CHECK(per_connection < 7168);
+    CHECK(m.per_connection() < 7168);
 
     // The ended fibers' stacks went back to the pool, which unmaps those no fiber took again, 512 a trim period
     // (1 s) from the second one on: then only the connections, idle now, stay (~600 B each; a kept stack is
     // 4-12 KiB).
-    long settled = peak;
+    long settled = m.peak;
     for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
         std::this_thread::sleep_for(250ms);
         settled = resident_kib(pid);
-        if ((settled - before) * 1024 / waiting_connections < 3584)
+        if ((settled - m.before) * 1024 / waiting_connections < 3584)
             break;
     }
     INFO("RSS KiB " << settled << " once the requests were answered (10 s at most)");
-    CHECK((settled - before) * 1024 / waiting_connections < 3584);
+    CHECK((settled - m.before) * 1024 / waiting_connections < 3584);
 }
+
 TEST_CASE("a coroutine waiting keeps its frames, not a stack or a read buffer", "[limits][memory][process]")
 {
     if (!fit_descriptors(waiting_connections + 256))
         return;
     server_process server({"--model", "coro", "--threads", "2", "--idle-timeout", "600"});
-    const auto pid = server.process().pid();
-    const long before = warmed_up_resident_kib(server);
-    auto waiting = send_on_each(server.port(), waiting_connections, "/io?delayInMillis=3000");
-    long peak = 0;
-    for (auto until = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < until;) {
-        peak = std::max(peak, resident_kib(pid));
-        std::this_thread::sleep_for(50ms);
-    }
-    for (auto& c : waiting)
-        REQUIRE(c->read_response().status == 200);
-    const long per_connection = (peak - before) * 1024 / waiting_connections;
-    INFO("RSS KiB before " << before << ", peak with " << waiting_connections << " requests waiting " << peak << ": "
-                           << per_connection << " B each");
+    const auto m = measure_waiting(server);
+    INFO("RSS KiB before " << m.before << ", peak " << m.peak << ": " << m.per_connection() << " B each");
     // Measured ~2,300 B with 10,000 waiting (tools/conn_memory.py --model coro --in-flight): the connection's and the
     // request's frames, the request's state and its timer. A read buffer (4 KiB) kept while waiting, or a fiber's
     // stack page, would break the bound.
-    CHECK(per_connection < 3584);
+    CHECK(m.per_connection() < 3584);
 }
 #endif
