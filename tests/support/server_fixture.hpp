@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace execbench::test_support {
 
@@ -63,6 +64,7 @@ struct model_tag {
 using pool_model = model_tag<models::model::pool>;
 using fiber_model = model_tag<models::model::fiber>;
 using loop_model = model_tag<models::model::loop>;
+using all_model_tags = std::tuple<pool_model, fiber_model, loop_model>;
 
 /// The model's name for test output, e.g. "fiber".
 std::string model_name(models::model model);
