@@ -162,6 +162,10 @@ int main(int argc, char** argv)
     app.add_option("-d,-z,--duration", o.duration,
                    "Closed/open/ramp: how long requests are issued: 500ms, 3s, 2m (-d as wrk, -z as hey and oha)");
     app.add_option("--think", o.think, "Closed/ramp: think time between a response and the next request: 2s or 1s..3s");
+    app.add_option("--pipeline", o.pipeline,
+                   "Closed/open: requests each connection carries at once, written together and answered in order "
+                   "(HTTP/1.1 pipelining, as wrk's pipeline script; TechEmpower's plaintext uses 16); default 1")
+        ->check(apps::integer_in(1, load::max_pipeline, "a pipeline depth"));
     app.add_option("-t,--threads", threads, "Load-generator threads (default 1)")
         ->check(apps::integer_in(1, 1024, "a number of threads"));
     app.add_option("--cpus", cpus, "Run the generator on these CPUs only, e.g. 1 or 2-3 (sched_setaffinity)");

@@ -146,6 +146,20 @@ raw_response raw_client::read_response(std::chrono::milliseconds timeout)
     return response;
 }
 
+std::string raw_client::read_response_bytes(std::chrono::milliseconds timeout)
+{
+    std::string wire;
+    wire_ = &wire;
+    try {
+        read_response(timeout);
+    } catch (...) {
+        wire_ = nullptr;
+        throw;
+    }
+    wire_ = nullptr;
+    return wire;
+}
+
 raw_response raw_client::read_head(std::chrono::milliseconds timeout)
 {
     auto deadline = clock::now() + timeout;
@@ -243,6 +257,8 @@ void raw_client::feed()
     while (!buffer_.empty() && !parser_->is_done()) {
         boost::beast::error_code ec;
         auto used = parser_->put(boost::asio::buffer(buffer_), ec);
+        if (wire_)
+            wire_->append(buffer_, 0, used);
         buffer_.erase(0, used);
         if (ec == boost::beast::http::error::need_more)
             return;

@@ -61,6 +61,8 @@ public:
 
     /// Reads one complete response.
     raw_response read_response(std::chrono::milliseconds timeout = default_timeout);
+    /// Reads one complete response and returns its bytes exactly as they came (pipelining tests compare them).
+    std::string read_response_bytes(std::chrono::milliseconds timeout = default_timeout);
     /// send_get then read_response.
     raw_response get(std::string_view target, std::string_view extra_headers = {},
                      std::chrono::milliseconds timeout = default_timeout);
@@ -96,6 +98,7 @@ private:
     int fd_ = -1;
     std::string buffer_;
     std::optional<parser_type> parser_;
+    std::string* wire_ = nullptr;  // while set, feed() appends the bytes the parser takes
 };
 
 }  // namespace execbench::test_support

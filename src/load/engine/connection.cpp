@@ -36,7 +36,7 @@ void bind_source(tcp::socket& s, const tcp::endpoint& to, std::uint32_t index)
 }  // namespace
 
 connection::connection(asio::io_context& ioc, group& g, std::uint32_t slot)
-    : group_(g), slot_(slot), socket_(ioc), timer_(ioc)
+    : group_(g), slot_(slot), socket_(ioc), timer_(ioc), ring_(g.pipeline_depth())
 {
 }
 
@@ -45,9 +45,11 @@ void connection::preconnect(const tcp::endpoint& ep, std::size_t& pending)
     ++pending;
     phase_ = phase::connecting;
     open_for(ep);
-    socket_.async_connect(ep, [this, &pending](const boost::system::error_code& ec) {
-        phase_ = phase::idle;
+    socket_.async_connect(ep, [this, &pending, epoch = epoch_](const boost::system::error_code& ec) {
         --pending;
+        phase_ = phase::idle;
+        if (epoch != epoch_)
+            return;  // closed meanwhile (the connect limit passed)
         boost::system::error_code ignored;
         if (ec)
             close();  // the first request connects again and counts a failure then
@@ -56,23 +58,33 @@ void connection::preconnect(const tcp::endpoint& ep, std::size_t& pending)
     });
 }
 
-void connection::issue(const prepared_request& r, time_point intended)
+void connection::add(const prepared_request& r, time_point intended)
 {
-    request_ = &r;
-    intended_ = intended;
-    timed_out_ = false;
-    aborting_ = false;
-    if (!in_flight_) {
-        in_flight_ = true;
-        group_.record().request_began();
+    at(count_++) = {&r, intended, {}};
+    group_.record().request_began();
+}
+
+void connection::send()
+{
+    if (count_ == written_)
+        return;
+    switch (phase_) {
+    case phase::connected:
+        if (!writing_)
+            do_write();
+        return;  // otherwise the write under way writes these after it
+    case phase::connecting:
+    case phase::waiting: return;  // the connect, or the wait before it, ends by writing them
+    case phase::idle: break;
+    case phase::thinking: return;  // a pause takes no requests (room() is 0)
     }
     if (clock::now() < retry_after_) {
         // A failed connect is retried after a short pause so a dead server does not spin this thread.
         phase_ = phase::waiting;
         timer_.expires_at(retry_after_);
-        timer_.async_wait([this](const boost::system::error_code& ec) {
-            if (ec || aborting_)
-                return land();
+        timer_.async_wait([this, epoch = epoch_](const boost::system::error_code& ec) {
+            if (ec || epoch != epoch_)
+                return;  // abort() dropped the requests
             start();
         });
         return;
@@ -82,10 +94,12 @@ void connection::issue(const prepared_request& r, time_point intended)
 
 void connection::start()
 {
-    if (socket_.is_open())
+    if (socket_.is_open()) {
+        phase_ = phase::connected;
         do_write();
-    else
+    } else {
         do_connect();
+    }
 }
 
 void connection::think(duration d)
@@ -128,159 +142,209 @@ void connection::do_connect()
     set_deadline(group_.trial().connect_timeout, true);
     open_for(group_.trial().endpoints.front());
     socket_.async_connect(group_.trial().endpoints.front(),
-                          [this](const boost::system::error_code& ec) { on_connect(ec); });
+                          [this, epoch = epoch_](const boost::system::error_code& ec) {
+                              if (epoch == epoch_)
+                                  on_connect(ec);
+                          });
 }
 
 void connection::on_connect(const boost::system::error_code& ec)
 {
-    if (aborting_)
-        return land();
     if (ec) {
         retry_after_ = clock::now() + connect_retry_backoff;
-        return on_failure(connect_failure(ec, timed_out_));
+        return on_failure(connect_failure(ec, false));
     }
     boost::system::error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
+    phase_ = phase::connected;
     do_write();
 }
 
 void connection::do_write()
 {
-    phase_ = phase::writing;
-    sent_ = clock::now();
-    set_deadline(group_.trial().timeout, false);
+    auto now = clock::now();
+    // The requests in flight before these are answered first; the deadline runs from the oldest write still
+    // unanswered, and each answer renews it (on_response).
+    if (written_ == 0)
+        set_deadline(group_.trial().timeout, false);
     if (!sent_once_) {
         sent_once_ = true;
         group_.count_first_send();
     }
     // Churn: the last request a connection carries asks the server to close it, so the server, not this
     // generator, holds the TIME_WAIT, and the next request connects afresh.
-    const auto& bytes =
-        last_on_socket(++sent_on_socket_, group_.requests_per_connection()) ? request_->closing_bytes : request_->bytes;
-    asio::async_write(socket_, asio::buffer(bytes),
-                      [this](const boost::system::error_code& ec, std::size_t n) { on_write(ec, n); });
+    auto bytes_of = [this](const exchange& e) -> const std::string& {
+        return last_on_socket(++sent_on_socket_, group_.requests_per_connection()) ? e.request->closing_bytes
+                                                                                   : e.request->bytes;
+    };
+    asio::const_buffer bytes;
+    if (count_ - written_ == 1) {
+        auto& e = at(written_);
+        e.sent = now;
+        bytes = asio::buffer(bytes_of(e));
+    } else {
+        out_.clear();
+        for (auto i = written_; i < count_; ++i) {
+            at(i).sent = now;
+            out_ += bytes_of(at(i));
+        }
+        bytes = asio::buffer(out_);
+    }
+    written_ = count_;
+    writing_ = true;
+    asio::async_write(socket_, bytes, [this, epoch = epoch_](const boost::system::error_code& ec, std::size_t n) {
+        if (epoch == epoch_)
+            on_write(ec, n);
+    });
 }
 
 void connection::on_write(const boost::system::error_code& ec, std::size_t n)
 {
-    if (aborting_)
-        return land();
+    writing_ = false;
     group_.record().sent(n);
     if (ec)
-        return on_failure(timed_out_ ? error_class::request_timeout : error_class::reset);
-    phase_ = phase::reading;
-    reader_.begin();
-    do_read();
+        return on_failure(error_class::reset);
+    if (!reading_) {
+        reading_ = true;
+        reader_.begin();
+        do_read();
+    }
+    if (count_ > written_)
+        do_write();  // added while this write was under way
 }
 
 void connection::do_read()
 {
     socket_.async_read_some(reader_.space(),
-                            [this](const boost::system::error_code& ec, std::size_t n) { on_read(ec, n); });
+                            [this, epoch = epoch_](const boost::system::error_code& ec, std::size_t n) {
+                                if (epoch == epoch_)
+                                    on_read(ec, n);
+                            });
 }
 
 void connection::on_read(const boost::system::error_code& ec, std::size_t n)
 {
-    if (aborting_)
-        return land();
-    auto state = read_state::cut_off;  // a reset, or our deadline's close
+    auto state = read_state::cut_off;  // a reset
     if (!ec)
         state = reader_.received(n);
-    else if (ec == asio::error::eof && !timed_out_)
+    else if (ec == asio::error::eof)
         state = reader_.closed();
-    switch (state) {
-    case read_state::need_more: return do_read();
-    case read_state::done: return on_response();
-    case read_state::bad_response: return on_failure(error_class::bad_response);
-    case read_state::cut_off: return on_failure(timed_out_ ? error_class::request_timeout : error_class::reset);
+    for (;;) {
+        switch (state) {
+        case read_state::need_more: return do_read();
+        case read_state::done: break;
+        case read_state::bad_response: return on_failure(error_class::bad_response);
+        case read_state::cut_off: return on_failure(error_class::reset);
+        }
+        if (!on_response())
+            return;
+        // The next pipelined answer may be in the bytes already read.
+        state = reader_.parse();
     }
 }
 
-void connection::on_response()
+bool connection::on_response()
 {
     auto now = clock::now();
     const auto& response = reader_.response();
     int status = response.status();
+    auto e = at(0);
     group_.record().body(response.body_bytes());
-    if (!response.keep_alive() || last_on_socket(sent_on_socket_, group_.requests_per_connection()))
-        close();
-    phase_ = phase::idle;
-    settle();
+    pop();
     if (status >= 500)
         group_.record().error(error_class::http_5xx, now);
     else if (status >= 400)
         group_.record().error(error_class::http_4xx, now);
     else
-        group_.record().ok(now, intended_, sent_);
+        group_.record().ok(now, e.intended, e.sent);
+    bool more = written_ > 0;
+    if (!response.keep_alive() || (!more && last_on_socket(sent_on_socket_, group_.requests_per_connection()))) {
+        // The server closes after this answer: what else was written or queued on the socket is lost with it.
+        if (count_ > 0) {
+            on_failure(error_class::reset);
+        } else {
+            close();
+            group_.on_done(*this, now);
+        }
+        return false;
+    }
+    if (more) {
+        set_deadline(group_.trial().timeout, false);  // progress: the deadline of those still in flight starts again
+        reader_.next();
+    } else {
+        reading_ = false;  // the next write starts the next read
+    }
+    auto epoch = epoch_;
     group_.on_done(*this, now);
+    return more && epoch == epoch_;
 }
 
 void connection::on_failure(error_class c)
 {
-    close();
-    phase_ = phase::idle;
-    settle();
     auto now = clock::now();
-    group_.record().error(c, now);
+    auto lost = count_;
+    while (count_ > 0)
+        pop();
+    close();
+    // Every request that was queued or in flight failed; a connect that failed fails the requests waiting for it.
+    for (std::size_t i = 0; i < lost; ++i)
+        group_.record().error(c, now);
     group_.on_done(*this, now);
 }
 
-void connection::land()
+void connection::pop() noexcept
 {
-    close();
-    phase_ = phase::idle;
-    settle();
-}
-
-void connection::settle() noexcept
-{
-    if (in_flight_) {
-        in_flight_ = false;
-        group_.record().request_ended();
-    }
+    head_ = (head_ + 1) % ring_.size();
+    --count_;
+    if (written_ > 0)
+        --written_;
+    group_.record().request_ended();
 }
 
 void connection::check_deadline(time_point now, std::uint64_t serial)
 {
-    bool io = phase_ == phase::connecting || phase_ == phase::writing || phase_ == phase::reading;
-    if (serial == deadline_serial_ && io && !timed_out_ && now >= deadline_) {
-        timed_out_ = true;
-        close();  // the pending operation completes with operation_aborted
+    bool io = phase_ == phase::connecting || (phase_ == phase::connected && written_ > 0);
+    if (serial != deadline_serial_ || !io || now < deadline_)
+        return;
+    if (phase_ == phase::connecting) {
+        retry_after_ = now + connect_retry_backoff;
+        on_failure(connect_failure({}, true));
+    } else {
+        on_failure(error_class::request_timeout);
     }
 }
 
 void connection::abort()
 {
-    aborting_ = true;
-    switch (phase_) {
-    case phase::idle: close(); break;
-    case phase::waiting: timer_.cancel(); break;
-    case phase::thinking: land(); break;  // the group's pause queue forgets it: the phase no longer matches
-    default: close();
-    }
+    while (count_ > 0)
+        pop();
+    close();
+    phase_ = phase::idle;  // a pause ends too
 }
 
 void connection::abort_thinking_only()
 {
-    if (phase_ != phase::thinking && phase_ != phase::waiting)
-        return;
-    aborting_ = true;
-    if (phase_ == phase::thinking)
-        land();  // the group's pause queue forgets it: the phase no longer matches
-    else
-        timer_.cancel();
+    if (phase_ == phase::thinking || phase_ == phase::waiting)
+        abort();
 }
 
 void connection::close() noexcept
 {
+    ++epoch_;  // the handlers of this socket's operations and of a retry wait find nothing to do
     boost::system::error_code ignored;
+    if (phase_ == phase::waiting)
+        timer_.cancel();
     if (socket_.is_open())
         socket_.close(ignored);
     if (counted_open_) {
         counted_open_ = false;
         group_.closed();
     }
+    writing_ = false;
+    reading_ = false;
     sent_on_socket_ = 0;
+    if (phase_ != phase::thinking)
+        phase_ = phase::idle;
 }
 
 }  // namespace execbench::load::detail

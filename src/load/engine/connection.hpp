@@ -14,21 +14,29 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace execbench::load::detail {
 
 class group;
 
-/// One keep-alive connection: connect, write the prepared request, read and parse the response incrementally
-/// (response_reader), classify failures (exchange.hpp), reopen after them. Owned by its group for the whole trial;
-/// handlers capture `this`. The group decides what the connection does next (on_done, on_thought); the connection only
-/// does it.
+/// One keep-alive connection: connect, write the prepared requests, read and parse the responses incrementally
+/// (response_reader), classify failures (exchange.hpp), reopen after them. It carries up to the group's pipeline
+/// depth of requests at once, answered in the order they were written (HTTP/1.1 pipelining); depth 1 is one request
+/// at a time. Owned by its group for the whole trial; handlers capture `this`. The group decides what the
+/// connection does next (on_done, on_thought); the connection only does it.
 class connection {
 public:
     connection(boost::asio::io_context& ioc, group& g, std::uint32_t slot);
 
-    /// No request in flight and no pause pending.
-    [[nodiscard]] bool idle() const noexcept { return phase_ == phase::idle; }
+    /// No request queued or in flight and no pause pending.
+    [[nodiscard]] bool idle() const noexcept { return count_ == 0 && phase_ != phase::thinking; }
+    /// How many more requests the pipeline takes now.
+    [[nodiscard]] std::uint32_t room() const noexcept
+    {
+        return phase_ == phase::thinking ? 0 : static_cast<std::uint32_t>(ring_.size() - count_);
+    }
     /// A socket is open (connecting or connected).
     [[nodiscard]] bool open() const noexcept { return socket_.is_open(); }
     /// This connection's index among its group's connections on this thread.
@@ -36,26 +44,44 @@ public:
 
     /// Connects before the trial starts; counts `pending` up now and down when the attempt ends.
     void preconnect(const boost::asio::ip::tcp::endpoint& ep, std::size_t& pending);
-    /// Sends `r` (connecting first when needed); its latency runs from `intended`.
-    void issue(const prepared_request& r, time_point intended);
+    /// Queues `r` behind the requests in flight (room() must be above 0); its latency runs from `intended`.
+    /// Nothing is written before send().
+    void add(const prepared_request& r, time_point intended);
+    /// Writes every request add() queued in one write, connecting first when needed.
+    void send();
+    /// One request: add() then send().
+    void issue(const prepared_request& r, time_point intended)
+    {
+        add(r, intended);
+        send();
+    }
     /// Pauses for `d` (the group's pause queue wakes it), then asks the group what next.
     void think(duration d);
     /// The pause that think() started as `serial` is over: asks the group what next, unless the pause was ended
     /// early (a later pause makes `serial` stale).
     void thought(std::uint64_t serial, time_point now);
-    /// Closes the socket when the connect, write or read that set deadline `serial` (group::watch) is still going on
-    /// and past its deadline; a later deadline of this connection makes `serial` stale.
+    /// Fails what is in flight and closes the socket when the connect, or the requests in flight, that set deadline
+    /// `serial` (group::watch) are still going on and past it; a later deadline of this connection makes `serial`
+    /// stale.
     void check_deadline(time_point now, std::uint64_t serial);
-    /// Drops whatever is in flight without counting it.
+    /// Drops whatever is queued or in flight without counting it.
     void abort();
-    /// Ends a pause early; a request in flight completes.
+    /// Ends a pause early; requests in flight complete.
     void abort_thinking_only();
-    /// Closes the socket; the next request connects again.
+    /// Closes the socket; the next request connects again. Requests in flight must have been settled.
     void close() noexcept;
 
 private:
-    enum class phase { idle, waiting, connecting, writing, reading, thinking };
+    enum class phase { idle, waiting, connecting, connected, thinking };
 
+    /// A request taken by add(): in the ring from add() until it is answered, fails or is dropped.
+    struct exchange {
+        const prepared_request* request = nullptr;
+        time_point intended{};
+        time_point sent{};
+    };
+
+    exchange& at(std::size_t i) noexcept { return ring_[(head_ + i) % ring_.size()]; }
     void start();
     /// Opens the socket for `ep` (bound to a spread loopback source when there is one) and counts it open.
     void open_for(const boost::asio::ip::tcp::endpoint& ep);
@@ -67,11 +93,12 @@ private:
     void on_write(const boost::system::error_code& ec, std::size_t n);
     void do_read();
     void on_read(const boost::system::error_code& ec, std::size_t n);
-    void on_response();
+    /// The oldest request's response is whole; false when the connection may read no further.
+    bool on_response();
+    /// Every request queued or in flight failed as `c` (one error each); the socket closes.
     void on_failure(error_class c);
-    void land();
-    /// The request this connection carried ended (answered, failed or dropped): one fewer in flight.
-    void settle() noexcept;
+    /// Forgets the oldest request: one fewer in flight.
+    void pop() noexcept;
 
     group& group_;
     std::uint32_t slot_;
@@ -79,16 +106,18 @@ private:
     boost::asio::steady_timer timer_;
     response_reader reader_;
     phase phase_ = phase::idle;
-    const prepared_request* request_ = nullptr;
-    time_point intended_{};
-    time_point sent_{};
+    std::vector<exchange> ring_;  // the pipeline, oldest first from head_; its size is the depth
+    std::size_t head_ = 0;
+    std::size_t count_ = 0;    // requests in the ring
+    std::size_t written_ = 0;  // of them, the oldest ones handed to a write (their answers come next)
+    std::string out_;          // the bytes of a write of several requests, kept until it completes
+    std::uint64_t epoch_ = 0;  // counts closes: a handler of an older socket or wait has nothing to do
     time_point deadline_{};
     time_point retry_after_{};
-    bool timed_out_ = false;
-    bool aborting_ = false;
+    bool writing_ = false;
+    bool reading_ = false;
     bool sent_once_ = false;
     bool counted_open_ = false;         // counted in the group's open connections
-    bool in_flight_ = false;            // counted in the recorder's requests in flight
     std::uint32_t sent_on_socket_ = 0;  // requests written since this socket connected
     std::uint64_t deadline_serial_ = 0;
     std::uint64_t pause_serial_ = 0;

@@ -15,6 +15,11 @@ void response_reader::begin()
         buffer_.reset(new char[buffer_bytes]);
 }
 
+void response_reader::next()
+{
+    parser_.emplace();
+}
+
 boost::asio::mutable_buffer response_reader::space() noexcept
 {
     return boost::asio::buffer(buffer_.get() + end_, buffer_bytes - end_);

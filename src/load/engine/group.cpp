@@ -69,11 +69,12 @@ void group::start(time_point t0)
         break;
     case shape::closed:
         for (auto& c : conns_)
-            c->issue(pick(t0), t0);
+            next_closed(*c, t0);
         break;
     case shape::open:
+        in_idle_.assign(conns_.size(), false);
         for (auto& c : conns_)
-            idle_.push_back(c.get());
+            free(*c);
         dispatch(clock::now());
         break;
     case shape::ramp: control(clock::now()); break;
@@ -90,15 +91,15 @@ void group::on_done(connection& c, time_point now)
     switch (plan_.load.kind) {
     case shape::burst: next_burst(c); break;
     case shape::closed:
-        if (now >= end_)
-            return;
+        if (now >= end_ || !c.idle())
+            return;  // a pipeline goes again once all of it is answered
         if (plan_.load.think_max.count() > 0)
             c.think(think_time());
         else
-            c.issue(pick(now), now);
+            next_closed(c, now);
         break;
     case shape::open:
-        idle_.push_back(&c);
+        free(c);
         dispatch(now);
         break;
     case shape::ramp:
@@ -120,7 +121,17 @@ void group::on_thought(connection& c, time_point now)
             c.close();
         return;
     }
-    c.issue(pick(now), now);
+    if (plan_.load.kind == shape::closed)
+        next_closed(c, now);
+    else
+        c.issue(pick(now), now);
+}
+
+void group::next_closed(connection& c, time_point now)
+{
+    for (auto n = c.room(); n > 0; --n)
+        c.add(pick(now), now);
+    c.send();
 }
 
 void group::pause(connection& c, time_point until, std::uint64_t serial)

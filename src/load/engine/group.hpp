@@ -10,6 +10,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -38,6 +39,11 @@ public:
     [[nodiscard]] std::uint32_t requests_per_connection() const noexcept
     {
         return plan_.load.requests_per_connection;
+    }
+    /// Requests a connection carries at once (HTTP/1.1 pipelining); 1: one at a time.
+    [[nodiscard]] std::uint32_t pipeline_depth() const noexcept
+    {
+        return std::max<std::uint32_t>(1, plan_.load.pipeline);
     }
     /// This thread's connections of the group.
     [[nodiscard]] std::vector<std::unique_ptr<connection>>& connections() noexcept { return conns_; }
@@ -106,6 +112,11 @@ private:
     const prepared_request& pick(time_point at) noexcept;
     duration think_time();
     void next_burst(connection& c);
+    /// A closed loop's next requests on `c`: as many as the pipeline takes, all sent at `now` in one write, as wrk's
+    /// pipelining scripts send them.
+    void next_closed(connection& c, time_point now);
+    /// Puts `c` at the back of the open shape's free connections unless it is there already.
+    void free(connection& c);
     void control(time_point now);
 
     // The open shape (open_loop.cpp).
@@ -141,7 +152,8 @@ private:
     std::uint32_t users_ = 0;  // a ramp's users wanted on this thread: slots [0, users_)
     std::uint32_t open_ = 0;   // connections with a socket open
     std::vector<std::uint64_t> remaining_;
-    std::deque<connection*> idle_;  // the open shape's free connections, longest idle first
+    std::deque<connection*> idle_;  // the open shape's connections with room, longest idle first
+    std::vector<bool> in_idle_;     // by slot: the connection is in idle_
     open_schedule schedule_;
     std::uint64_t dispatched_ = 0;
     bool armed_ = false;

@@ -32,10 +32,12 @@ public:
     }
 
     /// A successful response completed at `now` for a request meant to go at `intended` and written at `sent`.
+    /// Its latency runs from the intended time, or from the write when the request went before it was due (the
+    /// open loop's send window), so sending early never shortens a latency.
     void ok(time_point now, time_point intended, time_point sent)
     {
         ++m_.count.ok;
-        auto lat = micros(now - intended);
+        auto lat = micros(now - std::min(intended, sent));
         auto service = micros(now - sent);
         m_.latency.record(lat);
         m_.service.record(service);

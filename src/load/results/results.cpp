@@ -216,6 +216,8 @@ std::string context_json(const run_result& r)
             o["requests_per_connection"] = l.requests_per_connection;
         if (!l.preconnect)
             o["preconnect"] = false;
+        if (l.pipeline > 1)
+            o["pipeline"] = l.pipeline;
         if (l.rate_from)
             o["rate_from"] = {{"capacity_of", l.rate_from->capacity_of},
                               {"times", l.rate_from->times},

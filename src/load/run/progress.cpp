@@ -73,6 +73,8 @@ std::string shape_text(const load_spec& l)
     if (l.requests_per_connection != 0)
         text += ", each connection closed after " + std::to_string(l.requests_per_connection) + " request" +
                 (l.requests_per_connection == 1 ? "" : "s");
+    if (l.pipeline > 1)
+        text += ", " + std::to_string(l.pipeline) + " requests pipelined on each connection";
     return text;
 }
 

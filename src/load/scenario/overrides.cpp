@@ -46,7 +46,8 @@ std::vector<shape_flag> shape_flags(const overrides& o)
     return {{"--requests", "requests", o.requests.has_value()},
             {"--rate", "rate", o.rate.has_value()},
             {"--duration", "duration", o.duration.has_value()},
-            {"--think", "think", o.think.has_value()}};
+            {"--think", "think", o.think.has_value()},
+            {"--pipeline", "pipeline", o.pipeline.has_value()}};
 }
 
 /// The shape a run gets: --shape, else implied by --rate (open, wrk2's -R) or --requests (burst, hey's -n) on an
@@ -124,6 +125,8 @@ overrides used_by(const scenario& s, overrides o)
             o.duration.reset();
         else if (flag == "--think")
             o.think.reset();
+        else if (flag == "--pipeline")
+            o.pipeline.reset();
     }
     return o;
 }
@@ -219,6 +222,11 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
             return fail("--think: expected min..max with min <= max");
         s.load.think_min = *lo;
         s.load.think_max = *hi;
+    }
+    if (o.pipeline) {
+        if (*o.pipeline < 1 || *o.pipeline > max_pipeline)
+            return fail("--pipeline: expected requests per connection in 1.." + std::to_string(max_pipeline));
+        s.load.pipeline = *o.pipeline;
     }
     if (o.trials) {
         if (*o.trials < 1 || *o.trials > 1000)

@@ -48,6 +48,7 @@ const field_rule field_rules[] = {
     {"stages", {shape::ramp}},
     {"connections", {shape::burst, shape::closed, shape::open}},
     {"preconnect", {shape::burst, shape::closed, shape::open}},
+    {"pipeline", {shape::closed, shape::open}},
 };
 
 }  // namespace
@@ -151,6 +152,9 @@ result<void> validate_load(const load_spec& l, const std::string& where, const s
             return err("duration", "missing; shape " + shape_name + " needs a duration greater than 0");
         if (l.kind == shape::open && l.rate <= 0 && !l.rate_from)
             return err("rate", "missing; shape open needs a rate in requests per second");
+        // Churn's last request asks the server to close: requests pipelined behind it would be lost.
+        if (l.pipeline > 1 && l.requests_per_connection != 0)
+            return err("pipeline", "not with requests_per_connection; pipeline requests on keep-alive connections");
         break;
     case shape::ramp:
         if (l.length.count() <= 0 && l.profile != ramp_profile::stages)

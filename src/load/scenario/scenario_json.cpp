@@ -177,10 +177,9 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
 {
     if (!v.is_object())
         return rd.err(path, "expected an object with \"shape\" and its numbers");
-    if (auto e = rd.only(
-            v, path,
-            {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
-             "requests_per_connection", "preconnect"}))
+    if (auto e = rd.only(v, path,
+                         {"shape", "connections", "requests", "rate", "duration", "think", "profile", "users", "spikes",
+                          "stages", "requests_per_connection", "preconnect", "pipeline"}))
         return *e;
     load_spec l;
     if (!v.contains("shape"))
@@ -190,9 +189,8 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
         return rd.err(path + ".shape", "expected one of burst, closed, open, ramp");
     l.kind = *sh;
     // A field another shape uses is a mistake worth naming.
-    for (std::string_view field :
-         {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages", "connections",
-          "preconnect"}) {
+    for (std::string_view field : {"requests", "rate", "duration", "think", "profile", "users", "spikes", "stages",
+                                   "connections", "preconnect", "pipeline"}) {
         if (v.contains(field) && !field_used_by(field, l.kind))
             return rd.err(path + "." + std::string(field),
                           "not used by shape " + std::string(to_string(l.kind)) + "; remove it");
@@ -261,6 +259,10 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
     if (v.contains("requests_per_connection")) {
         EXECBENCH_TRY(n, rd.get_uint(v["requests_per_connection"], path + ".requests_per_connection", 1, 1'000'000));
         l.requests_per_connection = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("pipeline")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["pipeline"], path + ".pipeline", 1, max_pipeline));
+        l.pipeline = static_cast<std::uint32_t>(n);
     }
     if (v.contains("preconnect")) {
         if (!v["preconnect"].is_boolean())

@@ -172,6 +172,16 @@ trial_measurement burst_trial(std::uint16_t port, std::uint32_t n, bool preconne
     return run_trial(p);
 }
 
+/// The most requests in flight the timeline read in any second.
+std::uint32_t most_in_flight(const group_measurement& m)
+{
+    std::uint32_t most = 0;
+    for (const auto& sec : m.timeline)
+        if (sec.sampled)
+            most = std::max(most, sec.in_flight);
+    return most;
+}
+
 }  // namespace
 
 TEST_CASE("preconnect false: a burst's connects happen inside the trial, so a full accept queue shows", "[load]")
@@ -255,6 +265,51 @@ TEST_CASE("a burst sends exactly its requests and a closed loop counts every ans
     CHECK(fg(c).count.ok == server.answered() - before - 1);  // one more: the /health probe
     CHECK(fg(c).wall >= 450ms);
     CHECK_FALSE(fg(c).timeline.empty());
+}
+
+TEST_CASE("a pipelined closed loop keeps depth requests in flight on each connection, each answer recorded", "[load]")
+{
+    execbench::test_support::test_server server(execbench::models::model::loop);
+    // The server answers a connection's requests in turn, 100 ms each: a pipeline of 4 is answered over 400 ms,
+    // and all 4 stay in flight until the last answer; only then does the connection write the next 4.
+    auto s = closed(3, 1500ms);
+    s.mix.front().path = "/io?delayInMillis=100";
+    s.load.pipeline = 4;
+    auto r = run_ok(s, "http://127.0.0.1:" + std::to_string(server.port()));
+    const auto& m = fg(r);
+    CHECK(m.count.error_total() == 0);
+    CHECK(most_in_flight(m) >= 9);
+    CHECK(most_in_flight(m) <= 12);
+    // Every answer is one latency, and the server answered exactly those (run() sends no pre-flight request).
+    using execbench::endpoints::endpoint;
+    CHECK(m.latency.count() == m.count.ok);
+    CHECK(m.count.ok == server.counters().requests(endpoint::io, execbench::http::status::ok));
+    CHECK(m.count.ok >= 3 * 4 * 3);  // three pipelines or more on each connection in 1.5 s
+    CHECK(m.count.ok % 4 == 0);      // whole pipelines only: the end of the trial lets the last one finish
+    // The fourth of each pipeline waited for the three before it.
+    CHECK(m.latency.max() >= 350'000);
+    CHECK(m.latency.min() < 150'000);
+}
+
+TEST_CASE("a pipelined open loop sends a due request on a connection that still waits for answers", "[load]")
+{
+    execbench::test_support::test_server server(execbench::models::model::loop);
+    // One connection, a request due every 5 ms and answered in 20 ms: one at a time it would carry a quarter of
+    // them; pipelined 8 deep, the requests queue on it and the backlog is the server's, in flight.
+    auto s = make(shape::open, "/io?delayInMillis=20");
+    s.load.connections = 1;
+    s.load.pipeline = 8;
+    s.load.rate = 200;
+    s.load.length = 1s;
+    auto r = run_ok(s, "http://127.0.0.1:" + std::to_string(server.port()));
+    const auto& m = fg(r);
+    CHECK(m.count.error_total() == 0);
+    CHECK(m.count.ok + m.count.unsent == 200);
+    CHECK(most_in_flight(m) >= 4);
+    CHECK(most_in_flight(m) <= 8);
+    CHECK(m.latency.count() == m.count.ok);
+    using execbench::endpoints::endpoint;
+    CHECK(m.count.ok == server.counters().requests(endpoint::io, execbench::http::status::ok));
 }
 
 TEST_CASE("think pauses pace each connection and end with the trial, not after the longest pause", "[load]")

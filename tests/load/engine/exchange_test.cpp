@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using execbench::load::connect_failure;
 using execbench::load::error_class;
@@ -62,6 +63,39 @@ TEST_CASE("the response reader reads the next response afresh and drops bytes le
     CHECK(deliver(r, "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nno", 4096) == read_state::done);
     CHECK(r.response().status() == 404);
     CHECK(r.response().body_bytes() == 2);
+}
+
+TEST_CASE("the response reader keeps the bytes after a response for the next one when requests are pipelined",
+          "[load]")
+{
+    const std::string three = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"
+                              "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nbb"
+                              "HTTP/1.1 204 No Content\r\n\r\n";
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{5}, three.size()}) {
+        CAPTURE(chunk);
+        response_reader r;
+        r.begin();
+        std::size_t at = 0;
+        std::vector<int> statuses;
+        auto state = read_state::need_more;
+        while (statuses.size() < 3) {
+            if (state == read_state::need_more) {
+                REQUIRE(at < three.size());
+                auto space = r.space();
+                auto n = std::min({chunk, three.size() - at, space.size()});
+                std::memcpy(space.data(), three.data() + at, n);
+                at += n;
+                state = r.received(n);
+                continue;
+            }
+            REQUIRE(state == read_state::done);
+            statuses.push_back(r.response().status());
+            r.next();
+            state = r.parse();
+        }
+        CHECK(statuses == std::vector<int>{200, 404, 204});
+        CHECK(at == three.size());
+    }
 }
 
 TEST_CASE("the response reader streams a body larger than its buffer and counts it", "[load]")

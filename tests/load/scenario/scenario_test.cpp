@@ -109,8 +109,18 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
          "requests[0].body_file", "cannot read"},
         {R"({"description": "d", "requests": [{"path": "/", "bdy": 1}], )" + burst + "}", "requests[0].bdy",
          "unknown field"},
-        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 10, "requests_per_connection": 0}})",
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "burst", "requests": 10, "requests_per_connection": 0}})",
          "load.requests_per_connection", "integer in 1..1000000"},
+        {R"({"description": "d", )" + req + R"(, "load": {"shape": "burst", "requests": 10, "pipeline": 4}})",
+         "load.pipeline", "not used by shape burst"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "pipeline": 0}})",
+         "load.pipeline", "integer in 1..1024"},
+        {R"({"description": "d", )" + req +
+             R"(, "load": {"shape": "closed", "connections": 2, "duration": "1s", "pipeline": 4, )"
+             R"("requests_per_connection": 10}})",
+         "load.pipeline", "not with requests_per_connection"},
         {R"({"description": "d", "requests": [{"path": "/", "from": "soon"}], )" + burst + "}", "requests[0].from",
          "is not a duration"},
         {R"({"description": "d", "requests": [{"path": "/", "until": -1}], )" + burst + "}", "requests[0].until",
@@ -277,6 +287,13 @@ TEST_CASE("command-line flags override a scenario and are validated", "[load]")
     CHECK_THAT(r.err().message, Catch::StartsWith("--rate: missing"));
     shape_change.rate = 100;
     CHECK(apply_overrides(s, shape_change).ok());
+
+    overrides pipelined;  // the open shape now
+    pipelined.pipeline = 16;
+    REQUIRE(apply_overrides(s, pipelined).ok());
+    CHECK(s.load.pipeline == 16);
+    pipelined.pipeline = 0;
+    CHECK_THAT(apply_overrides(s, pipelined).err().message, Catch::StartsWith("--pipeline: expected"));
 
     overrides bad;
     bad.think = "3s..1s";

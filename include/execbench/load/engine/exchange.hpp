@@ -26,14 +26,20 @@ enum class read_state {
 };
 
 /// The read half of a connection: a fixed buffer the socket reads into and the parser fed from it. Bodies stream
-/// through; only a response's head must fit. Bytes past the response are dropped with it: the next response starts
-/// with the next request (begin()).
+/// through; only a response's head must fit. Bytes past a response belong to the next one when requests are
+/// pipelined (next()); otherwise they are dropped with it and the next response starts with the next request
+/// (begin()).
 class response_reader {
 public:
     static constexpr std::size_t buffer_bytes = 16 * 1024;
 
     /// Starts a new response, forgetting any bytes read before (a server's unasked bytes are no part of it).
     void begin();
+    /// Starts the response after the one just done, keeping the bytes that came after it (pipelined requests): call
+    /// parse() before reading again, since those bytes may hold it whole.
+    void next();
+    /// Parses the bytes kept by next() without reading.
+    read_state parse() { return received(0); }
     /// Where the next read writes; not empty after begin() or while received() says need_more.
     [[nodiscard]] boost::asio::mutable_buffer space() noexcept;
     /// `n` bytes arrived at space(): parses what it can.

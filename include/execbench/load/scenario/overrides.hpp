@@ -23,6 +23,7 @@ struct overrides {
     std::optional<double> rate;
     std::optional<std::string> duration;
     std::optional<std::string> think;  ///< "2s" or "1s..3s"
+    std::optional<std::uint32_t> pipeline;  ///< requests a connection carries at once (closed, open)
     std::optional<std::uint32_t> trials;
     std::optional<std::string> warmup;
     std::optional<std::string> timeout;

@@ -52,6 +52,9 @@ struct rate_from_capacity {
 std::string describe(const rate_from_capacity& r);
 
 /// The numbers of a load shape. Which fields matter depends on `kind`; docs/scenarios.md lists them.
+/// The deepest pipeline a connection carries (load_spec::pipeline).
+inline constexpr std::uint32_t max_pipeline = 1024;
+
 struct load_spec {
     shape kind = shape::closed;
     std::uint32_t connections = 0;  ///< burst: default = requests; closed/open: required; ramp: = max users
@@ -71,6 +74,9 @@ struct load_spec {
     /// Open every connection before the load starts (burst, closed, open); false: each connects when it sends its
     /// first request, so a burst is a storm of new connections and the connects are part of its latency.
     bool preconnect = true;
+    /// Requests each connection carries at once, written together and answered in order (HTTP/1.1 pipelining, as
+    /// wrk's pipeline script and TechEmpower's plaintext test at 16); closed and open shapes only. 1: one at a time.
+    std::uint32_t pipeline = 1;
 };
 
 /// A load that runs before and beside the measured one (e.g. 150 /cpu while 20 /io are measured).
