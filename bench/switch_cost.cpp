@@ -13,11 +13,11 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/spawn.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/context/fiber.hpp>
 
 #include <chrono>
@@ -40,7 +40,7 @@ using clock_type = std::chrono::steady_clock;
 asio::awaitable<void, executor_type> coro_round_trips(long rounds)
 {
     for (long i = 0; i < rounds; ++i)
-        co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable_t<executor_type>{});
+        co_await asio::post(co_await asio::this_coro::executor, asio::deferred);  // as src/models/coro.cpp waits
 }
 
 double coro_sample(long rounds)
