@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The hot-path comparison of docs/models.md: nginx against bench-server's loop and fiber models on
+# The hot-path comparison of docs/models.md: nginx against bench-server's loop, fiber and coro models on
 # GET /epoch-millis?delayInMillis=0, wrk -tT -c100T, every configuration once per round in a shuffled order, and the
 # medians at the end, with the server's CPU time per request (user + system, from /proc, over the measured run:
 # steadier than throughput on a machine with steal). One thread: server on CPU 0, wrk on CPU 1; two: unpinned, as a
 # 2-worker nginx would run.
-#   tools/hotpath.sh [ROUNDS=5] [SECONDS=5]            env: SERVERS="name=path ..." (default loop/fiber of the build),
+#   tools/hotpath.sh [ROUNDS=5] [SECONDS=5]            env: SERVERS="name=path ..." (default loop/fiber/coro of the build),
 #                                                           THREADS="1 2" (the thread counts to run)
 # Single runs on a shared VM swing by ±15 %, mostly together within a round, so it also prints the median over rounds
 # of each server's ratio to the first loop of the same round.
@@ -17,7 +17,9 @@ for n in "$rounds" "$seconds" $threads; do
 done
 here=$(cd "$(dirname "$0")/.." && pwd)
 servers=${SERVERS:-"build=$here/build/release/bench-server"}
-work=$(mktemp -d); trap 'pkill -f "nginx -c $work" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Only the process this script started, by its PID, is stopped on the way out.
+pid=
+work=$(mktemp -d); trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 port=18190; path='/epoch-millis?delayInMillis=0'
 
 for t in $threads; do
@@ -54,7 +56,7 @@ for r in $(seq "$rounds"); do
   for t in $threads; do
     if [ "$t" = 1 ]; then spin="taskset -c 0"; wpin="taskset -c 1"; else spin=""; wpin=""; fi
     configs="nginx"
-    for s in $servers; do configs+=" loop@$s fiber@$s"; done
+    for s in $servers; do configs+=" loop@$s fiber@$s coro@$s"; done
     for c in $(tr ' ' '\n' <<<"$configs" | shuf); do
       if [ "$c" = nginx ]; then
         $spin nginx -c "$work/nginx-$t.conf" & pid=$!; name=nginx
@@ -73,6 +75,7 @@ for r in $(seq "$rounds"); do
       echo "round $r threads $t $name $rps req/s, $us us CPU a request"
       echo "$r $t $name $rps $us" >> "$results"
       kill "$pid"; wait "$pid" 2>/dev/null || true
+      pid=
       sleep 0.5
     done
   done
