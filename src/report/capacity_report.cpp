@@ -109,7 +109,10 @@ nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scena
         // One point per offered rate, in rate order, drawn against that rate: joined in the order they ran, or by
         // their achieved rate (which an overloaded step pulls back below the passing steps beside it), the
         // bisections' steps zig-zag. Repeats at one rate are drawn as their median with their range.
-        for (const auto& [rate, at_rate] : steps_by_rate(r->result.steps)) {
+        for (const auto& rate_steps : steps_by_rate(r->result.steps)) {
+            // Named, not a structured binding: clang 14 cannot capture one in a lambda (the sanitizer build's).
+            const auto& rate = rate_steps.first;
+            const auto& at_rate = rate_steps.second;
             auto figure = [&](double load::capacity_step::*member) {
                 std::vector<double> v;
                 for (const auto* st : at_rate)
