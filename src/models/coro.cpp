@@ -46,7 +46,7 @@ constexpr auto use_values = asio::as_tuple(asio::deferred);
 
 // GCC 12 miscompiles two coroutine patterns (Boost.Cobalt's docs warn against 12.1 and 12.2): a temporary with a
 // destructor that lives across a `co_await` in one full-expression, and a lambda coroutine's captures (gone once the
-// lambda is). So no coroutine here is a lambda, coroutines take their arguments as references or trivial values, and
+// lambda is). So no coroutine here is a lambda, coroutines take references, trivial values or the socket moved in, and
 // each `co_await` stands alone in its statement (tests/models/coro_patterns_test.cpp).
 
 class coro_server final : public io_server {
