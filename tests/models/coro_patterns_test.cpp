@@ -4,10 +4,10 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -21,7 +21,7 @@ namespace asio = boost::asio;
 using executor_type = asio::io_context::executor_type;
 template <class T = void>
 using task = asio::awaitable<T, executor_type>;
-constexpr auto use_task = asio::as_tuple(asio::use_awaitable_t<executor_type>{});
+constexpr auto use_values = asio::as_tuple(asio::deferred);  // as src/models/coro.cpp waits
 using timer_type =
     asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, executor_type>;
 
@@ -38,7 +38,7 @@ struct counted {
 task<> suspend_once()
 {
     timer_type timer(co_await asio::this_coro::executor, std::chrono::steady_clock::duration::zero());
-    co_await timer.async_wait(use_task);
+    co_await timer.async_wait(use_values);
 }
 
 task<std::string> echo_after_suspending(const std::string& text)
@@ -59,7 +59,7 @@ task<> parked_for_an_hour(int& live)
 {
     counted local(live);
     timer_type timer(co_await asio::this_coro::executor, std::chrono::hours(1));
-    co_await timer.async_wait(use_task);
+    co_await timer.async_wait(use_values);
 }
 
 task<std::optional<bool>> optional_result(bool value)
