@@ -44,12 +44,13 @@ run_status status_of(const run_result& r) noexcept
 {
     if (r.trials.empty())
         return run_status::failed;
+    // Stopped says what ended the run, before anything its trials showed; its message still lists request errors
+    // and generator-bound trials.
+    if (r.partial)
+        return run_status::stopped;
     // Errors and unsent requests of such a run are the generator's too; the message still lists them.
     if (r.generator_bound_trials() == r.trials.size())
         return run_status::generator_bound;
-    // Stopped says what ended the run; its message still lists any request errors.
-    if (r.partial)
-        return run_status::stopped;
     if (r.had_errors())
         return run_status::errors;
     return r.had_unsent() ? run_status::behind : run_status::ok;

@@ -79,7 +79,8 @@ result<std::vector<std::string>> select_scenarios(const std::filesystem::path& d
             suites.push_back(name);
         auto guess = closest_match(suite, suites);
         return fail("--suite: no scenario in " + dir.string() + " lists suite '" + suite + "'" +
-                    (guess ? "; did you mean " + *guess + "?" : std::string{}) + " (bench-load --list-suites lists them)");
+                    (guess ? "; did you mean " + *guess + "?" : std::string{}) +
+                    " (bench-load --list-suites lists them)");
     }
     if (named.empty())
         return in_suite;
@@ -270,8 +271,8 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
             !w)
             return w;
         e.status = status_of(m);
-        if (e.status == run_status::stopped && !stopped)
-            e.status = run_status::errors;
+        if (e.status == run_status::stopped && !stopped)  // partial because rounds were missing, not stopped
+            e.status = m.generator_bound_trials() == m.trials.size() ? run_status::generator_bound : run_status::errors;
         e.message = error_summary(m);
         if (auto bound = m.generator_bound_trials(); bound > 0)
             add_note(e.message, std::to_string(bound) + " of " + std::to_string(m.trials.size()) +
@@ -345,7 +346,9 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         auto read = read_capacity(o.capacity_from);
         if (!read)
             return fail("a scenario takes its rate from each arm's capacity, but the capacity searches cannot be "
-                        "read (" + read.err().message + "); run bench-suite --suite capacity first, or give "
+                        "read (" +
+                        read.err().message +
+                        "); run bench-suite --suite capacity first, or give "
                         "--capacity-from a results folder that holds them");
         capacities = std::move(*read);
     }
