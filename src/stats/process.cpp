@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -228,6 +229,45 @@ result<process_sample> sample_process(pid_t pid, sample_depth depth)
     }
     s.walked = true;
     return s;
+}
+
+std::vector<pid_t> process_tree(pid_t root)
+{
+    std::vector<pid_t> tree;
+    if (::kill(root, 0) != 0 && errno == ESRCH)
+        return tree;
+    tree.push_back(root);
+    std::string text;
+    // Breadth first; a child may be listed under any thread that forked it, so every task is read. Each pid is
+    // taken once, so a pid reused while walking cannot loop.
+    for (std::size_t at = 0; at < tree.size() && tree.size() < 4096; ++at) {
+        auto task_path = "/proc/" + std::to_string(tree[at]) + "/task";
+        directory tasks(task_path);
+        if (!tasks.is_open())
+            continue;
+        for (auto tid = tasks.next(); !tid.empty(); tid = tasks.next()) {
+            if (!read_file(task_path + "/" + std::string(tid) + "/children", text))
+                continue;
+            for (auto word : split_whitespace(text)) {
+                pid_t child = 0;
+                if (parse_number(word, child) && std::find(tree.begin(), tree.end(), child) == tree.end())
+                    tree.push_back(child);
+            }
+        }
+    }
+    return tree;
+}
+
+void add_sample(process_sample& a, const process_sample& b)
+{
+    a.resident_bytes += b.resident_bytes;
+    a.cpu_seconds += b.cpu_seconds;
+    a.threads += b.threads;
+    a.voluntary_switches += b.voluntary_switches;
+    a.involuntary_switches += b.involuntary_switches;
+    a.open_fds += b.open_fds;
+    a.open_sockets += b.open_sockets;
+    a.walked = a.walked && b.walked;
 }
 
 std::optional<pid_t> find_listening_pid(std::uint16_t port)

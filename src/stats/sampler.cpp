@@ -29,10 +29,19 @@ sample_source proc_source(pid_t pid)
 {
     bool self = pid == 0 || pid == ::getpid();
     std::optional<process_sample> last_full;
-    return [pid, self, last_full](sample_depth depth) mutable -> std::optional<process_sample> {
+    // Another process is read with its descendants: a master process's figures alone read 0 % CPU while its workers
+    // serve. The tree is walked again at each full reading; in between, the same processes are read.
+    std::vector<pid_t> tree;
+    return [pid, self, last_full, tree](sample_depth depth) mutable -> std::optional<process_sample> {
+        if (!self && (depth == sample_depth::full || tree.empty()))
+            tree = process_tree(pid);
         auto s = sample_process(pid, depth);
         if (!s)
             return std::nullopt;
+        // A worker that ended between the walk and this reading is skipped.
+        for (std::size_t i = 1; i < tree.size(); ++i)
+            if (auto child = sample_process(tree[i], depth))
+                add_sample(*s, *child);
         if (s->walked) {
             last_full = *s;
         } else if (last_full) {

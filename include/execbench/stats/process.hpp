@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 #include <sys/types.h>
 
 namespace execbench::stats {
@@ -33,6 +34,13 @@ enum class sample_depth {
 
 /// Reads /proc/<pid> (0 = this process); the error names the file that could not be read.
 result<process_sample> sample_process(pid_t pid = 0, sample_depth depth = sample_depth::full);
+
+/// `root` and its descendants, found through each task's /proc/<pid>/task/<tid>/children: a server's master
+/// process and its workers. Just `root` when it has no children; empty when `root` does not exist.
+std::vector<pid_t> process_tree(pid_t root);
+
+/// Adds `b`'s figures to `a` (a process tree's reading is the sum of its processes'); `walked` only when both were.
+void add_sample(process_sample& a, const process_sample& b);
 
 /// The pid of the local process listening on TCP `port` (IPv4 or IPv6), found through /proc/net/tcp* and fd links.
 std::optional<pid_t> find_listening_pid(std::uint16_t port);

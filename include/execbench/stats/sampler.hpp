@@ -24,7 +24,7 @@ struct timed_sample {
 /// could be read this time (the sampler keeps going). A source reads the CPU time before anything slow.
 using sample_source = std::function<std::optional<process_sample>(sample_depth)>;
 
-/// Reads /proc/<pid> (0 = this process). A cheap reading carries the last full one's context switches and its
+/// Reads /proc/<pid> (0 = this process); another process with its descendants, summed (process_tree). A cheap reading carries the last full one's context switches and its
 /// count of fds that are not sockets: open_sockets is then open_fds minus that count, exact while the process
 /// opens and closes only sockets between two full readings.
 sample_source proc_source(pid_t pid);

@@ -6,6 +6,7 @@
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/run/server_probe.hpp"
 #include "execbench/load/scenario/open_files.hpp"
+#include "execbench/stats/process.hpp"
 
 #include <csignal>
 #include <cstdlib>
@@ -180,7 +181,12 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     scratch_dir dir("execbench-profile");
     if (dir.path().empty())
         return fail("cannot create a temporary folder for perf's files");
-    auto pid = std::to_string(*server.pid);
+    // The whole tree: a master process's workers do the serving.
+    std::string pid;
+    for (auto member : stats::process_tree(*server.pid))
+        pid += (pid.empty() ? "" : ",") + std::to_string(member);
+    if (pid.empty())
+        return fail("the server's process " + std::to_string(*server.pid) + " has ended");
 
     profile_capture out;
     // Two perf processes: stat counts exactly (no sampling) and record's samples do not disturb its counts.
@@ -196,10 +202,12 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     auto stat_file = dir.path() / "stat.csv";
     // perf stat opens one descriptor per event and thread, inherited from this process's limit.
     std::uint64_t threads = 0;
-    std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator("/proc/" + pid + "/task", ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-        ++threads;
+    for (auto member : stats::process_tree(*server.pid)) {
+        std::error_code ec;
+        for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(member) + "/task", ec);
+             !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+            ++threads;
+    }
     (void)raise_open_file_limit((threads + 8) * (counted_syscalls().size() + 8) + spare_descriptors);
     if (auto started = stat->start(p, {"stat", "-x,", "-p", pid, "-o", stat_file.string(), "-e", perf_stat_events()});
         !started) {

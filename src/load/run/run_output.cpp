@@ -264,4 +264,24 @@ std::string format_profile_line(std::string_view scenario, std::string_view arm,
     return out;
 }
 
+std::optional<std::string> idle_server_warning(const run_result& r)
+{
+    std::uint64_t answered = 0;
+    double busiest = 0;
+    bool sampled = false;
+    for (const auto& t : r.trials) {
+        if (!t.server)
+            continue;
+        sampled = true;
+        answered += t.measured.foreground.count.total();
+        busiest = std::max(busiest, t.server->cpu_percent_avg);
+    }
+    // A thousand requests cost any real server more than one 10 ms clock tick.
+    if (!sampled || !r.server.pid || answered < 1000 || busiest > 0)
+        return std::nullopt;
+    return "the sampled server process (pid " + std::to_string(*r.server.pid) + ") and its descendants used no CPU "
+           "while " + std::to_string(answered) + " requests were answered: they are not what serves (a launcher, or "
+           "workers started outside its tree); give the serving process with --server-pid";
+}
+
 }  // namespace execbench::load

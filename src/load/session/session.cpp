@@ -177,6 +177,8 @@ std::vector<slo_verdict> session::judge(const run_result& r) const
 
 run_exit session::finish(const run_result& r, const std::vector<slo_verdict>& verdicts) const
 {
+    if (auto idle = idle_server_warning(r))
+        note("warning: " + *idle);
     if (r.partial && !options_.shard_trials)  // a shard of --processes leaves this to its parent
         note("stopped early; results written so far are marked partial");
     for (const auto& v : verdicts)

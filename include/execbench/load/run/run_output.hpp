@@ -4,6 +4,7 @@
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/run/slo.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ std::string format_trial_line(const run_result& r, const trial_result& t);
 std::string format_trial_json(const run_result& r, const trial_result& t);
 /// The summary as one line of JSON: median/min/max of every summary column, the error classes and the SLO verdicts.
 std::string format_summary_json(const run_result& r, const std::vector<slo_verdict>& slo = {});
+/// What to tell the user when the sampled server process used no CPU while it answered thousands of requests: the
+/// pid was not the process that serves (a launcher, or workers that are not its descendants); empty otherwise.
+std::optional<std::string> idle_server_warning(const run_result& r);
+
 /// "fiber io-600 profiled (under perf, not a result): 1877 req/s (0.98 x the unprofiled median 1915), CPU 52.1
 /// us/request, 1.02 context switches/request, 6.1 system calls/request (sendmsg 1.00, recvmsg 2.00, ...)"; without
 /// a capture, "... profiled: no profile". `unprofiled_rps` 0 leaves the comparison out.
