@@ -48,7 +48,7 @@ void progress_printer::operator()(const progress_event& ev)
         return;
     }
     if (ev.what == phase::trial_done) {
-        std::fprintf(out_, "%s %s: trial %u/%u done, ok=%llu errors=%llu, elapsed %s\n", ev.model.c_str(),
+        std::fprintf(out_, "%s %s: trial %u/%u done, ok=%llu errors=%llu, elapsed %s\n", ev.label.c_str(),
                      ev.scenario.c_str(), ev.trial, ev.trials, static_cast<unsigned long long>(ev.ok),
                      static_cast<unsigned long long>(ev.errors), clock_text(ev.elapsed).c_str());
         std::fflush(out_);

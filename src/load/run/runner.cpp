@@ -186,7 +186,7 @@ result<run_result> run(const scenario& s, const run_options& options, const run_
         if (!options.on_progress)
             return;
         ev.scenario = s.name;
-        ev.model = out.server.model;
+        ev.label = options.label.empty() ? out.server.model : options.label;
         ev.trials = s.trials;
         ev.elapsed = clock::now() - run_start;
         ev.run = &out;

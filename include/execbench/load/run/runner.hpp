@@ -30,6 +30,7 @@ struct run_options {
     bool allow_remote = false;
     unsigned threads = 1;
     std::optional<pid_t> server_pid;               ///< default: found from the listening port when local
+    std::string label;  ///< what progress calls the server (a suite's arm name); default: its reported model
     const std::atomic<bool>* stop = nullptr;       ///< set (e.g. from SIGINT) to end the run early
     std::chrono::milliseconds sample_period{100};  ///< server sampling, 10 Hz
     std::uint64_t seed = 1;
@@ -105,7 +106,7 @@ struct run_result {
 struct progress_event {
     enum class phase { warmup, trial, pause, trial_done, done } what = phase::trial;
     std::string scenario;
-    std::string model;
+    std::string label;   ///< run_options::label, or the server's model
     unsigned trial = 0;  ///< 1-based; 0 during warm-up
     unsigned trials = 0;
     duration elapsed{};    ///< since the run started
