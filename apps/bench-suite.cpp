@@ -143,7 +143,11 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
     app.add_option("--models", f.models, "Comma-separated models, one arm each named after its model")
         ->capture_default_str();
     app.add_option("--arm", f.arm_texts,
-                   "NAME=MODEL[:OPTION=VALUE,...], repeatable (replaces --models), e.g. pool400=pool:threads=400");
+                   "NAME=MODEL[:OPTION=VALUE,...], NAME=cmd:'COMMAND {port}' (your server, started for each trial) or "
+                   "NAME=url:http://127.0.0.1:PORT (running already); repeatable; replaces the default models, adds "
+                   "to those --models names (docs/own-server.md)");
+    app.add_option("--ready-path", options.ready_path,
+                   "A cmd: arm is ready when GET PATH answers 2xx (default: when its port accepts a connection)");
     app.add_option("--order", f.order, "interleaved (rounds of one trial per arm, shuffled) or blocked")
         ->capture_default_str();
     app.add_option("--seed", f.seed, "Seed of the interleaved order (default: from the clock; printed and recorded)");
@@ -181,7 +185,8 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
     app.add_option("--threads", options.threads, "Load-generator threads")
         ->check(integer_in(1, 1024, "a number of threads"))
         ->capture_default_str();
-    app.add_option("--start-timeout", f.start_timeout, "Seconds to wait for a server's /health")
+    app.add_option("--start-timeout", f.start_timeout,
+                   "Seconds to wait for a server to be ready (its /health; a cmd: arm, its port or --ready-path)")
         ->transform(seconds_in(0.1, 3600))
         ->capture_default_str();
     app.add_option("--stop-timeout", f.stop_timeout, "Seconds between SIGTERM and SIGKILL")
@@ -220,24 +225,22 @@ execbench::result<void> configure_scenarios(const flags& f, execbench::load::sui
     return {};
 }
 
-/// The arms (--models or --arm) and the order their trials run in.
+/// The arms (--models, --arm, or both: the models' arms first) and the order their trials run in.
 execbench::result<void> configure_arms(const CLI::App& app, const flags& f, execbench::load::suite_options& options)
 {
     namespace load = execbench::load;
-    if (f.arm_texts.empty()) {
+    // --arm alone replaces the default models; with --models given too, it adds to them (your server beside them).
+    if (f.arm_texts.empty() || app.count("--models") > 0) {
         auto arms = load::arms_of_models(execbench::split_list(f.models));
         if (!arms)
             return arms.err();
         options.arms = std::move(*arms);
-    } else {
-        if (app.count("--models") > 0)
-            return execbench::fail("give either --models or --arm, not both");
-        for (const auto& text : f.arm_texts) {
-            auto a = load::parse_arm(text);
-            if (!a)
-                return a.err();
-            options.arms.push_back(std::move(*a));
-        }
+    }
+    for (const auto& text : f.arm_texts) {
+        auto a = load::parse_arm(text);
+        if (!a)
+            return a.err();
+        options.arms.push_back(std::move(*a));
     }
     if (auto checked = load::check_arms(options.arms); !checked)
         return checked.err();
@@ -289,6 +292,8 @@ execbench::result<void> configure(const CLI::App& app, const flags& f, execbench
         return done;
     if (auto done = configure_cpus(f, options); !done)
         return done;
+    if (!options.ready_path.empty() && !options.ready_path.starts_with('/'))
+        return execbench::fail("--ready-path: '" + options.ready_path + "' must start with '/'");
     if (f.server_bin && ::access(f.server_bin->c_str(), X_OK) != 0)
         return execbench::fail("--server-bin: '" + *f.server_bin + "' is not an executable file");
     options.server_binary = f.server_bin ? std::filesystem::path(*f.server_bin) : default_server_binary();

@@ -1,6 +1,7 @@
 #include "execbench/load/run/arm.hpp"
 
 #include "execbench/core/model_names.hpp"
+#include "execbench/http/url.hpp"
 #include "execbench/load/scenario/duration.hpp"
 
 #include <algorithm>
@@ -9,6 +10,9 @@
 namespace execbench::load {
 
 namespace {
+
+constexpr std::string_view command_prefix = "cmd:";
+constexpr std::string_view url_prefix = "url:";
 
 bool valid_name(std::string_view name)
 {
@@ -56,7 +60,8 @@ const std::vector<std::string>& arm_option_names()
 result<arm_spec> parse_arm(std::string_view text)
 {
     auto bad = [&](const std::string& why) -> result<arm_spec> {
-        return fail("--arm '" + std::string(text) + "': " + why + " (expected NAME=MODEL[:OPTION=VALUE,...])");
+        return fail("--arm '" + std::string(text) + "': " + why +
+                    " (expected NAME=MODEL[:OPTION=VALUE,...], NAME=cmd:'COMMAND {port}' or NAME=url:http://HOST:PORT)");
     };
     auto eq = text.find('=');
     if (eq == std::string_view::npos)
@@ -66,6 +71,25 @@ result<arm_spec> parse_arm(std::string_view text)
     if (!valid_name(a.name))
         return bad("the name '" + a.name + "' must be 1-40 letters, digits, '-', '_' or '.'");
     auto rest = text.substr(eq + 1);
+    if (rest.starts_with(command_prefix)) {
+        a.command = std::string(rest.substr(command_prefix.size()));
+        if (a.command.find_first_not_of(" \t") == std::string::npos)
+            return bad("no command after 'cmd:'");
+        if (a.command.find(port_placeholder) == std::string::npos)
+            return bad("the command has no {port}: the server must listen on the port bench-suite picks");
+        return a;
+    }
+    if (rest.starts_with(url_prefix)) {
+        auto u = http::parse_url(rest.substr(url_prefix.size()));
+        if (!u)
+            return bad(u.err().message);
+        if (!http::is_loopback_literal(u->host))
+            return bad("'" + u->host + "' is not a loopback address: load goes only to this machine (127.0.0.0/8)");
+        if (u->target != "/")
+            return bad("give the server's address without a path (each scenario names its own paths)");
+        a.url = "http://" + u->authority();
+        return a;
+    }
     auto colon = rest.find(':');
     auto model = check_model(rest.substr(0, colon));
     if (!model)

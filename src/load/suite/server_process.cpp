@@ -4,6 +4,7 @@
 #include "execbench/core/run_command.hpp"
 #include "execbench/stats/process.hpp"
 
+#include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/http_request.hpp"
 
 #include <algorithm>
@@ -36,6 +37,33 @@ std::optional<int> reap(pid_t pid)
     return std::nullopt;
 }
 
+void add_problem(std::string& to, const std::string& problem)
+{
+    to += (to.empty() ? "" : "; ") + problem;
+}
+
+/// True when a TCP connect to 127.0.0.1:`port` succeeds (on loopback it succeeds or fails at once).
+bool accepts_connections(std::uint16_t port)
+{
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+}
+
+std::string replace_all(std::string text, std::string_view what, const std::string& with)
+{
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
+        text.replace(at, what.size(), with);
+    return text;
+}
+
 std::string describe_exit(int status)
 {
     if (WIFEXITED(status))
@@ -50,7 +78,7 @@ std::string describe_exit(int status)
 server_process::~server_process()
 {
     if (pid_ > 0) {
-        ::kill(pid_, SIGKILL);
+        ::kill(-pid_, SIGKILL);
         int status = 0;
         ::waitpid(pid_, &status, 0);
     }
@@ -72,8 +100,7 @@ std::string server_process::stderr_tail(std::size_t max_bytes) const
     return log_tail({dir_ / "stderr"}, max_bytes);
 }
 
-result<void> server_process::start(const std::filesystem::path& binary, const std::vector<std::string>& args,
-                                   clock::time_point deadline)
+result<void> server_process::launch(const std::vector<std::string>& argv)
 {
     if (pid_ > 0)
         return fail("server already started");
@@ -81,65 +108,125 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
     if (!folder)
         return fail("the server's output: " + folder.err().message);
     dir_ = *folder;
-    auto out_file = dir_ / "stdout";
+    // The child gets default signal handling whatever this process has set (e.g. SIGINT for a graceful stop).
+    // Its own process group: a Ctrl-C at the terminal stops the suite after the current run, which then stops
+    // the server itself, instead of the server dying under a run still measuring it; and a server that forks
+    // workers (nginx, gunicorn) is stopped whole through the group.
+    auto pid = spawn(argv, {{dir_ / "stdout", dir_ / "stderr"}, true, true});
+    if (!pid)
+        return pid.err();
+    pid_ = *pid;
+    return {};
+}
+
+result<void> server_process::give_up(const std::string& why)
+{
+    std::string tail = stderr_tail();
+    if (pid_ > 0) {
+        ::kill(-pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+    }
+    return fail(label_ + " " + why + (tail.empty() ? "" : "; its stderr: " + tail));
+}
+
+result<void> server_process::await_ready(const std::function<bool()>& ready, const std::string& before,
+                                         const std::string& late, clock::time_point deadline)
+{
+    while (true) {
+        if (auto st = reap(pid_)) {
+            pid_ = -1;
+            return give_up(describe_exit(*st) + " before " + before);
+        }
+        if (ready())
+            return {};
+        if (clock::now() >= deadline)
+            return give_up(late + " in time");
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+}
+
+result<void> server_process::start(const std::filesystem::path& binary, const std::vector<std::string>& args,
+                                   clock::time_point deadline)
+{
     std::vector<std::string> argv{binary.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.emplace_back("--port");
     argv.emplace_back("0");
-    // The child gets default signal handling whatever this process has set (e.g. SIGINT for a graceful stop).
-    // Its own process group: a Ctrl-C at the terminal stops the suite after the current run, which then stops
-    // the server itself, instead of the server dying under a run still measuring it.
-    auto pid = spawn(argv, {{out_file, dir_ / "stderr"}, true, true});
-    if (!pid)
-        return pid.err();
-    pid_ = *pid;
+    if (auto launched = launch(argv); !launched)
+        return launched;
 
-    auto give_up = [&](const std::string& why) -> result<void> {
-        std::string tail = stderr_tail();
-        if (pid_ > 0) {
-            ::kill(pid_, SIGKILL);
-            int status = 0;
-            ::waitpid(pid_, &status, 0);
-            pid_ = -1;
-        }
-        return fail("bench-server " + why + (tail.empty() ? "" : "; its stderr: " + tail));
-    };
-
+    auto out_file = dir_ / "stdout";
     // The start line: "bench-server model=... port=NNNN ... pid=NNN".
-    while (true) {
-        auto text = read_file(out_file).value_or("");
-        if (auto nl = text.find('\n'); nl != std::string::npos) {
-            start_line_ = text.substr(0, nl);
-            break;
-        }
-        if (auto st = reap(pid_)) {
-            pid_ = -1;
-            return give_up(describe_exit(*st) + " before announcing its port");
-        }
-        if (clock::now() >= deadline)
-            return give_up("printed no start line in time");
-        std::this_thread::sleep_for(std::chrono::milliseconds{20});
-    }
+    // What a server that is not bench-server prints instead of its start line (nginx: 'invalid option: "-"').
+    const std::string not_bench_server =
+        " (--server-bin must be a bench-server; run your own server as --arm NAME=cmd:'COMMAND {port}', "
+        "docs/own-server.md)";
+    auto announced = await_ready(
+        [&] {
+            auto text = read_file(out_file).value_or("");
+            auto nl = text.find('\n');
+            if (nl != std::string::npos)
+                start_line_ = text.substr(0, nl);
+            return nl != std::string::npos;
+        },
+        "announcing its port", "printed no start line", deadline);
+    if (!announced)
+        return fail(announced.err().message + not_bench_server);
     auto port = announced_port(start_line_);
     if (!port)
-        return give_up("start line has no port: '" + start_line_ + "'");
+        return give_up("start line has no port: '" + start_line_ + "'" + not_bench_server);
     port_ = *port;
 
     boost::asio::ip::tcp::endpoint ep(boost::asio::ip::make_address_v4("127.0.0.1"), port_);
     std::string host = "127.0.0.1:" + std::to_string(port_);
-    while (true) {
-        if (auto st = reap(pid_)) {
-            pid_ = -1;
-            return give_up(describe_exit(*st) + " before /health answered");
-        }
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-        if (left.count() <= 0)
-            return give_up("did not answer /health in time on port " + std::to_string(port_));
-        auto h = detail::http_get(ep, host, "/health", std::min(left, std::chrono::milliseconds{1000}));
-        if (h && h->status == 200)
-            return {};
-        std::this_thread::sleep_for(std::chrono::milliseconds{50});
-    }
+    return await_ready(
+        [&] {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            auto h = detail::http_get(ep, host, "/health",
+                                      std::clamp(left, std::chrono::milliseconds{1}, std::chrono::milliseconds{1000}));
+            return h && h->status == 200;
+        },
+        "/health answered", "did not answer /health on port " + std::to_string(port_), deadline);
+}
+
+result<void> server_process::start_command(const std::string& command, const std::string& downstream,
+                                           const std::string& cpus, const std::string& ready_path,
+                                           clock::time_point deadline)
+{
+    auto port = free_port();
+    if (!port)
+        return fail("no free port on 127.0.0.1 for the command");
+    port_ = *port;
+    auto text = replace_all(replace_all(command, port_placeholder, std::to_string(port_)), downstream_placeholder,
+                            downstream);
+    label_ = "the command '" + text + "'";
+    start_line_ = text;
+    std::vector<std::string> argv;
+    if (!cpus.empty())
+        argv = {"taskset", "--cpu-list", cpus};
+    argv.insert(argv.end(), {"/bin/sh", "-c", text});
+    if (auto launched = launch(argv); !launched)
+        return fail(label_ + ": " + launched.err().message);
+
+    boost::asio::ip::tcp::endpoint ep(boost::asio::ip::make_address_v4("127.0.0.1"), port_);
+    std::string host = "127.0.0.1:" + std::to_string(port_);
+    const auto on_port = " on port " + std::to_string(port_);
+    if (ready_path.empty())
+        return await_ready([&] { return accepts_connections(port_); },
+                           "accepting connections" + on_port +
+                               " (a server that daemonizes must be told to stay in the foreground)",
+                           "accepted no connection" + on_port, deadline);
+    return await_ready(
+        [&] {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            auto h = detail::http_get(ep, host, ready_path,
+                                      std::clamp(left, std::chrono::milliseconds{1}, std::chrono::milliseconds{1000}));
+            return h && h->status >= 200 && h->status < 300;
+        },
+        "answering GET " + ready_path + " with 2xx" + on_port,
+        "did not answer GET " + ready_path + " with 2xx" + on_port, deadline);
 }
 
 result<void> server_process::stop(std::chrono::milliseconds grace)
@@ -147,31 +234,39 @@ result<void> server_process::stop(std::chrono::milliseconds grace)
     if (pid_ <= 0)
         return {};
     std::string problem;
-    ::kill(pid_, SIGTERM);
+    ::kill(-pid_, SIGTERM);
     auto deadline = clock::now() + grace;
     std::optional<int> status;
     while (!(status = reap(pid_)) && clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds{20});
     if (!status) {
-        ::kill(pid_, SIGKILL);
+        ::kill(-pid_, SIGKILL);
         int st = 0;
         ::waitpid(pid_, &st, 0);
         problem = "did not exit within " + std::to_string(grace.count()) + " ms of SIGTERM and was killed";
-    } else if (*status != -1 && !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)) {
+    } else if (*status != -1 && !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) &&
+               !(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM && label_ != "bench-server")) {
+        // A command's shell may die of the SIGTERM it was sent: that is a stop, not a problem.
         problem = describe_exit(*status) + " after SIGTERM";
+    }
+    // The rest of its group (workers, or a server the shell did not exec) has the same grace to follow.
+    while (::kill(-pid_, 0) == 0 && clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    if (::kill(-pid_, 0) == 0) {
+        ::kill(-pid_, SIGKILL);
+        add_problem(problem, "processes of its group outlived it and were killed");
     }
     pid_ = -1;
     auto port_deadline = clock::now() + grace;
     while (!port_is_free(port_)) {
         if (clock::now() >= port_deadline) {
-            problem += std::string(problem.empty() ? "" : "; ") + "port " + std::to_string(port_) +
-                       " still in use after the server ended";
+            add_problem(problem, "port " + std::to_string(port_) + " still in use after the server ended");
             break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds{50});
     }
     if (!problem.empty())
-        return fail("bench-server " + problem);
+        return fail(label_ + " " + problem);
     return {};
 }
 
@@ -186,6 +281,23 @@ std::optional<std::uint16_t> announced_port(std::string_view start_line)
     if (port == 0 || port > 65535)
         return std::nullopt;
     return static_cast<std::uint16_t>(port);
+}
+
+std::optional<std::uint16_t> free_port()
+{
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return std::nullopt;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    std::optional<std::uint16_t> port;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        port = ntohs(addr.sin_port);
+    ::close(fd);
+    return port;
 }
 
 bool port_is_free(std::uint16_t port)

@@ -3,6 +3,7 @@
 #include "execbench/core/file.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/run/run_output.hpp"
 #include "execbench/load/session/session.hpp"
 #include "execbench/load/suite/postgres_cluster.hpp"
 
@@ -30,12 +31,15 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     server_process downstream;
     postgres_cluster database;
     server_process server;
-    std::vector<std::string> args = arm_server_args(a);
-    args.insert(args.end(), {"--host", "127.0.0.1"});
-    if (!pins.server_cpus.empty())
-        args.insert(args.end(), {"--cpus", pins.server_cpus});
-    auto extra = server_option_args(s.server);
-    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<std::string> args;
+    if (a.kind() == arm_kind::model) {
+        args = arm_server_args(a);
+        args.insert(args.end(), {"--host", "127.0.0.1"});
+        if (!pins.server_cpus.empty())
+            args.insert(args.end(), {"--cpus", pins.server_cpus});
+        auto extra = server_option_args(s.server);
+        args.insert(args.end(), extra.begin(), extra.end());
+    }
     if (s.server.downstream == "separate") {
         std::vector<std::string> dargs{"--model", s.server.downstream_model, "--host", "127.0.0.1"};
         if (!pins.downstream_cpus.empty())
@@ -47,6 +51,12 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
         }
         args.emplace_back("--downstream");
         args.push_back(downstream.url());
+    }
+    if (a.kind() != arm_kind::model && s.server.database != "sqlite") {
+        (void)downstream.stop(o.stop_timeout);
+        out.message = "scenario " + s.name + " configures bench-server's database (" + s.server.database +
+                      "), which arm " + a.name + " does not run";
+        return out;
     }
     if (s.server.database == "postgresql") {
         if (auto started = database.start(); !started) {
@@ -69,7 +79,19 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
         args.emplace_back("--movies-db");
         args.push_back((database_file->path() / "movies.db").string());
     }
-    if (auto started = server.start(o.server_binary, args, deadline_of()); !started) {
+    auto started = [&]() -> result<void> {
+        switch (a.kind()) {
+        case arm_kind::model:
+            return server.start(o.server_binary, args, deadline_of());
+        case arm_kind::command:
+            return server.start_command(a.command, downstream.running() ? downstream.url() : std::string(),
+                                        pins.server_cpus, o.ready_path, deadline_of());
+        case arm_kind::url:
+            return {};
+        }
+        return {};
+    }();
+    if (!started) {
         (void)downstream.stop(o.stop_timeout);
         out.message = started.err().message;
         return out;
@@ -77,9 +99,12 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     out.started = true;
 
     run_options ro;
-    ro.url = server.url();
+    ro.url = a.kind() == arm_kind::url ? a.url : server.url();
     ro.threads = o.threads;
-    ro.server_pid = server.pid();
+    ro.label = a.name;
+    // A running server's pid is found from its listening port, as bench-load finds it.
+    if (server.running())
+        ro.server_pid = server.pid();
     ro.stop = o.stop;
     ro.load_cpus = pins.load_cpu_count;
     ro.sample_period = o.server_sample_period;
@@ -136,9 +161,11 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
     res.arm = a;
     res.order = order;
     res.affinity = pins.text;
-    if (res.server.model != a.model)
+    if (a.kind() == arm_kind::model && res.server.model != a.model)
         add_note(out.message, "server reported model '" + res.server.model + "'");
     add_note(out.message, stop_problem);
+    if (auto idle = idle_server_warning(res))
+        add_note(out.message, *idle);
     out.result = std::move(res);
     return out;
 }

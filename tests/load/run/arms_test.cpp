@@ -20,6 +20,36 @@
 using namespace execbench::load;
 using namespace std::chrono_literals;
 
+TEST_CASE("an arm can be a command of the user's or a running server's address", "[load][arms]")
+{
+    auto nginx = parse_arm("nginx=cmd:peers/nginx/run {port}");
+    REQUIRE(nginx);
+    CHECK(nginx->kind() == arm_kind::command);
+    CHECK(nginx->command == "peers/nginx/run {port}");
+    CHECK(nginx->model.empty());
+    // Colons, commas and '=' belong to the command, not to arm options.
+    auto quoted = parse_arm("g=cmd:gunicorn -w 2 -b 127.0.0.1:{port} app:app --env A=1,B=2");
+    REQUIRE(quoted);
+    CHECK(quoted->command == "gunicorn -w 2 -b 127.0.0.1:{port} app:app --env A=1,B=2");
+    auto running = parse_arm("mine=url:http://127.0.0.1:8080");
+    REQUIRE(running);
+    CHECK(running->kind() == arm_kind::url);
+    CHECK(running->url == "http://127.0.0.1:8080");
+    CHECK(parse_arm("l=loop")->kind() == arm_kind::model);
+
+    auto error_of = [](const char* text) {
+        auto r = parse_arm(text);
+        REQUIRE_FALSE(r);
+        return r.err().message;
+    };
+    CHECK_THAT(error_of("x=cmd:nginx -c /etc/nginx.conf"), Catch::Contains("has no {port}"));
+    CHECK_THAT(error_of("x=cmd:  "), Catch::Contains("no command"));
+    CHECK_THAT(error_of("x=url:http://10.0.0.7:80"), Catch::Contains("not a loopback address"));
+    CHECK_THAT(error_of("x=url:https://127.0.0.1:80"), Catch::Contains("https"));
+    CHECK_THAT(error_of("x=url:http://127.0.0.1:80/api"), Catch::Contains("without a path"));
+    CHECK_THAT(error_of("x=nginx"), Catch::Contains("NAME=cmd:"));
+}
+
 TEST_CASE("arms parse NAME=MODEL[:OPTION=VALUE,...] and say what is wrong", "[load][arms]")
 {
     auto a = parse_arm("pool400=pool:threads=400,queue=50");

@@ -9,17 +9,35 @@
 
 namespace execbench::load {
 
-/// One side of a comparison: a name, a model and the bench-server options it runs with (bench-suite --arm).
+/// What an arm's server is: a bench-server model, a command of the user's started fresh for each trial, or a server
+/// that is already running (docs/own-server.md is the contract).
+enum class arm_kind { model, command, url };
+
+/// One side of a comparison: a name and its server (bench-suite --arm).
 struct arm_spec {
     std::string name;                                          ///< labels every CSV row, page and chart
-    std::string model;                                         ///< pool, fiber or loop
+    std::string model;                                         ///< a bench-server model; empty for the other kinds
     std::vector<std::pair<std::string, std::string>> options;  ///< bench-server option (no "--") and value
+    std::string command{};  ///< `cmd:` a shell command holding `{port}` (and `{downstream}` when a scenario calls one)
+    std::string url{};      ///< `url:` http://HOST:PORT of a server already running on this machine
+
+    [[nodiscard]] arm_kind kind() const noexcept
+    {
+        return !command.empty() ? arm_kind::command : !url.empty() ? arm_kind::url : arm_kind::model;
+    }
 };
+
+/// What a command arm's text has replaced by the port bench-suite picked for that trial.
+inline constexpr std::string_view port_placeholder = "{port}";
+/// What a command arm's text has replaced by the URL of the scenario's downstream server, when it has one.
+inline constexpr std::string_view downstream_placeholder = "{downstream}";
 
 /// The bench-server options an arm may set, e.g. "threads", "fiber-stack-kb".
 const std::vector<std::string>& arm_option_names();
 
-/// Parses `NAME=MODEL[:OPTION=VALUE,...]`, e.g. "pool400=pool:threads=400". The error says what is wrong.
+/// Parses `NAME=MODEL[:OPTION=VALUE,...]` (e.g. "pool400=pool:threads=400"), `NAME=cmd:COMMAND` (e.g.
+/// "nginx=cmd:nginx -c /etc/x.conf -g 'daemon off; listen {port};'") or `NAME=url:http://127.0.0.1:8080`. The error
+/// says what is wrong.
 result<arm_spec> parse_arm(std::string_view text);
 /// One arm per model, named after it (what `--models` means).
 result<std::vector<arm_spec>> arms_of_models(const std::vector<std::string>& models);
@@ -28,7 +46,7 @@ result<void> check_arms(const std::vector<arm_spec>& arms);
 
 /// Appends a bench-server flag: `--name value`, a bare `--name` for "true", nothing for "false".
 void append_server_flag(std::vector<std::string>& args, const std::string& name, const std::string& value);
-/// bench-server arguments for an arm: `--model M` then `--OPTION VALUE` (a bare flag for "true").
+/// bench-server arguments for a model arm: `--model M` then `--OPTION VALUE` (a bare flag for "true").
 std::vector<std::string> arm_server_args(const arm_spec& a);
 
 }  // namespace execbench::load

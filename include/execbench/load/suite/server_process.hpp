@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,8 +15,9 @@
 
 namespace execbench::load {
 
-/// A bench-server child process: started on port 0, its port read from the first stdout line, stopped with SIGTERM
-/// (SIGKILL after a timeout). Its stdout and stderr go to files in a temporary folder that is removed with it.
+/// A server child process in a process group of its own: bench-server (started on port 0, its port read from the
+/// first stdout line) or a user's command (on a port picked here), stopped with SIGTERM to its group (SIGKILL after a
+/// timeout). Its stdout and stderr go to files in a temporary folder that is removed with it.
 class server_process {
 public:
     server_process() = default;
@@ -27,8 +29,14 @@ public:
     /// /health answers 200, all within `deadline`. The error says what failed and quotes the server's stderr.
     result<void> start(const std::filesystem::path& binary, const std::vector<std::string>& args,
                        std::chrono::steady_clock::time_point deadline);
-    /// SIGTERM, then SIGKILL when it has not exited within `grace`; then waits until nothing listens on the port
-    /// any more (bounded by `grace` too). Returns an error when it had to be killed or the port stayed busy.
+    /// Starts `/bin/sh -c command` with `{port}` replaced by a free port (and `{downstream}` by `downstream`), on
+    /// `cpus` through taskset when given, and waits until the port accepts a connection, or, with a `ready_path`,
+    /// until a GET of it answers 2xx, all within `deadline` (docs/own-server.md). The error quotes its stderr.
+    result<void> start_command(const std::string& command, const std::string& downstream, const std::string& cpus,
+                               const std::string& ready_path, std::chrono::steady_clock::time_point deadline);
+    /// SIGTERM to its process group, then SIGKILL to the group when it has not exited within `grace`; then waits
+    /// until nothing listens on the port any more (bounded by `grace` too). Returns an error when it had to be killed
+    /// or the port stayed busy.
     result<void> stop(std::chrono::milliseconds grace);
 
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
@@ -45,7 +53,14 @@ private:
     pid_t pid_ = -1;
     std::uint16_t port_ = 0;
     std::string start_line_;
+    std::string label_ = "bench-server";  ///< how errors name it
     std::filesystem::path dir_;
+
+    result<void> launch(const std::vector<std::string>& argv);
+    result<void> give_up(const std::string& why);
+    /// Polls `ready` until it holds, the process ends ("... before `before`") or `deadline` passes (`late`).
+    result<void> await_ready(const std::function<bool()>& ready, const std::string& before, const std::string& late,
+                             std::chrono::steady_clock::time_point deadline);
 };
 
 /// The port bench-server's start line announces ("bench-server model=... port=NNNN ..."); nothing when it names
@@ -54,5 +69,8 @@ std::optional<std::uint16_t> announced_port(std::string_view start_line);
 
 /// True when nothing listens on 127.0.0.1:`port` and the port can be bound again.
 bool port_is_free(std::uint16_t port);
+
+/// A port on 127.0.0.1 that nothing uses now (the kernel's pick for port 0); empty when none can be bound.
+std::optional<std::uint16_t> free_port();
 
 }  // namespace execbench::load

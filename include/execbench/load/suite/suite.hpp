@@ -90,6 +90,8 @@ struct suite_options {
     /// `out_dir/profile/` (load/profile_files) and kept out of every other file.
     bool profile = false;
     profile_options profiling;
+    /// A command arm is ready when GET of this path answers 2xx; empty: when its port accepts a connection.
+    std::string ready_path;
     std::chrono::milliseconds start_timeout{20'000};
     std::chrono::milliseconds stop_timeout{15'000};
     /// The one sampler of the server, per trial: its summary and the per-second timeline.
