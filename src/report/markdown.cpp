@@ -177,6 +177,7 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
     c.kernel = joined(kernels);
     c.build = joined(builds);
     c.revision = joined(revisions);
+    c.revisions = revisions.size();
     c.generator = joined(generators);
     c.sharing = joined(sharing);
     auto range = [](const std::vector<double>& v) {

@@ -88,20 +88,6 @@ std::string server_settings_text(const nlohmann::json& server)
 
 }  // namespace
 
-bool cpu_max_over_second(const nlohmann::json& j)
-{
-    if (!j.is_object())
-        return false;
-    if (j.contains("server_sampling") && j["server_sampling"].is_object()) {
-        const auto& s = j["server_sampling"];
-        return s.contains("cpu_max_window_ms") && s["cpu_max_window_ms"].is_number() &&
-               s["cpu_max_window_ms"].get<double>() >= double(stats::cpu_max_window.count());
-    }
-    // ISO 8601 times in UTC compare as text.
-    return j.contains("started_at") && j["started_at"].is_string() &&
-           j["started_at"].get<std::string>() >= cpu_max_rule_since;
-}
-
 result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, std::string_view run_selector,
                               std::set<std::string>& arms)
 {
@@ -311,7 +297,6 @@ void read_contexts(suite_data& d, const std::filesystem::path& file, const std::
     std::string line;
     std::map<std::string, std::string> by_id;
     std::map<std::string, std::string> scale_notes;
-    std::map<std::string, bool> cpu_max_by_id;
     while (std::getline(in, line)) {
         auto j = nlohmann::json::parse(line, nullptr, false);
         if (!j.is_object() || !j.contains("run_id") || !j["run_id"].is_string())
@@ -320,7 +305,6 @@ void read_contexts(suite_data& d, const std::filesystem::path& file, const std::
         if (!shown.count(id))
             continue;
         by_id[id] = line;
-        cpu_max_by_id[id] = cpu_max_over_second(j);
         if (j.contains("scale") && j["scale"].is_object())
             scale_notes[id] = j["scale"].value("note", std::string{});
         // Older or hand-written lines may lack any field: absent reads as unknown.
@@ -337,7 +321,6 @@ void read_contexts(suite_data& d, const std::filesystem::path& file, const std::
                 d.contexts.push_back(by_id[it->second.run_id]);
                 it->second.context = by_id[it->second.run_id];
                 it->second.scale_note = scale_notes[it->second.run_id];
-                it->second.cpu_max_over_second = cpu_max_by_id[it->second.run_id];
             }
         }
     // A capacity search's context is its first step's.

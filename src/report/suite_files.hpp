@@ -16,9 +16,6 @@
 
 namespace execbench::report::detail {
 
-/// cpu_max_over_second on a context line already parsed.
-bool cpu_max_over_second(const nlohmann::json& context);
-
 /// The latest run of each scenario × arm that `run_selector` selects: the ledger says which (bench-suite), or the
 /// last summary row of each (plain bench-load results). Every arm seen goes into `arms`.
 result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, std::string_view run_selector,

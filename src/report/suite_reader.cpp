@@ -269,9 +269,4 @@ std::string scale_suffix(const suite_data& s, const std::string& scenario)
     return out.empty() ? out : out + " scale)";
 }
 
-bool cpu_max_over_second(std::string_view context_json)
-{
-    return detail::cpu_max_over_second(nlohmann::json::parse(context_json, nullptr, false));
-}
-
 }  // namespace execbench::report

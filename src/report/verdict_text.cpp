@@ -29,13 +29,6 @@ std::string factor_with_interval(double f, double low, double high)
     return factor(f) + "× (" + factor(low) + "–" + factor(high) + ")";
 }
 
-std::string percent(double share)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%.0f %%", 100.0 * share);
-    return buf;
-}
-
 }  // namespace
 
 namespace {
@@ -174,20 +167,24 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
           "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket; CPU "
           "max of runs recorded before 2026-12-02 07:56 UTC, taken over 100 ms where one clock tick is 10 % of a "
           "core), "
-          "*unequal work* (CPU max, memory and context switches, which grow with the work done, where the arms' "
+          "*unequal work* (context switches, which grow with the work done, where the arms' "
           "requests ok differ by more than the noise floor). CPU is ranked as CPU-seconds per 1,000 completed "
-          "requests (CPU avg × wall time ÷ requests ok), so an arm that serves fewer requests does not win it by "
-          "doing less. Requests ok, requests per second and sockets are higher-is-better, everything else "
+          "requests (CPU avg × wall time ÷ requests ok) only, so an arm that serves fewer requests, or spreads the "
+          "same work over three times as long, does not win it by doing less at a time; CPU max, RSS and threads "
+          "are shown beside the verdicts and never decide one (memory per connection is the memory suite's "
+          "figure). Requests ok, requests per second and sockets are higher-is-better, everything else "
           "lower-is-better, as "
           "in the Loom/WebFlux study. Arms that failed or did not run take no part.\n\n";
     if (w.single_arm) {
         md << "n/a: a suite with one arm has no winners.\n\n";
         return md.str();
     }
-    md << "| arm | wins | of which by failures | share of decided cells | shared leads |\n|---|---|---|---|---|\n";
+    // Counts beside each other: a share of the decided cells alone made a lead over 13 cells read larger than the
+    // 35 cells whose lead was shared.
+    md << "| arm | led alone | of which by failures | shared leads |\n|---|---|---|---|\n";
     for (const auto& m : w.ranking())
         md << "| " << m << " | " << w.wins.at(m) << " | " << w.wins_by_failures.at(m) << " | "
-           << (w.decided ? percent(w.share(m)) : "–") << " | " << w.shared_leads.at(m) << " |\n";
+           << w.shared_leads.at(m) << " |\n";
     md << "\nDecided cells: " << w.decided << " (" << w.decided_by_failures
        << " with an arm ranked down for failures); shared leads: " << w.shared << "; ties: " << w.ties
        << "; no verdict: " << w.too_few_trials << " too few trials, " << w.not_sampled << " not sampled, "

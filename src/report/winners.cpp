@@ -88,11 +88,6 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
         }
     for (const auto& a : names) {
         const auto& ts = usable[a];
-        // A maximum over 100 ms moves in steps of 10 % of a core (one clock tick): no ratio of them means anything.
-        if (rule.column == metric::server_cpu_percent_max && !arms.at(a).cpu_max_over_second) {
-            c.kind = verdict::not_ranked;
-            return c;
-        }
         if (ts.size() < min_verdict_trials) {
             c.kind = verdict::too_few_trials;
             return c;
@@ -282,10 +277,8 @@ std::vector<scenario_figures> figures_of(const suite_data& s)
                 break;
             auto v = runs->second.find(m);
             // Figures that are the generator's (or await re-measurement) take part in no verdict.
-            if (v != runs->second.end() && v->second.ran() && v->second.not_a_result().empty()) {
+            if (v != runs->second.end() && v->second.ran() && v->second.not_a_result().empty())
                 f.arms[m].trials = v->second.trials;
-                f.arms[m].cpu_max_over_second = v->second.cpu_max_over_second;
-            }
         }
         out.push_back(std::move(f));
     }

@@ -35,6 +35,7 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 struct context_summary {
     std::string first, last;  ///< earliest and latest run start
     std::string machine, kernel, build, revision;
+    std::size_t revisions = 0;  ///< how many revisions `revision` joins
     std::string generator;  ///< the load generator: threads, and whether it ran on the server's machine
     std::string sharing;    ///< what shared the machine (and the load average / steal when recorded)
     std::string pinning;    ///< CPU affinity per process, "none", or "not recorded"

@@ -33,10 +33,6 @@ struct run_view {
     std::vector<std::pair<double, double>> service_spectrum;     ///< the same for service time
     std::string context;                                         ///< its context JSON line ("" when not recorded)
     std::string scale_note;  ///< "run at 0.97 scale: ..." from the context ("" unscaled)
-    /// Its server CPU maximum is over a whole second (stats::cpu_max_window), not over one 100 ms sampling period
-    /// where a clock tick is 10 % of a core: said by the context's `server_sampling`, or, in lines from before that
-    /// field, by a start after the rule's commit (cpu_max_rule_since).
-    bool cpu_max_over_second = false;
     [[nodiscard]] double number(std::string_view column) const;     ///< 0 when absent
     [[nodiscard]] std::string text(std::string_view column) const;  ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
@@ -48,13 +44,6 @@ struct run_view {
     /// ramp's peak only.
     [[nodiscard]] std::string not_a_result() const;
 };
-
-/// When the server's CPU maximum became the busiest second (revision ec54be1), as `started_at` writes it: a context
-/// line without `server_sampling` that started earlier took the busiest 100 ms.
-inline constexpr std::string_view cpu_max_rule_since = "2026-12-02T07:56:28Z";
-
-/// Whether the run of a context JSON line took its server CPU maximum over a whole second (run_view).
-bool cpu_max_over_second(std::string_view context_json);
 
 /// A scenario × arm's profiled trial (bench-suite --profile), never a result: its counts and top functions.
 struct profile_view {

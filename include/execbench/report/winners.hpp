@@ -53,7 +53,6 @@ struct pair_verdict {
 /// One arm's trials in one scenario, every trial (generator-bound ones included).
 struct arm_trials {
     std::vector<trial_row> trials;
-    bool cpu_max_over_second = true;  ///< false: its CPU max is a 100 ms period's and does not rank (run_view)
 };
 
 /// One scenario: arm → its trials. Arms that failed or did not run are absent and take no part.
