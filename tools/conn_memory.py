@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def rss_kib(pid):
-    """VmRSS of `pid` and its children (nginx's worker), in KiB."""
+    """VmRSS of `pid` and its descendants (nginx's run script, master and worker), in KiB."""
     total = 0
     for p in [pid] + children(pid):
         try:
@@ -67,11 +67,13 @@ def fiber_stacks(pid, stack_kib):
 
 
 def children(pid):
+    """Every descendant of `pid`, as bench-suite's process tree reads them."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(c) for c in f.read().split()]
+            direct = [int(c) for c in f.read().split()]
     except FileNotFoundError:
         return []
+    return direct + [d for c in direct for d in children(c)]
 
 
 def wait_port(port, timeout=10.0):
@@ -93,31 +95,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-NGINX_CONF = """worker_processes 1;
-daemon off;
-pid {work}/nginx.pid;
-error_log {work}/error.log warn;
-worker_rlimit_nofile {fds};
-events {{ worker_connections {fds}; }}
-http {{
-  access_log off;
-  keepalive_timeout 600s;
-  keepalive_requests 1000000;
-  server {{
-    listen 127.0.0.1:{port} backlog=4096;
-    location / {{ default_type application/json; return 200 "1796071799062"; }}
-  }}
-}}
-"""
-
-
 def start_server(args, work):
     port = free_port()
     if args.model == "nginx":
-        conf = os.path.join(work, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(work=work, port=port, fds=args.connections + 100))
-        cmd = [shutil.which("nginx") or "/usr/sbin/nginx", "-c", conf]
+        # The one nginx configuration of the repository, the peers page's (peers/nginx/nginx.conf.in).
+        cmd = [os.path.join(HERE, "..", "peers", "nginx", "run"), str(port), "1", str(args.connections + 100)]
     else:
         cmd = [args.server, "--model", args.model, "--port", str(port), "--host", "127.0.0.1"]
         if args.threads:

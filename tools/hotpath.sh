@@ -22,30 +22,13 @@ pid=
 work=$(mktemp -d); trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 port=18190; path='/epoch-millis?delayInMillis=0'
 
-for t in $threads; do
-  cat > "$work/nginx-$t.conf" <<CONF
-worker_processes $t;
-daemon off;
-pid $work/nginx-$t.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  server_tokens off;
-  keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$port;
-    location / { default_type application/json; return 200 "1796071799062"; }
-  }
-}
-CONF
-done
-
-# Clock ticks of user + system time of a process and its children that are still running (nginx's workers).
+# Clock ticks of user + system time of a process and its descendants that are still running (nginx's run script,
+# master and workers).
 cpu_ticks() {
-  local total=0 p
-  for p in "$1" $(pgrep -P "$1" || true); do
-    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  local total c
+  total=$(awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0)
+  for c in $(pgrep -P "$1" || true); do
+    total=$((total + $(cpu_ticks "$c")))
   done
   echo "$total"
 }
@@ -59,7 +42,8 @@ for r in $(seq "$rounds"); do
     for s in $servers; do configs+=" loop@$s fiber@$s coro@$s"; done
     for c in $(tr ' ' '\n' <<<"$configs" | shuf); do
       if [ "$c" = nginx ]; then
-        $spin nginx -c "$work/nginx-$t.conf" & pid=$!; name=nginx
+        # The repository's one nginx configuration, the peers page's: $t workers.
+        $spin "$here/peers/nginx/run" "$port" "$t" & pid=$!; name=nginx
       else
         model=${c%%@*}; spec=${c#*@}; name="$model-${spec%%=*}"
         $spin "${spec#*=}" --model "$model" --threads "$t" --port "$port" >/dev/null 2>&1 & pid=$!

@@ -175,6 +175,8 @@ TEST_CASE("capacity results are read whatever their folder and files are called,
     auto index = index_html(suites, report_paths{});
     CHECK(index.find("capsuite</a>: 1 scenario(s), 1 with a capacity search") != std::string::npos);
     CHECK(index.find("0 scenario(s)") == std::string::npos);
+    // The answer before the list of suites (user review: the headline sat 2,900 px down).
+    CHECK(index.find("Headline") < index.find("capsuite</a>"));
 }
 
 TEST_CASE("the capacity chart draws every arm against the offered rate, and the rates near the capacities apart",
