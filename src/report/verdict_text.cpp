@@ -164,9 +164,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
        << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
        << min_server_samples
        << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
-          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket; CPU "
-          "max of runs recorded before 2026-12-02 07:56 UTC, taken over 100 ms where one clock tick is 10 % of a "
-          "core), "
+          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket), "
           "*unequal work* (context switches, which grow with the work done, where the arms' "
           "requests ok differ by more than the noise floor). CPU is ranked as CPU-seconds per 1,000 completed "
           "requests (CPU avg × wall time ÷ requests ok) only, so an arm that serves fewer requests, or spreads the "
@@ -196,7 +194,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
 
     md << "| scenario |";
     for (const auto& m : s.models)
-        md << " " << m << " wins |";
+        md << " " << m << " led alone |";
     md << " shared leads | ties | no verdict |\n|---|";
     for (std::size_t i = 0; i < s.models.size(); ++i)
         md << "---|";
