@@ -99,7 +99,7 @@ def start_server(args, work):
     port = free_port()
     if args.model == "nginx":
         # The one nginx configuration of the repository, the peers page's (peers/nginx/nginx.conf.in).
-        cmd = [os.path.join(HERE, "..", "peers", "nginx", "run"), str(port), "1", str(args.connections + 100)]
+        cmd = [os.path.join(HERE, "..", "peers", "nginx", "run"), str(port), "1", str(2 * args.connections + 100)]
     else:
         cmd = [args.server, "--model", args.model, "--port", str(port), "--host", "127.0.0.1"]
         if args.threads:
