@@ -2,6 +2,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
+#include "execbench/load/suite/server_process.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -38,23 +39,6 @@ result<std::filesystem::path> server_binaries()
         return std::atoi(a.parent_path().filename().c_str()) < std::atoi(b.parent_path().filename().c_str());
     });
     return found.back();
-}
-
-result<std::uint16_t> free_port()
-{
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return fail("socket: " + std::system_category().message(errno));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof addr;
-    bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-              ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size) == 0;
-    ::close(fd);
-    if (!ok)
-        return fail("cannot find a free port on 127.0.0.1");
-    return ntohs(addr.sin_port);
 }
 
 /// Runs `command` (a shell line of our own making: fixed words and our temporary folder) as the cluster's user,

@@ -8,8 +8,10 @@
 #include "execbench/load/run/http_request.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -42,16 +44,23 @@ void add_problem(std::string& to, const std::string& problem)
     to += (to.empty() ? "" : "; ") + problem;
 }
 
+/// 127.0.0.1:`port` (0: the kernel picks when it is bound).
+sockaddr_in loopback(std::uint16_t port)
+{
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return addr;
+}
+
 /// True when a TCP connect to 127.0.0.1:`port` succeeds (on loopback it succeeds or fails at once).
 bool accepts_connections(std::uint16_t port)
 {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return false;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    auto addr = loopback(port);
     bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     ::close(fd);
     return ok;
@@ -197,7 +206,7 @@ result<void> server_process::start_command(const std::string& command, const std
 {
     auto port = free_port();
     if (!port)
-        return fail("no free port on 127.0.0.1 for the command");
+        return fail("the command: " + port.err().message);
     port_ = *port;
     auto text = replace_all(replace_all(command, port_placeholder, std::to_string(port_)), downstream_placeholder,
                             downstream);
@@ -283,21 +292,19 @@ std::optional<std::uint16_t> announced_port(std::string_view start_line)
     return static_cast<std::uint16_t>(port);
 }
 
-std::optional<std::uint16_t> free_port()
+result<std::uint16_t> free_port()
 {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return std::nullopt;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return fail("socket: " + std::system_category().message(errno));
+    auto addr = loopback(0);
     socklen_t len = sizeof addr;
-    std::optional<std::uint16_t> port;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-        port = ntohs(addr.sin_port);
+    bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+              ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
     ::close(fd);
-    return port;
+    if (!ok)
+        return fail("cannot find a free port on 127.0.0.1");
+    return static_cast<std::uint16_t>(ntohs(addr.sin_port));
 }
 
 bool port_is_free(std::uint16_t port)
@@ -309,10 +316,7 @@ bool port_is_free(std::uint16_t port)
         return false;
     int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    auto addr = loopback(port);
     bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     ::close(fd);
     return ok;

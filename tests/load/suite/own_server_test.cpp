@@ -36,6 +36,22 @@ std::string nginx_path()
     return {};
 }
 
+/// A suite of one scenario, `name`.json holding `json`, written under `dir`, its results in `dir`/out.
+suite_options one_scenario_suite(const std::filesystem::path& dir, const std::string& name, const std::string& json)
+{
+    auto scen = dir / "scenarios";
+    std::filesystem::create_directories(scen);
+    std::ofstream(scen / (name + ".json")) << json;
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {name};
+    o.scenarios_dir = scen;
+    o.out_dir = dir / "out";
+    o.server_binary = execbench::test_support::bench_server_path();
+    o.server_sample_period = 50ms;
+    return o;
+}
+
 bool alive(pid_t pid)
 {
     return ::kill(pid, 0) == 0;
@@ -129,19 +145,10 @@ TEST_CASE("nginx runs as an arm beside the loop: a verdict's inputs, with its wo
         return;
     }
     execbench::test_support::temp_dir d("execbench-own-server-test");
-    auto scen = d.path / "scenarios";
-    std::filesystem::create_directories(scen);
-    std::ofstream(scen / "hot.json") << R"({"description": "hot path", "suites": ["t"],
+    auto o = one_scenario_suite(d.path, "hot", R"({"description": "hot path", "suites": ["t"],
         "requests": [{"path": "/epoch-millis?delayInMillis=0"}],
         "load": {"shape": "open", "rate": 3000, "connections": 20, "duration": "1s"},
-        "trials": 2, "pause": "100ms", "timeout": "5s"})";
-    suite_options o;
-    o.suite = "t";
-    o.scenarios = {"hot"};
-    o.scenarios_dir = scen;
-    o.out_dir = d.path / "out";
-    o.server_binary = execbench::test_support::bench_server_path();
-    o.server_sample_period = 50ms;
+        "trials": 2, "pause": "100ms", "timeout": "5s"})");
     auto nginx = parse_arm("nginx=cmd:exec '" + std::string(EXECBENCH_SOURCE_DIR) + "/peers/nginx/run' {port}");
     REQUIRE(nginx);
     o.arms = {*nginx, {"loop", "loop", {}}};
@@ -173,20 +180,12 @@ TEST_CASE("nginx runs as an arm beside the loop: a verdict's inputs, with its wo
 TEST_CASE("a url arm measures a server that is already running, found by its port", "[load][suite][integration]")
 {
     execbench::test_support::temp_dir d("execbench-own-server-test");
-    auto scen = d.path / "scenarios";
-    std::filesystem::create_directories(scen);
-    std::ofstream(scen / "tiny.json") << R"({"description": "tiny", "suites": ["t"],
+    auto o = one_scenario_suite(d.path, "tiny", R"({"description": "tiny", "suites": ["t"],
         "requests": [{"path": "/io?delayInMillis=5"}], "load": {"shape": "burst", "requests": 20},
-        "trials": 2, "pause": "10ms", "timeout": "5s"})";
+        "trials": 2, "pause": "10ms", "timeout": "5s"})");
     server_process running;
     REQUIRE(running.start(execbench::test_support::bench_server_path(), {"--model", "coro"},
                           std::chrono::steady_clock::now() + 20s));
-    suite_options o;
-    o.suite = "t";
-    o.scenarios = {"tiny"};
-    o.scenarios_dir = scen;
-    o.out_dir = d.path / "out";
-    o.server_binary = execbench::test_support::bench_server_path();
     auto mine = parse_arm("mine=url:" + running.url());
     REQUIRE(mine);
     o.arms = {*mine};

@@ -70,7 +70,8 @@ std::optional<std::uint16_t> announced_port(std::string_view start_line);
 /// True when nothing listens on 127.0.0.1:`port` and the port can be bound again.
 bool port_is_free(std::uint16_t port);
 
-/// A port on 127.0.0.1 that nothing uses now (the kernel's pick for port 0); empty when none can be bound.
-std::optional<std::uint16_t> free_port();
+/// A port on 127.0.0.1 that nothing uses now (the kernel's pick for port 0), for a server that must be told its
+/// port (a command arm, PostgreSQL); the error says why none could be had.
+result<std::uint16_t> free_port();
 
 }  // namespace execbench::load
