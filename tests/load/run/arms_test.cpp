@@ -264,3 +264,32 @@ TEST_CASE("CPU lists parse as taskset writes them, and the default plan splits s
     CHECK(execbench::allowed_cpus_of(::getpid()) == execbench::format_cpu_list(execbench::allowed_cpus()));
     CHECK(execbench::allowed_cpus_of(-1).empty());
 }
+
+TEST_CASE("a sampled server that used no CPU for thousands of answers is named, with --server-pid", "[load][arms]")
+{
+    // The user review's nginx: its idle master, sampled alone, read 0 % CPU while its worker served.
+    run_result r;
+    r.server.pid = 4242;
+    for (unsigned i = 1; i <= 3; ++i) {
+        trial_result t;
+        t.index = i;
+        t.measured.foreground.count.ok = 1000;
+        t.server = execbench::stats::process_summary{};
+        r.trials.push_back(t);
+    }
+    auto warning = idle_server_warning(r);
+    REQUIRE(warning);
+    CHECK_THAT(*warning, Catch::Contains("pid 4242"));
+    CHECK_THAT(*warning, Catch::Contains("3000 requests"));
+    CHECK_THAT(*warning, Catch::Contains("--server-pid"));
+    // One busy trial is a server that served; a few hundred answers may all fall between clock ticks.
+    r.trials[1].server->cpu_percent_avg = 3;
+    CHECK_FALSE(idle_server_warning(r));
+    r.trials[1].server->cpu_percent_avg = 0;
+    for (auto& t : r.trials)
+        t.measured.foreground.count.ok = 100;
+    CHECK_FALSE(idle_server_warning(r));
+    // No pid, no sampled process to blame.
+    r.server.pid.reset();
+    CHECK_FALSE(idle_server_warning(r));
+}
