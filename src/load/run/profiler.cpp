@@ -182,8 +182,9 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     if (dir.path().empty())
         return fail("cannot create a temporary folder for perf's files");
     // The whole tree: a master process's workers do the serving.
+    const auto tree = stats::process_tree(*server.pid);
     std::string pid;
-    for (auto member : stats::process_tree(*server.pid))
+    for (auto member : tree)
         pid += (pid.empty() ? "" : ",") + std::to_string(member);
     if (pid.empty())
         return fail("the server's process " + std::to_string(*server.pid) + " has ended");
@@ -202,7 +203,7 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     auto stat_file = dir.path() / "stat.csv";
     // perf stat opens one descriptor per event and thread, inherited from this process's limit.
     std::uint64_t threads = 0;
-    for (auto member : stats::process_tree(*server.pid)) {
+    for (auto member : tree) {
         std::error_code ec;
         for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(member) + "/task", ec);
              !ec && it != std::filesystem::directory_iterator(); it.increment(ec))

@@ -211,6 +211,7 @@ result<void> server_process::start_command(const std::string& command, const std
     auto text = replace_all(replace_all(command, port_placeholder, std::to_string(port_)), downstream_placeholder,
                             downstream);
     label_ = "the command '" + text + "'";
+    command_ = true;
     start_line_ = text;
     std::vector<std::string> argv;
     if (!cpus.empty())
@@ -254,7 +255,7 @@ result<void> server_process::stop(std::chrono::milliseconds grace)
         ::waitpid(pid_, &st, 0);
         problem = "did not exit within " + std::to_string(grace.count()) + " ms of SIGTERM and was killed";
     } else if (*status != -1 && !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) &&
-               !(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM && label_ != "bench-server")) {
+               !(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM && command_)) {
         // A command's shell may die of the SIGTERM it was sent: that is a stop, not a problem.
         problem = describe_exit(*status) + " after SIGTERM";
     }

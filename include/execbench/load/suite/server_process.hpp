@@ -54,6 +54,7 @@ private:
     std::uint16_t port_ = 0;
     std::string start_line_;
     std::string label_ = "bench-server";  ///< how errors name it
+    bool command_ = false;                ///< started by start_command: its shell may die of the SIGTERM it is sent
     std::filesystem::path dir_;
 
     result<void> launch(const std::vector<std::string>& argv);
