@@ -20,6 +20,7 @@ constexpr std::int64_t max_call_depth = 10;
 constexpr std::int64_t max_delay_millis = 60'000;
 constexpr std::int64_t default_iterations = 20'000;
 constexpr std::int64_t max_iterations = 1'000'000;
+constexpr std::int64_t max_cpu_micros = 1'000'000;
 constexpr std::int64_t max_stream_events = 1'000'000;
 constexpr std::int64_t max_event_bytes = 65'536;
 
@@ -79,6 +80,7 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
     p.call_depth = 0;
     p.delay_millis = 0;
     p.iterations = 0;
+    p.cpu_micros = 0;
     p.stream = {};
     p.post = false;
     p.director.clear();
@@ -124,6 +126,16 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
     switch (entry->route) {
     case endpoint::cpu:
     case endpoint::cpu_offloaded: {
+        if (params->occurrences("cpuMicros") > 0) {
+            if (params->occurrences("iterations") > 0)
+                return fail_with(http::failure::bad_parameter,
+                                 "give iterations (a fixed chain) or cpuMicros (a CPU time), not both", out);
+            auto micros = int_param(*params, "cpuMicros", 0, 1, max_cpu_micros);
+            if (!micros)
+                return fail_with(http::failure::bad_parameter, micros.err().message, out);
+            p.cpu_micros = static_cast<std::uint32_t>(*micros);
+            break;
+        }
         auto n = int_param(*params, "iterations", default_iterations, 1, max_iterations);
         if (!n)
             return fail_with(http::failure::bad_parameter, n.err().message, out);
@@ -247,13 +259,17 @@ void app::respond(const struct plan& p, http::response& out)
     }
 }
 
-void app::respond(const struct plan& p, const digest& d, http::response& out) const
+void app::respond(const struct plan& p, const computation& c, http::response& out) const
 {
     out.clear();
     out.body.append("{\"iterations\":");
-    append_number(p.iterations, out.body);
+    append_number(c.iterations, out.body);
+    if (p.cpu_micros > 0) {
+        out.body.append(",\"cpuMicros\":");
+        append_number(p.cpu_micros, out.body);
+    }
     out.body.append(",\"sha256\":\"");
-    append_hex(d, out.body);
+    append_hex(c.sha256, out.body);
     out.body.append("\"}");
 }
 
@@ -276,9 +292,11 @@ void app::respond_downstream_failure(http::failure f, std::string_view detail, h
     http::make_error(f, message, out);
 }
 
-digest app::compute(const struct plan& p) const
+computation app::compute(const struct plan& p) const
 {
-    return sha256_chain(p.iterations);
+    if (p.cpu_micros > 0)
+        return sha256_chain_for(std::chrono::microseconds(p.cpu_micros));
+    return {sha256_chain(p.iterations), p.iterations};
 }
 
 void app::stream_event(const struct plan& p, std::uint32_t index, bool keep_alive, std::string& out)

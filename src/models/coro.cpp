@@ -160,8 +160,8 @@ private:
     task<> compute_offloaded(endpoints::request_cycle& cycle)
     {
         auto compute = [this, &cycle] { return app_.compute(cycle.plan); };
-        auto [digest] = co_await context_.offload.async_run(compute, use_values);
-        cycle.respond(digest);
+        auto [computed] = co_await context_.offload.async_run(compute, use_values);
+        cycle.respond(computed);
     }
 
     /// `/movies` on PostgreSQL: suspended on the libpq socket (and on a free connection) like any other wait.

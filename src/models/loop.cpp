@@ -148,8 +148,8 @@ private:
             return do_write_response();
         case endpoints::work::compute_offloaded:
             context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle().plan); },
-                                       asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::digest d) {
-                                           self->cycle().respond(d);
+                                       asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::computation c) {
+                                           self->cycle().respond(c);
                                            self->do_write_response();
                                        }));
             return;

@@ -223,11 +223,46 @@ TEST_CASE("a compute plan is answered with its iterations and digest", "[endpoin
 {
     app_fixture f;
     REQUIRE(f.plan_request("/cpu?iterations=3"));
-    auto d = endpoints::sha256_chain(f.plan.iterations);
-    f.app.respond(f.plan, d, f.out);
+    auto c = f.app.compute(f.plan);
+    CHECK(c.iterations == 3);
+    CHECK(c.sha256 == endpoints::sha256_chain(3));
+    f.app.respond(f.plan, c, f.out);
     std::string hex;
-    endpoints::append_hex(d, hex);
+    endpoints::append_hex(c.sha256, hex);
     CHECK(f.out.body == "{\"iterations\":3,\"sha256\":\"" + hex + "\"}");
+}
+
+TEST_CASE("cpuMicros asks for a CPU time, waits first like every endpoint, and says how far the chain got",
+          "[endpoints][app]")
+{
+    app_fixture f;
+    REQUIRE(f.plan_request("/cpu?cpuMicros=500&delayInMillis=10"));
+    CHECK(f.plan.what == endpoints::work::compute);
+    CHECK(f.plan.cpu_micros == 500);
+    CHECK(f.plan.delay_millis == 10);
+    auto c = f.app.compute(f.plan);
+    REQUIRE(c.iterations > 0);
+    CHECK(c.sha256 == endpoints::sha256_chain(c.iterations));
+    f.app.respond(f.plan, c, f.out);
+    auto body = nlohmann::json::parse(f.out.body);
+    CHECK(body.at("cpuMicros") == 500);
+    CHECK(body.at("iterations") == c.iterations);
+
+    REQUIRE(f.plan_request("/cpu-offloaded?cpuMicros=50"));
+    CHECK(f.plan.cpu_micros == 50);
+    REQUIRE(f.plan_request("/cpu?iterations=5"));
+    CHECK(f.plan.cpu_micros == 0);  // forgotten: the next request is a fixed chain again
+
+    for (const char* bad : {"/cpu?cpuMicros=0", "/cpu?cpuMicros=1000001", "/cpu?cpuMicros=x",
+                            "/cpu?cpuMicros=5&cpuMicros=6"}) {
+        INFO(bad);
+        CHECK_FALSE(f.plan_request(bad));
+        CHECK(f.out.code == http::status::bad_request);
+        CHECK(f.out.body.find("cpuMicros") != std::string::npos);
+    }
+    CHECK_FALSE(f.plan_request("/cpu?cpuMicros=5&iterations=5"));
+    CHECK(f.out.code == http::status::bad_request);
+    CHECK(f.out.body.find("not both") != std::string::npos);
 }
 
 TEST_CASE("the downstream call goes one level deeper with the same delay", "[endpoints][app]")

@@ -2,7 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+
+#include <time.h>
 
 using execbench::endpoints::append_hex;
 using execbench::endpoints::sha256_chain;
@@ -30,6 +33,26 @@ TEST_CASE("sha256_chain matches an independent implementation", "[endpoints]")
     CHECK(chain_hex(1) == "c498abd7b867a25d3179fc6fb497f85394e463af3815760780375977f81f3f51");
     CHECK(chain_hex(2) == "885b411c3d75edc4323b70805e8f61bc2e5d3b6f22127ffcacecc6f34ce8f0fd");
     CHECK(chain_hex(20000) == "869575fb3bee4f36723499072576662c01f8f3dc5c129a4f4733db807ddd622a");
+}
+
+TEST_CASE("sha256_chain_for runs the same chain until the thread has used the CPU time asked for", "[endpoints]")
+{
+    auto thread_cpu = [] {
+        timespec ts{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+    };
+    (void)sha256_chain(1);  // the process's first digest fetches OpenSSL's implementation: not the chain's cost
+    for (auto asked : {std::chrono::microseconds(1), std::chrono::microseconds(3'000)}) {
+        auto before = thread_cpu();
+        auto c = execbench::endpoints::sha256_chain_for(asked);
+        auto used = thread_cpu() - before;
+        CHECK(used >= asked);
+        // Generous: the chain stops within a batch of iterations, but a noisy machine may add a few reads' worth.
+        CHECK(used < asked + std::chrono::milliseconds(2));
+        REQUIRE(c.iterations >= 1);
+        CHECK(c.sha256 == sha256_chain(c.iterations));
+    }
 }
 
 TEST_CASE("append_hex appends 64 lower-case hex characters", "[endpoints]")

@@ -435,6 +435,21 @@ TEMPLATE_TEST_CASE("delays and downstream calls are honoured", "[conformance]", 
         CHECK(took >= 190);
     }
 
+    SECTION("cpuMicros and delayInMillis: a request that waits, then computes for a CPU time (the workload map's)")
+    {
+        for (std::string path : {"/cpu", "/cpu-offloaded"}) {
+            INFO(path);
+            auto start = clock_type::now();
+            auto r = client.get(path + "?cpuMicros=20000&delayInMillis=100");
+            auto took = millis_since(start);
+            CHECK(r.status == 200);
+            auto body = body_json(r);
+            CHECK(body.at("cpuMicros") == 20000);
+            CHECK(body.at("iterations").get<long long>() > 0);
+            CHECK(took >= 115);  // 100 ms waited plus 20 ms of CPU, less the clocks' slack
+        }
+    }
+
     SECTION("/io waits its default 300 ms")
     {
         auto start = clock_type::now();

@@ -44,6 +44,7 @@ struct plan {
     int call_depth = 0;            ///< > 0: call downstream with depth - 1 instead of waiting
     int delay_millis = 0;          ///< the wait (here, or at the innermost downstream call)
     std::uint32_t iterations = 0;  ///< SHA-256 chain length for the cpu endpoints
+    std::uint32_t cpu_micros = 0;  ///< > 0: run the chain for this much thread CPU time instead (`cpuMicros`)
     stream_params stream;          ///< for `work::stream`
     bool post = false;             ///< POST /movies rather than GET
     std::string director;          ///< GET /movies?directorLastName=
@@ -97,9 +98,9 @@ public:
     /// Builds the response for a completed `work::respond` plan.
     void respond(const struct plan& p, http::response& out);
     /// The computation of a compute plan (the SHA-256 chain), run wherever the model chooses.
-    [[nodiscard]] digest compute(const struct plan& p) const;
-    /// Builds the response for a completed compute plan from its digest.
-    void respond(const struct plan& p, const digest& d, http::response& out) const;
+    [[nodiscard]] computation compute(const struct plan& p) const;
+    /// Builds the response for a completed compute plan from what it computed.
+    void respond(const struct plan& p, const computation& c, http::response& out) const;
     /// Builds the response for a completed `work::database` plan (201 for a POST).
     void respond(const struct plan& p, const database_answer& answer, http::response& out) const;
     /// Builds the error response for a failed downstream call.

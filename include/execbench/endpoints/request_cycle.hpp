@@ -44,8 +44,8 @@ public:
 
     /// Builds the answer of a `work::respond` plan.
     void respond() { app_.respond(plan, response); }
-    /// Builds the answer of a compute plan from its digest.
-    void respond(const digest& d) { app_.respond(plan, d, response); }
+    /// Builds the answer of a compute plan from what it computed.
+    void respond(const computation& c) { app_.respond(plan, c, response); }
     /// Builds the answer of a `work::database` plan from what the database answered.
     void respond(const database_answer& a) { app_.respond(plan, a, response); }
     /// Appends stream event `index`, framed (the head before the first, the last chunk after the final one).
