@@ -77,7 +77,7 @@ int main(int argc, char** argv)
     app.add_option("--results", results, "Results root holding one folder per suite, or one results folder")
         ->capture_default_str();
     app.add_option("--docs", docs,
-                   "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (PNG, SVG)")
+                   "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (SVG)")
         ->capture_default_str();
     bool no_readme = false;
     auto* readme_option =

@@ -58,7 +58,7 @@ bool clean_pass(const load::capacity_step& st)
 
 std::string capacity_chart_name(const std::string& scenario)
 {
-    return "capacity-" + scenario + ".png";
+    return "capacity-" + scenario + ".svg";
 }
 
 std::string capacity_cell(const load::capacity_result& r)

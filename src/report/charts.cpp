@@ -30,7 +30,7 @@ std::string fnv1a_hex(std::string_view data)
 
 std::string chart_name(const std::string& scenario)
 {
-    return scenario + ".png";
+    return scenario + ".svg";
 }
 
 namespace {

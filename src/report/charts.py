@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draws execbench report charts with matplotlib (Agg), reading a JSON list of jobs written by bench-report.
 
-Each job is {"png": path, "svg": path, "name": chart name, "data": {...}} where data["kind"] is
+Each job is {"svg": path, "name": chart name, "data": {...}} (and "png": path for a PNG as well, which bench-report
+does not ask for: each chart is committed once, as SVG) where data["kind"] is
   "distribution"  bursts: the latency percentile spectrum of every arm (all trials merged) on a log 1/(1-p) axis,
                   plus wall time and req/s as labelled bars;
   "timeline"      longer runs: per-second latency (log axis: p50/p90/p99, max), requests, errors/unsent, target
@@ -24,7 +25,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller SVG, selectable in the HTML page
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: a smaller SVG
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
@@ -589,18 +590,18 @@ def main():
         kind = job["data"]["kind"]
         if kind not in draw:
             sys.exit("charts.py: unknown chart kind %r" % kind)
-        matplotlib.rcParams["svg.hashsalt"] = job.get("name", kind)  # ids unique per chart inside one HTML page
+        matplotlib.rcParams["svg.hashsalt"] = job.get("name", kind)  # fixed per chart: the same data, the same bytes
         fig = draw[kind](job["data"])
         tag_data(fig, job.get("name", kind))
         panels = panel_points(fig)
         empty = [p["title"] or "(untitled)" for p in panels if p["points"] == 0]
         if empty:
-            sys.exit("charts.py: %s: panel(s) without data: %s" % (job.get("png"), ", ".join(empty)))
-        fig.savefig(job["png"], metadata=PNG_METADATA, bbox_inches="tight")
-        if job.get("svg"):
-            fig.savefig(job["svg"], metadata=SVG_METADATA, bbox_inches="tight")
+            sys.exit("charts.py: %s: panel(s) without data: %s" % (job["svg"], ", ".join(empty)))
+        fig.savefig(job["svg"], metadata=SVG_METADATA, bbox_inches="tight")
+        if job.get("png"):
+            fig.savefig(job["png"], metadata=PNG_METADATA, bbox_inches="tight")
         plt.close(fig)
-        manifest.append({"png": job["png"], "kind": kind, "panels": panels})
+        manifest.append({"svg": job["svg"], "kind": kind, "panels": panels})
     if manifest_file:
         with open(manifest_file, "w", encoding="utf-8") as f:
             json.dump(manifest, f, indent=1)

@@ -13,15 +13,15 @@ namespace execbench::report {
 
 namespace {
 
-// Kept small and readable: the page must work from file:// with nothing fetched.
+// Kept small and readable: the page must work from file://, fetching only its charts, files beside it.
 constexpr std::string_view style_sheet = R"(<style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1280px;padding:1em 2em;color:#1b1b1b}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}h3{margin-top:1.8em}
 table{border-collapse:collapse;margin:.8em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}
 th{background:#f2f4f7;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
 tr:nth-child(even) td{background:#fafafa}code{background:#f2f2f2;padding:0 .2em;border-radius:3px}
-figure.chart{margin:1em 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}figcaption{font-size:.85em;color:#555}
-.missing{color:#a00}nav{font-size:.9em;color:#555}
+figure.chart{margin:1em 0;overflow-x:auto}figure.chart img{max-width:100%;height:auto}figcaption{font-size:.85em;color:#555}
+nav{font-size:.9em;color:#555}
 </style>
 )";
 
@@ -219,11 +219,12 @@ std::string block_html(std::string_view md)
             auto end = line.find(')', close);
             if (close == std::string::npos || end == std::string::npos)
                 continue;
-            auto png = line.substr(close + 2, end - close - 2);
-            auto svg = png.substr(0, png.rfind('.')) + ".svg";
-            html << "<figure class=\"chart\" data-chart=\"" << xml_escape(png) << "\">__SVG_DIR__" << svg
-                 << "__SVG_END__<figcaption>" << xml_escape(line.substr(2, close - 2)) << " (<a href=\"" << xml_escape(png)
-                 << "\">" << (png == svg ? "SVG" : "PNG") << "</a>)</figcaption></figure>\n";
+            // The chart is the file the markdown links, not a copy of it: each picture is committed once.
+            auto src = xml_escape(line.substr(close + 2, end - close - 2));
+            auto caption = xml_escape(line.substr(2, close - 2));
+            html << "<figure class=\"chart\" data-chart=\"" << src << "\"><img src=\"" << src << "\" alt=\"" << caption
+                 << "\" loading=\"lazy\"><figcaption>" << caption << " (<a href=\"" << src
+                 << "\">SVG</a>)</figcaption></figure>\n";
         } else if (line.empty()) {
             flush();
         } else {
@@ -238,20 +239,11 @@ std::string block_html(std::string_view md)
 
 namespace {
 
-std::string page(const std::string& title, const std::string& body, const report_paths& paths)
+std::string page(const std::string& title, const std::string& body)
 {
-    // Chart placeholders name the SVG by its path as bench-report sees it, for expand_charts.
-    std::string b = body;
-    const std::string dir =
-        (paths.docs_dir.generic_string().empty() ? std::string{"."} : paths.docs_dir.generic_string());
-    for (std::size_t at; (at = b.find("__SVG_DIR__")) != std::string::npos;) {
-        auto end = b.find("__SVG_END__", at);
-        auto svg = b.substr(at + 11, end - at - 11);
-        b.replace(at, end + 11 - at, "<!--svg:" + dir + "/" + svg + "-->");
-    }
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-           xml_escape(title) + "</title>\n" + std::string(style_sheet) + "</head>\n<body>\n" + b +
+           xml_escape(title) + "</title>\n" + std::string(style_sheet) + "</head>\n<body>\n" + body +
            std::string(sort_script) + "</body>\n</html>\n";
 }
 
@@ -263,7 +255,7 @@ std::string suite_html(const suite_data& suite, const report_paths& paths)
                ".md\">this page as markdown</a> · <a href=\"" + xml_escape(paths.methodology_link) +
                "\">methodology</a> · <a href=\"" +
                xml_escape(paths.results_link + "/" + suite.name + "/" + raw_results_file(suite)) + "\">raw CSV</a></nav>\n";
-    return page("execbench results: " + suite.name, nav + block_html(suite_markdown(suite, paths)), paths);
+    return page("execbench results: " + suite.name, nav + block_html(suite_markdown(suite, paths)));
 }
 
 std::string index_html(const std::vector<suite_data>& suites, const report_paths& paths)
@@ -301,7 +293,7 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
         md << "\n![latency p99 per scenario and arm, failures hatched](" << summary_chart_name << ")\n";
     auto body = block_html(md.str());
     auto nav = "<nav><a href=\"" + xml_escape(paths.methodology_link) + "\">methodology</a></nav>\n";
-    return page("execbench results", nav + body, paths);
+    return page("execbench results", nav + body);
 }
 
 }  // namespace execbench::report

@@ -54,8 +54,8 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
         }
         if (auto j = winners_chart_data(s); !j.is_null()) {
             auto data = j.dump();
-            chart_job job{paths.docs_dir / s.name / "winners.png", data, fnv1a_hex(data)};
-            list += "winners.png " + job.hash + "\n";
+            chart_job job{paths.docs_dir / s.name / "winners.svg", data, fnv1a_hex(data)};
+            list += "winners.svg " + job.hash + "\n";
             out.charts.push_back(std::move(job));
         }
         out.chart_lists.push_back({paths.docs_dir / s.name / "charts.txt", list});
@@ -105,21 +105,14 @@ std::filesystem::path with_suffix(std::filesystem::path p, const char* suffix)
     return p;
 }
 
-/// The SVG drawn beside a chart's PNG.
-std::filesystem::path svg_of(const std::filesystem::path& png)
-{
-    auto p = png;
-    return p.replace_extension(".svg");
-}
-
-/// True when the chart list says `c` was drawn from the same data and both of its files exist.
+/// True when the chart list says `c` was drawn from the same data and its file exists.
 bool chart_fresh(const report_output& out, const chart_job& c)
 {
     for (const auto& l : out.chart_lists) {
-        if (l.path.parent_path() != c.png.parent_path() || !std::filesystem::exists(l.path) ||
-            !std::filesystem::exists(c.png) || !std::filesystem::exists(svg_of(c.png)))
+        if (l.path.parent_path() != c.file.parent_path() || !std::filesystem::exists(l.path) ||
+            !std::filesystem::exists(c.file))
             continue;
-        return read_text(l.path).find(c.png.filename().string() + " " + c.hash + "\n") != std::string::npos;
+        return read_text(l.path).find(c.file.filename().string() + " " + c.hash + "\n") != std::string::npos;
     }
     return false;
 }
@@ -134,15 +127,10 @@ result<void> draw_charts(const report_output& out, const std::filesystem::path& 
         if (chart_fresh(out, c))
             continue;
         std::error_code ec;
-        std::filesystem::create_directories(c.png.parent_path(), ec);
-        auto png = with_suffix(c.png, ".new.png");
-        auto svg = with_suffix(svg_of(c.png), ".new.svg");
-        jobs.push_back({{"png", png.string()},
-                        {"svg", svg.string()},
-                        {"name", c.png.stem().string()},
-                        {"data", nlohmann::json::parse(c.data_json)}});
-        staged.emplace_back(png, c.png);
-        staged.emplace_back(svg, svg_of(c.png));
+        std::filesystem::create_directories(c.file.parent_path(), ec);
+        auto svg = with_suffix(c.file, ".new.svg");
+        jobs.push_back({{"svg", svg.string()}, {"name", c.file.stem().string()}, {"data", nlohmann::json::parse(c.data_json)}});
+        staged.emplace_back(svg, c.file);
     }
     if (jobs.empty())
         return {};
@@ -214,35 +202,6 @@ result<std::filesystem::path> readme_target(const std::filesystem::path& readme)
     return refuse(p == readme ? std::string("is ") + kind : "links to " + p.string() + ", " + kind);
 }
 
-std::string expand_charts(std::string_view html)
-{
-    constexpr std::string_view open = "<!--svg:";
-    constexpr std::string_view close = "-->";
-    std::string out;
-    std::size_t at = 0;
-    while (true) {
-        auto b = html.find(open, at);
-        if (b == std::string_view::npos)
-            break;
-        auto e = html.find(close, b + open.size());
-        if (e == std::string_view::npos)
-            break;
-        out += html.substr(at, b - at);
-        std::filesystem::path svg(std::string(html.substr(b + open.size(), e - b - open.size())));
-        if (std::filesystem::exists(svg)) {
-            auto text = read_text(svg);
-            // The XML prologue and doctype may not appear inside an HTML body.
-            auto start = text.find("<svg");
-            out += start == std::string::npos ? text : text.substr(start);
-        } else {
-            out += "<p class=\"missing\">chart not drawn (bench-report --no-charts)</p>";
-        }
-        at = e + close.size();
-    }
-    out += html.substr(at);
-    return out;
-}
-
 result<void> write_report(const report_output& out, const std::filesystem::path& readme,
                           const std::filesystem::path& chart_script, const std::string& python)
 {
@@ -253,7 +212,7 @@ result<void> write_report(const report_output& out, const std::filesystem::path&
         if (auto w = write_text(f.path, f.content); !w)
             return w;
     for (const auto& f : out.html)
-        if (auto w = write_text(f.path, expand_charts(f.content)); !w)
+        if (auto w = write_text(f.path, f.content); !w)
             return w;
     if (!python.empty())
         for (const auto& l : out.chart_lists)
@@ -277,13 +236,12 @@ std::vector<std::string> stale_files(const report_output& out, const std::filesy
     for (const auto& f : out.files)
         check(f);
     for (const auto& f : out.html)
-        check({f.path, expand_charts(f.content)});
+        check(f);
     for (const auto& f : out.chart_lists)
         check(f);
     for (const auto& c : out.charts)
-        for (const auto& p : {c.png, svg_of(c.png)})
-            if (!std::filesystem::exists(p))
-                stale.push_back(p.string() + " (missing)");
+        if (!std::filesystem::exists(c.file))
+            stale.push_back(c.file.string() + " (missing)");
     if (readme.empty())
         return stale;
     auto current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};

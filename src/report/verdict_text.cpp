@@ -188,7 +188,7 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
        << "; no verdict: " << w.too_few_trials << " too few trials, " << w.not_sampled << " not sampled, "
        << w.not_ranked << " not ranked, " << w.unequal_work << " unequal work.\n\n";
     if (w.decided + w.shared + w.ties > 0)
-        md << "![winners](" << s.name << "/winners.png)\n\n";
+        md << "![winners](" << s.name << "/winners.svg)\n\n";
     if (w.scenarios.empty())
         return md.str();
 

@@ -122,7 +122,7 @@ TEST_CASE("a suite's capacity searches read back into its page, chart data and t
     report_paths rp;
     auto page = suite_markdown(*s, rp);
     CHECK(page.find("## Capacity") != std::string::npos);
-    CHECK(page.find("capacity-capacity-io-100.png") != std::string::npos);
+    CHECK(page.find("capacity-capacity-io-100.svg") != std::string::npos);
     CHECK(page.find("≥ 3,200 req/s (generator-bound: a lower bound)") != std::string::npos);
     CHECK(page.find("60 µs") != std::string::npos);
     CHECK(page.find("## Per scenario") == std::string::npos);  // no fixed-rate scenario ran
@@ -191,8 +191,7 @@ TEST_CASE("the capacity chart draws every arm against the offered rate, and the 
     auto s = read_suite(suite_dir);
     REQUIRE(s.ok());
     nlohmann::json jobs = nlohmann::json::array();
-    jobs.push_back({{"png", (dir.path / "c.png").string()},
-                    {"svg", (dir.path / "c.svg").string()},
+    jobs.push_back({{"svg", (dir.path / "c.svg").string()},
                     {"name", "c"},
                     {"data", capacity_chart_data(*s, "capacity-io-100")}});
     {

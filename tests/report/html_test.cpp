@@ -14,3 +14,11 @@ TEST_CASE("inline_html turns a page's inline markdown into HTML and escapes the 
     CHECK(inline_html("loop: 2.95× (2.91–2.97)<br>tie: fiber / loop") ==
           "loop: 2.95× (2.91–2.97)<br>tie: fiber / loop");
 }
+
+TEST_CASE("a chart is shown from the file the markdown links, not copied into the page", "[report]")
+{
+    auto html = execbench::report::block_html("![io & more](s/io.svg)\n");
+    CHECK(html == "<figure class=\"chart\" data-chart=\"s/io.svg\"><img src=\"s/io.svg\" alt=\"io &amp; more\" "
+                  "loading=\"lazy\"><figcaption>io &amp; more (<a href=\"s/io.svg\">SVG</a>)</figcaption></figure>\n");
+    CHECK(html.find("<svg") == std::string::npos);
+}

@@ -150,7 +150,7 @@ TEST_CASE("the suite page shows the models side by side with statuses and winner
                                    "0.1 % of its requests; pool / fiber 1.67× ("));
     CHECK_THAT(md, Catch::Contains("| latency p99 ↓ | pool (by failures) |"));
     CHECK_THAT(md, Catch::Contains("- io: fiber up to 2 errors in 2 of 3 trials\n"));
-    CHECK_THAT(md, Catch::Contains("![io](s/io.png)"));
+    CHECK_THAT(md, Catch::Contains("![io](s/io.svg)"));
 }
 
 TEST_CASE("runs that differ from their scenario files say which way", "[report]")
@@ -211,7 +211,7 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     REQUIRE(write_report(out, readme, {}, ""));  // pages only
     auto stale = stale_files(out, readme);
     // Without drawing, the charts and their list are still missing.
-    REQUIRE(stale.size() == 8);  // two chart lists, io's and the summary's PNG and SVG, the winners' PNG and SVG
+    REQUIRE(stale.size() == 5);  // two chart lists, io's, the summary's and the winners' SVG: one file per chart
     CHECK_THAT(read(readme), Catch::Contains("| [s](docs/results/s.md) | io | 1,201 ms · wall 400 ms | ~720 ms · wall "
                                              "315 ms · **2 errors** | not run | pool (failures over 0.1 % of requests: "
                                              "fiber up to 2 errors in 2 of 3 trials) |"));
@@ -225,11 +225,12 @@ TEST_CASE("regeneration makes the report current and --check sees results change
     REQUIRE(write_report(out, readme, script, "/usr/bin/python3"));
     CHECK(stale_files(out, readme).empty());
     // Drawing the same data again gives the same bytes.
-    auto png = paths.docs_dir / "s" / "io.png";
-    auto first = read(png);
-    std::filesystem::remove(png);
+    auto svg = paths.docs_dir / "s" / "io.svg";
+    auto first = read(svg);
+    std::filesystem::remove(svg);
     REQUIRE(write_report(out, readme, script, "/usr/bin/python3"));
-    CHECK(read(png) == first);
+    CHECK(read(svg) == first);
+    CHECK_FALSE(std::filesystem::exists(paths.docs_dir / "s" / "io.png"));  // no second picture of the same chart
 
     // New results: the page, the chart list and the headline are stale until regenerated.
     REQUIRE(load::append_ledger(load::ledger_path(dir, "s"), {"s", "io", "pool", load::run_status::failed, "",
@@ -442,8 +443,7 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     nlohmann::json jobs = nlohmann::json::array();
     auto add = [&](const std::string& name, nlohmann::json data, const std::string& kind) {
         CHECK(data["kind"] == kind);
-        jobs.push_back({{"png", (d.path / (name + ".png")).string()},
-                        {"svg", (d.path / (name + ".svg")).string()},
+        jobs.push_back({{"svg", (d.path / (name + ".svg")).string()},
                         {"name", name},
                         {"data", std::move(data)}});
     };
@@ -494,7 +494,7 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     auto manifest = nlohmann::json::parse(read(manifest_file));
     REQUIRE(manifest.size() == 5);
     for (const auto& chart : manifest) {
-        INFO(chart["png"].get<std::string>());
+        INFO(chart["svg"].get<std::string>());
         REQUIRE(chart["panels"].size() >= 1);
         for (const auto& panel : chart["panels"]) {
             INFO(panel["title"].get<std::string>());

@@ -92,7 +92,7 @@ TEST_CASE("a scaled run is labelled on the page, in the README cell and in the c
     CHECK_THAT(out.readme_block, Catch::Contains("below that it is a smaller load and not the scenario"));
     bool titled = false;
     for (const auto& c : out.charts)
-        if (c.png.filename() == "spike.png") {
+        if (c.file.filename() == "spike.svg") {
             titled = true;
             CHECK_THAT(c.data_json, Catch::Contains(R"j("title":"s / spike (at 0.97 scale)")j"));
         }

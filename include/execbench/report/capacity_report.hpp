@@ -13,7 +13,7 @@
 
 namespace execbench::report {
 
-/// The chart file of a capacity scenario, relative to the suite's chart folder: "capacity-<scenario>.png".
+/// The chart file of a capacity scenario, relative to the suite's chart folder: "capacity-<scenario>.svg".
 std::string capacity_chart_name(const std::string& scenario);
 
 /// The data the chart script draws a capacity scenario's latency-vs-throughput chart from ("capacity"): each arm's

@@ -26,7 +26,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
 nlohmann::json winners_chart_data(const suite_data& s);
 
 /// The chart file of the index page's summary picture, relative to the docs folder.
-inline constexpr const char* summary_chart_name = "summary.png";
+inline constexpr const char* summary_chart_name = "summary.svg";
 
 /// The data of the index page's summary picture: per suite, per scenario and arm, the median p99 and whether the
 /// arm's failed and unsent requests exceeded failure_tolerance (hatched); null when no suite has two arms' runs.

@@ -15,8 +15,8 @@ std::string inline_html(std::string_view md);
 /// Markdown paragraphs and pipe tables (all this report writes) as HTML; tables become sortable.
 std::string block_html(std::string_view md);
 
-/// The self-contained HTML page of one suite: inline CSS, a few lines of inline script to sort tables, and each
-/// chart as `<!--svg:PATH-->`, replaced by the SVG itself when written (see expand_charts). Fetches nothing.
+/// The HTML page of one suite: inline CSS, a few lines of inline script to sort tables, and each chart as an
+/// `<img>` of the SVG file the markdown links (relative, so it works from file://). Fetches nothing else.
 std::string suite_html(const suite_data& suite, const report_paths& paths);
 
 /// The index page: every suite with its page, and the headline table.

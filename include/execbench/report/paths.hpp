@@ -8,7 +8,7 @@ namespace execbench::report {
 
 /// Where the report goes.
 struct report_paths {
-    std::filesystem::path docs_dir = "docs/results";     ///< <suite>.md and <suite>/*.png
+    std::filesystem::path docs_dir = "docs/results";     ///< <suite>.md and <suite>/*.svg
     std::filesystem::path results_label = "results";     ///< how the results root is named in the pages
     std::string docs_link = "docs/results";              ///< docs_dir as the README links it
     std::string results_link = "../../results";          ///< the results root as the pages link it

@@ -13,9 +13,10 @@
 
 namespace execbench::report {
 
-/// A chart to draw: its PNG, the data the chart script draws it from, and that data's hash.
+/// A chart to draw: its SVG file (the one picture of it: the markdown shows it, the HTML page shows it by `<img>`),
+/// the data the chart script draws it from, and that data's hash.
 struct chart_job {
-    std::filesystem::path png;
+    std::filesystem::path file;
     std::string data_json;
     std::string hash;  ///< FNV-1a 64 of data_json, hex
 };
@@ -29,9 +30,9 @@ struct generated_file {
 /// Everything bench-report produces for a set of suites.
 struct report_output {
     std::vector<generated_file> files;  ///< markdown pages
-    std::vector<generated_file> html;   ///< HTML pages; `<!--svg:PATH-->` stands for that chart's SVG
+    std::vector<generated_file> html;   ///< HTML pages, each chart an `<img>` of its SVG file
     std::vector<chart_job> charts;
-    std::vector<generated_file> chart_lists;  ///< per suite `<suite>/charts.txt`: "<png> <hash>" per chart
+    std::vector<generated_file> chart_lists;  ///< per suite `<suite>/charts.txt`: "<svg> <hash>" per chart
     std::string readme_block;                 ///< the headline table, without the markers
 };
 
@@ -39,9 +40,6 @@ struct report_output {
 /// from all of `suites`. Pure: reads nothing, writes nothing.
 report_output build_report(const std::vector<suite_data>& suites, const report_paths& paths,
                            const std::vector<std::string>& pages = {});
-
-/// An HTML page with each `<!--svg:PATH-->` replaced by the SVG at PATH (a note when it is missing).
-std::string expand_charts(std::string_view html);
 
 /// The file that the README path `readme` names, through any symlinks, so the block is written into the target and
 /// the link stays a link. An error naming what the path is when that is not a regular file (a device such as
@@ -56,7 +54,7 @@ result<void> write_report(const report_output& out, const std::filesystem::path&
                           const std::filesystem::path& chart_script, const std::string& python);
 
 /// The generated files that are missing or differ from what `out` says they should be (README block included,
-/// PNGs and SVGs checked for existence and by the chart lists; no README when `readme` is empty).
+/// chart SVGs checked for existence and by the chart lists; no README when `readme` is empty).
 std::vector<std::string> stale_files(const report_output& out, const std::filesystem::path& readme);
 
 }  // namespace execbench::report
