@@ -13,7 +13,10 @@ does not ask for: each chart is committed once, as SVG) where data["kind"] is
   "capacity"      a capacity search per arm: p50 and p99 against the offered rate (log-log, and a linear panel
                   around the capacities), one point per rate in rate order (the median of the steps repeated there,
                   bars spanning their range), the SLO's latency bound, each arm's capacity (a line, its 95 % interval
-                  shaded; a lower bound dotted).
+                  shaded; a lower bound dotted);
+  "map"           the workload map: a grid of CPU per request x wait per request, each cell coloured by the arm
+                  whose capacity interval lies above every other's (stripes for a shared lead, grey for a tie), each
+                  arm's capacity written in it, and the pool's predicted break-even wait as a staircase line.
 Output is deterministic for the same input: no timestamps or software version in the metadata, a fixed size, DPI
 and SVG id salt. `--manifest FILE` writes, per chart and panel, how many data points were drawn, so a test can
 check that no panel is empty.
@@ -523,6 +526,70 @@ def capacity_arm(ax, data, a, legend):
             ax.axvspan(a["low_rps"], a["high_rps"], color=st["color"], alpha=0.12, linewidth=0)
 
 
+# --- the workload map ---------------------------------------------------------------------------------------------------
+
+def map_chart(data):
+    cpus, waits = data["cpus"], data["waits"]
+    fig, ax = plt.subplots(figsize=(2.0 * len(waits) + 1.6, 1.25 * len(cpus) + 1.7), dpi=80)
+    for c in data["cells"]:
+        x, y = waits.index(c["wait"]), cpus.index(c["cpu"])
+        leaders = [] if c["tie"] else c["leaders"]
+        if not leaders:
+            ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor="#dddddd", edgecolor="white", linewidth=2))
+        for k, arm in enumerate(leaders):  # a shared lead: one vertical stripe per leader
+            w = 1.0 / len(leaders)
+            ax.add_patch(plt.Rectangle((x - 0.5 + k * w, y - 0.5), w, 1, facecolor=style(data, arm)["color"],
+                                       alpha=0.55, edgecolor="white", linewidth=2 if k == 0 else 0))
+        head = "tie" if c["tie"] else " = ".join(c["leaders"])
+        lines = [head] + ["%s %s" % (a["arm"], a["label"]) for a in c["arms"]]
+        ax.text(x, y, "\n".join(lines), ha="center", va="center", fontsize=7,
+                fontweight="normal", linespacing=1.25,
+                bbox=dict(boxstyle="round,pad=0.2", facecolor="white", alpha=0.75, linewidth=0))
+
+    def x_of(wait):
+        # Wait positions are categories; the boundary falls between them on a log scale (and linearly from 0).
+        if wait <= waits[0]:
+            return -0.5
+        for i in range(1, len(waits)):
+            lo, hi = waits[i - 1], waits[i]
+            if wait <= hi:
+                if lo <= 0:
+                    return i - 1 + (wait - lo) / (hi - lo)
+                return i - 1 + math.log(wait / lo) / math.log(hi / lo)
+        return len(waits) - 0.5
+    xs, ys = [], []
+    for b in data["boundary"]:
+        y = cpus.index(b["cpu"])
+        x = min(x_of(b["wait"]), len(waits) - 0.5)
+        xs += [x, x]
+        ys += [y - 0.5, y + 0.5]
+    from matplotlib.patches import Patch
+    arms = sorted({a for c in data["cells"] if not c["tie"] for a in c["leaders"]}, key=lambda a: (data.get("all_arms") or []).index(a)
+                  if a in (data.get("all_arms") or []) else 99)
+    handles = [Patch(facecolor=style(data, a)["color"], alpha=0.55, label="%s leads" % a) for a in arms]
+    handles.append(Patch(facecolor="#dddddd", label="tie"))
+    if xs:
+        line, = ax.plot(xs, ys, color="#000000", linewidth=2, linestyle="--",
+                label="predicted: the pool (%d workers on %d core%s) keeps up left of this line, W < %g C"
+                % (data["workers"], data["cores"], "" if data["cores"] == 1 else "s",
+                   data["workers"] / data["cores"] - 1))
+        handles.append(line)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False,
+              ncol=min(3, len(handles)))
+    ax.set_xlim(-0.5, len(waits) - 0.5)
+    ax.set_ylim(-0.5, len(cpus) - 0.5)
+    ax.set_xticks(range(len(waits)))
+    ax.set_xticklabels(["%g ms" % w for w in waits], fontsize=8)
+    ax.set_yticks(range(len(cpus)))
+    ax.set_yticklabels([("%g ms" % (c / 1000)) if c >= 1000 else ("%g µs" % c) for c in cpus], fontsize=8)
+    ax.set_xlabel("wait per request (then the CPU)", fontsize=8)
+    ax.set_ylabel("CPU per request", fontsize=8)
+    ax.set_title("coloured by the lead: its 95 % interval above every other arm's; stripes share it, grey is a tie; "
+                 "≥ a lower bound", fontsize=8)
+    fig.suptitle(data["title"], fontsize=10)
+    return fig
+
+
 # --- numbers -------------------------------------------------------------------------------------------------------
 
 def fmt_ms(v):
@@ -584,7 +651,7 @@ def main():
     with open(args[0], encoding="utf-8") as f:
         jobs = json.load(f)
     draw = {"distribution": distribution_chart, "timeline": timeline_chart, "winners": winners_chart,
-            "summary": summary_chart, "capacity": capacity_chart}
+            "summary": summary_chart, "capacity": capacity_chart, "map": map_chart}
     manifest = []
     for job in jobs:
         kind = job["data"]["kind"]

@@ -4,6 +4,7 @@
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/workload_map.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -262,9 +263,14 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
 {
     std::ostringstream md;
     // The answer first: a newcomer met the A/A control's chart first and the headline 2,900 px down (user review).
-    md << "# execbench results\n\n## Headline\n";
+    md << "# execbench results\n\n";
     auto local = paths;
     local.docs_link = ".";
+    // The map answers "which model for my mix" at a glance: above the tables (issue 42).
+    for (const auto& s : suites)
+        if (auto map = map_headline(s, local); !map.empty())
+            md << "## Where each model wins\n\n" << map << "\n";
+    md << "## Headline\n";
     md << headline_block(suites, local);
     md << "\n## Suites\n\n";
     // The headline's suites in its order, then the rest as they come.

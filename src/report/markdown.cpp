@@ -4,6 +4,7 @@
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
+#include "execbench/report/workload_map.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/finding.hpp"
 #include "execbench/report/parity.hpp"
@@ -565,6 +566,7 @@ std::string suite_markdown(const suite_data& s, const report_paths& paths)
         scenario_table(md, s);
         winners_section(md, s, w, paths);
     }
+    md << map_section(s, paths);
     md << capacity_section(s, paths);
     if (!s.scenarios.empty())
         md << "## Per scenario\n";

@@ -7,6 +7,7 @@
 #include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/workload_map.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,12 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
             auto data = j.dump();
             chart_job job{paths.docs_dir / s.name / capacity_chart_name(sc), data, fnv1a_hex(data)};
             list += capacity_chart_name(sc) + " " + job.hash + "\n";
+            out.charts.push_back(std::move(job));
+        }
+        if (auto m = read_workload_map(s)) {
+            auto data = map_chart_data(s, *m).dump();
+            chart_job job{paths.docs_dir / s.name / map_chart_name, data, fnv1a_hex(data)};
+            list += std::string(map_chart_name) + " " + job.hash + "\n";
             out.charts.push_back(std::move(job));
         }
         if (auto j = winners_chart_data(s); !j.is_null()) {
