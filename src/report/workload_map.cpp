@@ -72,7 +72,7 @@ unsigned cpus_in(const std::string& list)
     return n;
 }
 
-std::string rps(double v)
+std::string rate_figure(double v)
 {
     return grouped(static_cast<std::uint64_t>(std::llround(std::max(0.0, v))));
 }
@@ -87,7 +87,7 @@ std::string short_rps(const load::capacity_result& r)
     case outcome::measured: return n;
     case outcome::generator_bound:
     case outcome::above_max: return "≥ " + n;
-    case outcome::below_min: return "< " + rps(r.steps.empty() ? 0 : r.steps.back().offered_rps);
+    case outcome::below_min: return "< " + rate_figure(r.steps.empty() ? 0 : r.steps.back().offered_rps);
     case outcome::stopped: break;
     }
     return "–";
@@ -152,10 +152,10 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
     using outcome = load::capacity_result::outcome;
     const auto& r = a.search->result;
     if (r.what == outcome::generator_bound)
-        return "the generator's bound: its core, not the server, stopped the search at ≥ " + rps(r.capacity_rps) +
+        return "the generator's bound: its core, not the server, stopped the search at ≥ " + rate_figure(r.capacity_rps) +
                " req/s (a lower bound)";
     if (r.what == outcome::above_max)
-        return "the search's highest rate, " + rps(r.capacity_rps) + " req/s: a lower bound, not the server's";
+        return "the search's highest rate, " + rate_figure(r.capacity_rps) + " req/s: a lower bound, not the server's";
     if (r.what == outcome::below_min)
         return "no rate met the SLO";
     if (r.what == outcome::stopped)
@@ -168,13 +168,13 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
                     : "its own cost per request: ") +
               num(a.cpu_micros_per_request, a.cpu_micros_per_request < 10 ? 1 : 0) +
               " µs of server CPU per request at its highest passing step, " + num(own, own < 10 ? 1 : 0) +
-              " µs over the C asked; with it the bound is " + rps(with_own) + " req/s";
+              " µs over the C asked; with it the bound is " + rate_figure(with_own) + " req/s";
         if (with_own > 0 && std::abs(r.capacity_rps / with_own - 1) <= agreement)
             return out;
         out += "; ";
     }
     if (const auto* miss = first_miss_above(r))
-        out += "at " + rps(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
+        out += "at " + rate_figure(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
                num(miss->server_cpu_percent) + " % CPU" +
                (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : "");
     return out;
@@ -463,7 +463,7 @@ std::string map_section(const suite_data& s, const report_paths& paths)
             }
             auto measured = short_rps(it->search->result);
             r.push_back(it->predicted_rps > 0
-                            ? measured + " / " + rps(it->predicted_rps) + (it->ratio > 0 ? " (" + num(it->ratio, 2) + ")" : "")
+                            ? measured + " / " + rate_figure(it->predicted_rps) + (it->ratio > 0 ? " (" + num(it->ratio, 2) + ")" : "")
                             : measured + " / –");
         }
         r.push_back(cell_escape(leaders_text(c)));
