@@ -197,9 +197,66 @@ double pool_break_even_wait_millis(double cpu_micros, unsigned workers, unsigned
     return cpu_micros / 1e3 * (double(workers) / cores - 1);
 }
 
+namespace {
+
+/// What one search's context says: the cell its one request names, and the server's CPUs and pool threads.
+void read_context(const nlohmann::json& ctx, std::optional<std::pair<double, double>>& where, workload_map& m)
+{
+    auto part = [&](const char* pointer) {
+        nlohmann::json::json_pointer p(pointer);
+        return ctx.contains(p) ? ctx.at(p) : nlohmann::json();
+    };
+    auto requests = part("/scenario/requests");
+    if (requests.is_array() && requests.size() == 1 && requests[0].contains("path") && requests[0]["path"].is_string())
+        where = cell_of(requests[0]["path"].get<std::string>());
+    auto health = part("/server/health");
+    if (!health.is_object())
+        return;
+    // Older or hand-written lines may lack a field or hold null: absent reads as unknown.
+    auto text = [&](const char* key) {
+        return health.contains(key) && health[key].is_string() ? health[key].get<std::string>() : std::string{};
+    };
+    if (auto cpus = cpus_in(text("cpus")); cpus > 0)
+        m.cores = cpus;
+    if (text("model") == "pool" && health.contains("threads") && health["threads"].is_number_unsigned())
+        m.pool_workers = health["threads"].get<unsigned>();
+}
+
+/// Each arm's prediction, ratio and reason in a cell, and the arms no other beats.
+void judge(map_cell& c, const suite_data& s, const workload_map& m)
+{
+    const auto& searches = s.capacity.at(c.scenario);
+    for (const auto& arm : s.models) {
+        auto it = searches.find(arm);
+        if (it == searches.end())
+            continue;
+        map_arm a;
+        a.arm = arm;
+        a.search = &it->second;
+        bool pool = it->second.model == "pool";
+        std::tie(a.predicted_rps, a.predicted_by) =
+            predict(c.cpu_micros, c.wait_millis, m.cores, pool ? m.pool_workers : 0);
+        a.cpu_micros_per_request = cpu_per_request(a.search->result);
+        if (a.predicted_rps > 0 && a.search->result.capacity_rps > 0)
+            a.ratio = a.search->result.capacity_rps / a.predicted_rps;
+        if (a.ratio == 0 || std::abs(a.ratio - 1) > agreement)
+            a.why = explain(c, a, m.cores, m.pool_workers, pool);
+        c.arms.push_back(std::move(a));
+    }
+    for (const auto& a : c.arms) {
+        auto mine = interval_of(a.search->result);
+        bool beaten = std::any_of(c.arms.begin(), c.arms.end(), [&](const map_arm& b) {
+            return interval_of(b.search->result).first > mine.second;
+        });
+        if (!beaten)
+            c.leaders.push_back(a.arm);
+    }
+}
+
+}  // namespace
+
 std::optional<workload_map> read_workload_map(const suite_data& s)
 {
-    // What each search ran, from its context: the request, and the server's model, threads and CPUs.
     std::map<std::string, nlohmann::json> by_id;
     for (const auto& line : s.contexts) {
         auto j = nlohmann::json::parse(line, nullptr, false);
@@ -214,45 +271,19 @@ std::optional<workload_map> read_workload_map(const suite_data& s)
         if (found == s.capacity.end())
             continue;
         std::optional<std::pair<double, double>> where;
-        for (const auto& [arm, rec] : found->second) {
-            auto j = by_id.find(rec.run_id);
-            if (j == by_id.end())
-                continue;
-            const auto& ctx = j->second;
-            auto part = [&](const char* pointer) {
-                nlohmann::json::json_pointer p(pointer);
-                return ctx.contains(p) ? ctx.at(p) : nlohmann::json();
-            };
-            auto requests = part("/scenario/requests");
-            if (!requests.is_array())
-                requests = nlohmann::json::array();
-            if (requests.size() == 1 && requests[0].contains("path") && requests[0]["path"].is_string())
-                where = cell_of(requests[0]["path"].get<std::string>());
-            auto health = part("/server/health");
-            if (!health.is_object())
-                health = nlohmann::json::object();
-            // Older or hand-written lines may lack a field or hold null: absent reads as unknown.
-            auto text = [&](const char* key) {
-                return health.contains(key) && health[key].is_string() ? health[key].get<std::string>() : std::string{};
-            };
-            if (auto cpus = cpus_in(text("cpus")); cpus > 0)
-                m.cores = cpus;
-            if (text("model") == "pool" && health.contains("threads") && health["threads"].is_number_unsigned())
-                m.pool_workers = health["threads"].get<unsigned>();
-        }
+        for (const auto& [arm, rec] : found->second)
+            if (auto j = by_id.find(rec.run_id); j != by_id.end())
+                read_context(j->second, where, m);
         if (!where)
             continue;
         map_cell cell;
         cell.scenario = sc;
-        cell.cpu_micros = where->first;
-        cell.wait_millis = where->second;
+        std::tie(cell.cpu_micros, cell.wait_millis) = *where;
         m.cells.push_back(std::move(cell));
-    }
-    for (const auto& c : m.cells) {
-        if (std::find(m.cpus.begin(), m.cpus.end(), c.cpu_micros) == m.cpus.end())
-            m.cpus.push_back(c.cpu_micros);
-        if (std::find(m.waits.begin(), m.waits.end(), c.wait_millis) == m.waits.end())
-            m.waits.push_back(c.wait_millis);
+        if (std::find(m.cpus.begin(), m.cpus.end(), where->first) == m.cpus.end())
+            m.cpus.push_back(where->first);
+        if (std::find(m.waits.begin(), m.waits.end(), where->second) == m.waits.end())
+            m.waits.push_back(where->second);
     }
     if (m.cpus.size() < 2 || m.waits.size() < 2)
         return std::nullopt;
@@ -261,35 +292,8 @@ std::optional<workload_map> read_workload_map(const suite_data& s)
     std::sort(m.cells.begin(), m.cells.end(), [](const map_cell& a, const map_cell& b) {
         return std::pair{a.cpu_micros, a.wait_millis} < std::pair{b.cpu_micros, b.wait_millis};
     });
-
-    for (auto& c : m.cells) {
-        const auto& searches = s.capacity.at(c.scenario);
-        for (const auto& arm : s.models) {
-            auto it = searches.find(arm);
-            if (it == searches.end())
-                continue;
-            map_arm a;
-            a.arm = arm;
-            a.search = &it->second;
-            bool pool = it->second.model == "pool";
-            std::tie(a.predicted_rps, a.predicted_by) =
-                predict(c.cpu_micros, c.wait_millis, m.cores, pool ? m.pool_workers : 0);
-            a.cpu_micros_per_request = cpu_per_request(a.search->result);
-            if (a.predicted_rps > 0 && a.search->result.capacity_rps > 0)
-                a.ratio = a.search->result.capacity_rps / a.predicted_rps;
-            if (a.ratio == 0 || std::abs(a.ratio - 1) > agreement)
-                a.why = explain(c, a, m.cores, m.pool_workers, pool);
-            c.arms.push_back(std::move(a));
-        }
-        for (const auto& a : c.arms) {
-            auto mine = interval_of(a.search->result);
-            bool beaten = std::any_of(c.arms.begin(), c.arms.end(), [&](const map_arm& b) {
-                return interval_of(b.search->result).first > mine.second;
-            });
-            if (!beaten)
-                c.leaders.push_back(a.arm);
-        }
-    }
+    for (auto& c : m.cells)
+        judge(c, s, m);
     return m;
 }
 
