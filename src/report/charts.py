@@ -533,14 +533,17 @@ def map_chart(data):
     fig, ax = plt.subplots(figsize=(2.0 * len(waits) + 1.6, 1.25 * len(cpus) + 1.7), dpi=80)
     for c in data["cells"]:
         x, y = waits.index(c["wait"]), cpus.index(c["cpu"])
-        leaders = [] if c["tie"] else c["leaders"]
+        undecided = c.get("undecided", False)
+        leaders = [] if c["tie"] or undecided else c["leaders"]
         if not leaders:
-            ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor="#dddddd", edgecolor="white", linewidth=2))
+            ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor="#f2f2f2" if undecided else "#dddddd",
+                                       hatch="//" if undecided else None,
+                                       edgecolor="#bbbbbb" if undecided else "white", linewidth=0.6 if undecided else 2))
         for k, arm in enumerate(leaders):  # a shared lead: one vertical stripe per leader
             w = 1.0 / len(leaders)
             ax.add_patch(plt.Rectangle((x - 0.5 + k * w, y - 0.5), w, 1, facecolor=style(data, arm)["color"],
                                        alpha=0.55, edgecolor="white", linewidth=2 if k == 0 else 0))
-        head = "tie" if c["tie"] else " = ".join(c["leaders"])
+        head = "undecided" if undecided else "tie" if c["tie"] else " = ".join(c["leaders"])
         lines = [head] + ["%s %s" % (a["arm"], a["label"]) for a in c["arms"]]
         ax.text(x, y, "\n".join(lines), ha="center", va="center", fontsize=7,
                 fontweight="normal", linespacing=1.25,
@@ -564,10 +567,13 @@ def map_chart(data):
         xs += [x, x]
         ys += [y - 0.5, y + 0.5]
     from matplotlib.patches import Patch
-    arms = sorted({a for c in data["cells"] if not c["tie"] for a in c["leaders"]}, key=lambda a: (data.get("all_arms") or []).index(a)
+    arms = sorted({a for c in data["cells"] if not c["tie"] and not c.get("undecided") for a in c["leaders"]}, key=lambda a: (data.get("all_arms") or []).index(a)
                   if a in (data.get("all_arms") or []) else 99)
     handles = [Patch(facecolor=style(data, a)["color"], alpha=0.55, label="%s leads" % a) for a in arms]
     handles.append(Patch(facecolor="#dddddd", label="tie"))
+    if any(c.get("undecided") for c in data["cells"]):
+        handles.append(Patch(facecolor="#f2f2f2", hatch="//", edgecolor="#999999",
+                             label="undecided: a lower bound hides where an arm stops"))
     if xs:
         line, = ax.plot(xs, ys, color="#000000", linewidth=2, linestyle="--",
                 label="predicted: the pool (%d workers on %d core%s) keeps up left of this line, W < %g C"
@@ -585,7 +591,7 @@ def map_chart(data):
     ax.set_xlabel("wait per request (then the CPU)", fontsize=8)
     ax.set_ylabel("CPU per request", fontsize=8)
     ax.set_title("coloured by the lead: its 95 % interval above every other arm's; stripes share it, grey is a tie; "
-                 "≥ a lower bound", fontsize=8)
+                 "≥ a lower bound (the generator or the search's ceiling)", fontsize=8)
     fig.suptitle(data["title"], fontsize=10)
     return fig
 

@@ -176,7 +176,7 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
     if (const auto* miss = first_miss_above(r))
         out += "at " + rate_figure(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
                num(miss->server_cpu_percent) + " % CPU" +
-               (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : "");
+               (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : ": the core was full");
     return out;
 }
 
@@ -251,6 +251,9 @@ void judge(map_cell& c, const suite_data& s, const workload_map& m)
         if (!beaten)
             c.leaders.push_back(a.arm);
     }
+    c.undecided = c.leaders.size() == c.arms.size() && std::any_of(c.arms.begin(), c.arms.end(), [](const map_arm& a) {
+                      return std::isinf(interval_of(a.search->result).second);
+                  });
 }
 
 }  // namespace
@@ -307,7 +310,8 @@ nlohmann::json map_chart_data(const suite_data& s, const workload_map& m)
         cells.push_back({{"cpu", c.cpu_micros},
                          {"wait", c.wait_millis},
                          {"leaders", c.leaders},
-                         {"tie", c.leaders.size() == c.arms.size()},
+                         {"tie", c.leaders.size() == c.arms.size() && !c.undecided},
+                         {"undecided", c.undecided},
                          {"arms", arms}});
     }
     nlohmann::json boundary = nlohmann::json::array();
@@ -340,6 +344,8 @@ std::string wait_text(double ms)
 
 std::string leaders_text(const map_cell& c)
 {
+    if (c.undecided)
+        return "undecided (lower bounds)";
     if (c.leaders.size() == c.arms.size())
         return "tie";
     std::string out;
@@ -375,11 +381,12 @@ std::string answer(const workload_map& m)
     for (auto cpu : m.cpus) {
         double keeps = -1, behind = -1;
         double gap = 0;
+        bool gap_bound = false;  // the figure ahead is a lower bound: the gap is at least this
         std::string ahead;
         for (auto wait : m.waits) {
             const auto* c = m.at(cpu, wait);
             const auto* p = c ? pool_of(*c) : nullptr;
-            if (!p)
+            if (!p || c->undecided)
                 continue;
             if (std::find(c->leaders.begin(), c->leaders.end(), p->arm) != c->leaders.end()) {
                 keeps = wait;
@@ -392,6 +399,7 @@ std::string answer(const workload_map& m)
                 if (a.search->result.capacity_rps > 0 && p->search->result.capacity_rps > 0 &&
                     a.search->result.capacity_rps / p->search->result.capacity_rps > gap) {
                     gap = a.search->result.capacity_rps / p->search->result.capacity_rps;
+                    gap_bound = std::isinf(interval_of(a.search->result).second);
                     ahead = leaders_text(*c) + " at " + wait_text(wait);
                 }
         }
@@ -403,8 +411,8 @@ std::string answer(const workload_map& m)
         else
             out << "leads or ties up to " << wait_text(keeps) << " of wait and is behind from " << wait_text(behind);
         if (gap > 1)
-            out << " (" << ahead << ": " << num(gap, gap < 10 ? 1 : 0) << "× its capacity"
-                << (ahead.find("≥") != std::string::npos ? ", a lower bound" : "") << ")";
+            out << " (" << ahead << ": " << (gap_bound ? "at least " : "") << num(gap, gap < 10 ? 1 : 0)
+                << "× its capacity)";
     }
     out << ".";
     return out.str();

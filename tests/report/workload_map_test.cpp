@@ -83,14 +83,20 @@ TEST_CASE("a grid of CPU x wait searches becomes a map: predictions, leads and w
     // 0 µs, 100 ms: as /io waits by default... given explicitly here.
     add_cell(s, "map-cpu-0us-wait-100ms", "/io?delayInMillis=100",
              {{"pool", "pool", simulated(1950, 40)}, {"loop", "loop", simulated(1e6, 15, 30'000)}});
+    // 0 µs, 0 ms: both stopped by the generator: no lead can be read off two lower bounds.
+    add_cell(s, "map-cpu-0us-wait-0ms", "/io?delayInMillis=0",
+             {{"pool", "pool", simulated(1e6, 40, 25'000)}, {"loop", "loop", simulated(1e6, 15, 30'000)}});
     // Not a cell: a fixed chain of iterations names no CPU time.
     add_cell(s, "capacity-cpu", "/cpu?iterations=2000", {{"pool", "pool", simulated(2000, 500)}});
 
     auto m = read_workload_map(s);
     REQUIRE(m);
     CHECK(m->cpus == std::vector<double>{0, 500});
-    CHECK(m->waits == std::vector<double>{10, 100});
-    REQUIRE(m->cells.size() == 4);
+    CHECK(m->waits == std::vector<double>{0, 10, 100});
+    REQUIRE(m->cells.size() == 5);
+    REQUIRE(m->at(0, 0));
+    CHECK(m->at(0, 0)->undecided);
+    CHECK_FALSE(m->at(500, 10)->undecided);  // a tie of measured figures is a tie
     CHECK(m->cores == 1);
     CHECK(m->pool_workers == 200);
 
@@ -118,14 +124,17 @@ TEST_CASE("a grid of CPU x wait searches becomes a map: predictions, leads and w
 
     auto data = map_chart_data(s, *m);
     CHECK(data["kind"] == "map");
-    CHECK(data["cells"].size() == 4);
+    CHECK(data["cells"].size() == 5);
+    CHECK(data["cells"][0]["undecided"] == true);
+    CHECK(data["cells"][0]["tie"] == false);
     CHECK(data["boundary"].size() == 2);
     CHECK(data["boundary"][1]["wait"].get<double>() == Approx(99.5));
 
     auto md = map_section(s, report_paths{});
     CHECK_THAT(md, Catch::StartsWith("## Workload map"));
     CHECK_THAT(md, Catch::Contains("map/workload-map.svg"));
-    CHECK_THAT(md, Catch::Contains("| 500 µs | tie | loop |"));
+    CHECK_THAT(md, Catch::Contains("| 500 µs | – | tie | loop |"));
+    CHECK_THAT(md, Catch::Contains("| 0 µs | undecided (lower bounds) | loop | loop |"));
     CHECK_THAT(md, Catch::Contains("at 500 µs of CPU the pool leads or ties up to 10 ms of wait and is behind from 100 ms"));
     CHECK_THAT(map_headline(s, report_paths{}), Catch::Contains("docs/results/map/workload-map.svg"));
 }

@@ -30,6 +30,9 @@ struct map_cell {
     double wait_millis = 0;
     std::vector<map_arm> arms;         ///< in the suite's arm order
     std::vector<std::string> leaders;  ///< the arms no other arm beats by disjoint intervals; all arms: a tie
+    /// No arm beaten, and some figure only a lower bound (the generator or the search's ceiling stopped it): not a
+    /// tie, since the bound hides where that arm stops.
+    bool undecided = false;
 };
 
 /// The grid of a suite whose capacity searches ask for CPU × wait (`/cpu?cpuMicros=C&delayInMillis=W`, or
