@@ -230,15 +230,20 @@ std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<
     return out;
 }
 
-std::string replace_headline(std::string_view readme, std::string_view block)
+namespace {
+
+/// `readme` with the text between `begin` and `end` replaced by `block` (markers kept); without both markers, the
+/// markers and block appended at the end when `append`, else `readme` unchanged.
+std::string replace_between(std::string_view readme, std::string_view begin, std::string_view end,
+                            std::string_view block, bool append)
 {
-    constexpr std::string_view begin = "<!-- results:begin -->";
-    constexpr std::string_view end = "<!-- results:end -->";
     auto b = readme.find(begin);
     auto e = b == std::string_view::npos ? std::string_view::npos : readme.find(end, b);
     std::string out;
     if (b == std::string_view::npos || e == std::string_view::npos) {
         out = std::string(readme);
+        if (!append)
+            return out;
         if (!out.empty() && out.back() != '\n')
             out += '\n';
         if (!out.empty())
@@ -250,6 +255,18 @@ std::string replace_headline(std::string_view readme, std::string_view block)
     out += block;
     out += readme.substr(e);
     return out;
+}
+
+}  // namespace
+
+std::string replace_headline(std::string_view readme, std::string_view block)
+{
+    return replace_between(readme, "<!-- results:begin -->", "<!-- results:end -->", block, true);
+}
+
+std::string replace_map_block(std::string_view readme, std::string_view block)
+{
+    return replace_between(readme, "<!-- map:begin -->", "<!-- map:end -->", block, false);
 }
 
 }  // namespace execbench::report

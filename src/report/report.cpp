@@ -68,6 +68,11 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
         out.chart_lists.push_back({paths.docs_dir / s.name / "charts.txt", list});
     }
     out.readme_block = headline_block(suites, paths);
+    for (const auto& s : suites)
+        if (out.readme_map = map_headline(s, paths); !out.readme_map.empty()) {
+            out.readme_map = "\n" + out.readme_map + "\n";
+            break;
+        }
     if (!suites.empty()) {
         out.html.push_back({paths.docs_dir / "index.html", index_html(suites, paths)});
         if (auto j = summary_chart_data(suites); !j.is_null()) {
@@ -122,6 +127,12 @@ bool chart_fresh(const report_output& out, const chart_job& c)
         return read_text(l.path).find(c.file.filename().string() + " " + c.hash + "\n") != std::string::npos;
     }
     return false;
+}
+
+/// The README with its generated blocks replaced: the headline table, and the map where the README has its markers.
+std::string readme_text(const std::string& current, const report_output& out)
+{
+    return replace_map_block(replace_headline(current, out.readme_block), out.readme_map);
 }
 
 /// Draws the charts whose data changed into staging files beside their targets; only when every one was drawn are
@@ -228,7 +239,7 @@ result<void> write_report(const report_output& out, const std::filesystem::path&
     if (readme.empty())
         return {};
     std::string current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};
-    return write_text(readme, replace_headline(current, out.readme_block));
+    return write_text(readme, readme_text(current, out));
 }
 
 std::vector<std::string> stale_files(const report_output& out, const std::filesystem::path& readme)
@@ -252,8 +263,8 @@ std::vector<std::string> stale_files(const report_output& out, const std::filesy
     if (readme.empty())
         return stale;
     auto current = std::filesystem::exists(readme) ? read_text(readme) : std::string{};
-    if (replace_headline(current, out.readme_block) != current)
-        stale.push_back(readme.string() + " (headline block differs)");
+    if (readme_text(current, out) != current)
+        stale.push_back(readme.string() + " (headline or map block differs)");
     return stale;
 }
 

@@ -1,6 +1,7 @@
 #include "execbench/report/workload_map.hpp"
 
 #include "execbench/load/run/capacity.hpp"
+#include "execbench/report/headline.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -149,4 +150,14 @@ TEST_CASE("a suite without a grid has no map", "[report][map]")
     CHECK_FALSE(read_workload_map(s));
     CHECK(map_section(s, report_paths{}).empty());
     CHECK(map_headline(s, report_paths{}).empty());
+}
+
+TEST_CASE("the README's map block is replaced between its markers, and a README without them is left alone",
+          "[report][map]")
+{
+    std::string with = "# x\n<!-- map:begin -->old<!-- map:end -->\nrest\n";
+    CHECK(replace_map_block(with, "\nnew\n") == "# x\n<!-- map:begin -->\nnew\n<!-- map:end -->\nrest\n");
+    std::string without = "# x\nrest\n";
+    CHECK(replace_map_block(without, "\nnew\n") == without);
+    CHECK(replace_headline(without, "t") == "# x\nrest\n\n<!-- results:begin -->t<!-- results:end -->\n");
 }

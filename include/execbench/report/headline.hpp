@@ -25,4 +25,8 @@ std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<
 /// appends both markers and the block at the end when they are absent.
 std::string replace_headline(std::string_view readme, std::string_view block);
 
+/// Replaces the text between `<!-- map:begin -->` and `<!-- map:end -->` with `block` (the workload map's picture
+/// and answer, near the README's top); a README without both markers is returned unchanged.
+std::string replace_map_block(std::string_view readme, std::string_view block);
+
 }  // namespace execbench::report

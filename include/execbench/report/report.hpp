@@ -34,6 +34,7 @@ struct report_output {
     std::vector<chart_job> charts;
     std::vector<generated_file> chart_lists;  ///< per suite `<suite>/charts.txt`: "<svg> <hash>" per chart
     std::string readme_block;                 ///< the headline table, without the markers
+    std::string readme_map;                   ///< the workload map's picture and answer ("" without a map suite)
 };
 
 /// Builds the pages and chart jobs of the suites named in `pages` (every suite when empty) and the README block
