@@ -107,7 +107,7 @@ void exercise_request(fixture& f, std::string_view bytes, std::size_t split)
         case endpoints::work::compute:
         case endpoints::work::compute_offloaded:
             // The chain's cost is bounded by the validated iteration count; a short chain checks the response.
-            f.app.respond(f.plan, endpoints::sha256_chain(1), f.response);
+            f.app.respond(f.plan, endpoints::computation{endpoints::sha256_chain(1), 1}, f.response);
             break;
         case endpoints::work::stream:
             f.out.clear();
