@@ -204,19 +204,11 @@ execbench::result<void> configure_scenarios(const flags& f, execbench::load::sui
     auto dir = load::find_scenario_dir(f.scenarios_dir);
     if (!dir)
         return dir.err();
-    options.scenarios_dir = *dir;
     auto selected = load::select_scenarios(*dir, f.suite, execbench::split_list(f.scenario_list));
     if (!selected)
         return selected.err();
     options.scenarios = std::move(*selected);
-    std::vector<load::scenario> loaded;
-    for (const auto& name : options.scenarios) {
-        auto sc = load::load_named_scenario(*dir, name);
-        if (!sc)
-            return sc.err();
-        loaded.push_back(std::move(*sc));
-    }
-    auto notes = load::check_suite_overrides(loaded, options.override_values);
+    auto notes = load::check_suite_overrides(options.scenarios, options.override_values);
     if (!notes)
         return notes.err();
     for (const auto& note : *notes)
@@ -418,7 +410,10 @@ private:
                 std::fprintf(stderr, "bench-suite: no verdicts: %s\n", written.err().message.c_str());
             return;
         }
-        auto lines = execbench::report::verdict_summary(*written, options.scenarios);
+        std::vector<std::string> names;
+        for (const auto& sc : options.scenarios)
+            names.push_back(sc.name);
+        auto lines = execbench::report::verdict_summary(*written, names);
         if (!lines.empty())
             std::printf("verdicts (ratio of medians, 95 %% bootstrap interval; a tie within %g %%):\n",
                         execbench::report::tie_margin * 100);

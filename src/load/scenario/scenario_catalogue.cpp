@@ -47,9 +47,7 @@ result<scenario> load_named_scenario(const std::filesystem::path& dir, std::stri
     auto path = dir / file;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-        std::vector<std::string> known;
-        for (const auto& e : list_scenarios(dir))
-            known.push_back(e.name);
+        auto known = scenario_names(dir);
         std::string starting;  // "smoke" offers smoketest and the smoke-* scenarios
         for (const auto& k : known)
             if (k.rfind(name, 0) == 0)
@@ -157,12 +155,24 @@ std::vector<scenario_entry> list_scenarios(const std::filesystem::path& dir)
             e.suites = s->suites;
             e.description = s->description;
             e.load = s->load;
+            e.parsed = std::move(*s);
         } else {
             e.problem = s.err().message;
         }
         out.push_back(std::move(e));
     }
     std::sort(out.begin(), out.end(), studies_order);
+    return out;
+}
+
+std::vector<std::string> scenario_names(const std::filesystem::path& dir)
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+            out.push_back(entry.path().stem().string());
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
     return out;
 }
 

@@ -49,49 +49,58 @@ std::filesystem::path server_timeline_path(const std::filesystem::path& out_dir,
     return out_dir / (std::string(suite) + "-server-timeline.csv");
 }
 
-std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, std::string_view suite)
+result<std::vector<scenario>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
+                                               const std::vector<std::string>& named)
 {
-    std::vector<std::string> out;
-    for (const auto& e : list_scenarios(dir))
-        if (std::find(e.suites.begin(), e.suites.end(), suite) != e.suites.end())
-            out.push_back(e.name);
-    return out;
-}
-
-result<std::vector<std::string>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
-                                                  const std::vector<std::string>& named)
-{
+    auto unknown = [&](const std::string& name, const std::vector<std::string>& all) {
+        auto guess = closest_match(name, all);
+        return fail("--scenarios: no scenario '" + name + "' in " + dir.string() +
+                    (guess ? "; did you mean " + *guess + "?" : std::string{}));
+    };
+    std::vector<scenario> out;
+    if (suite.empty()) {
+        // Only the named files are read; the directory's names serve the error's "did you mean".
+        auto all = scenario_names(dir);
+        for (const auto& name : named) {
+            if (std::find(all.begin(), all.end(), name) == all.end())
+                return unknown(name, all);
+            auto s = load_named_scenario(dir, name);
+            if (!s)
+                return s.err();
+            out.push_back(std::move(*s));
+        }
+        return out;
+    }
+    // Which files a suite holds is written in each file: every one is read, once.
+    auto entries = list_scenarios(dir);
     std::vector<std::string> all;
-    for (const auto& e : list_scenarios(dir))
+    for (const auto& e : entries)
         all.push_back(e.name);
     for (const auto& name : named)
-        if (std::find(all.begin(), all.end(), name) == all.end()) {
-            auto guess = closest_match(name, all);
-            return fail("--scenarios: no scenario '" + name + "' in " + dir.string() +
-                        (guess ? "; did you mean " + *guess + "?" : std::string{}));
-        }
-    if (suite.empty())
-        return named;
-    auto in_suite = scenarios_in_suite(dir, suite);
+        if (std::find(all.begin(), all.end(), name) == all.end())
+            return unknown(name, all);
+    std::vector<const scenario_entry*> in_suite;
+    for (const auto& e : entries)
+        if (std::find(e.suites.begin(), e.suites.end(), suite) != e.suites.end())
+            in_suite.push_back(&e);
     if (in_suite.empty()) {
         std::vector<std::string> suites;
-        for (const auto& [name, members] : list_suites(dir))
-            suites.push_back(name);
+        for (const auto& e : entries)
+            for (const auto& x : e.suites)
+                if (std::find(suites.begin(), suites.end(), x) == suites.end())
+                    suites.push_back(x);
         auto guess = closest_match(suite, suites);
         return fail("--suite: no scenario in " + dir.string() + " lists suite '" + suite + "'" +
                     (guess ? "; did you mean " + *guess + "?" : std::string{}) +
                     " (bench-load --list-suites lists them)");
     }
-    if (named.empty())
-        return in_suite;
     for (const auto& name : named)
-        if (std::find(in_suite.begin(), in_suite.end(), name) == in_suite.end())
+        if (std::none_of(in_suite.begin(), in_suite.end(), [&](const scenario_entry* e) { return e->name == name; }))
             return fail("--scenarios: " + name + " is not in suite " + suite +
                         "; its results would be filed under it (drop --suite to run it on its own)");
-    std::vector<std::string> out;
-    for (const auto& name : in_suite)
-        if (std::find(named.begin(), named.end(), name) != named.end())
-            out.push_back(name);
+    for (const auto* e : in_suite)
+        if (named.empty() || std::find(named.begin(), named.end(), e->name) != named.end())
+            out.push_back(e->parsed);
     return out;
 }
 
@@ -332,13 +341,10 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     if (auto checked = check_arms(arms); !checked)
         return fail("suite " + o.suite + ": " + checked.err().message);
     std::vector<scenario> scenarios;
-    for (const auto& name : o.scenarios) {
-        auto s = load_named_scenario(o.scenarios_dir, name);
-        if (!s)
-            return s.err();
-        if (auto applied = apply_overrides(*s, used_by(*s, o.override_values)); !applied)
-            return fail("scenario " + name + ": " + applied.err().message);
-        scenarios.push_back(std::move(*s));
+    for (auto s : o.scenarios) {
+        if (auto applied = apply_overrides(s, used_by(s, o.override_values)); !applied)
+            return fail("scenario " + s.name + ": " + applied.err().message);
+        scenarios.push_back(std::move(s));
     }
     // A load at a multiple of each arm's capacity needs the searches before anything runs.
     std::vector<capacity_record> capacities;

@@ -3,6 +3,7 @@
 #include "execbench/core/file.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
 
 #include "support/temp_dir.hpp"
@@ -33,8 +34,7 @@ TEST_CASE("a profiled suite run writes a flame graph of the server's own code, o
         "warmup": "200ms", "trials": 1, "timeout": "5s"})";
     suite_options o;
     o.suite = "t";
-    o.scenarios = {"tiny"};
-    o.scenarios_dir = scen;
+    o.scenarios = {execbench::load::load_named_scenario(scen, "tiny").value()};
     o.out_dir = d.path / "out";
     o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
     o.arms = {{"loop", "loop", {}}};

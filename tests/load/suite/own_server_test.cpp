@@ -3,6 +3,7 @@
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/scenario/scenario_json.hpp"
 #include "execbench/load/suite/server_process.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
 #include "execbench/stats/sampler.hpp"
 
@@ -44,8 +45,7 @@ suite_options one_scenario_suite(const std::filesystem::path& dir, const std::st
     std::ofstream(scen / (name + ".json")) << json;
     suite_options o;
     o.suite = "t";
-    o.scenarios = {name};
-    o.scenarios_dir = scen;
+    o.scenarios = {execbench::load::load_named_scenario(scen, name).value()};
     o.out_dir = dir / "out";
     o.server_binary = execbench::test_support::bench_server_path();
     o.server_sample_period = 50ms;

@@ -1,4 +1,5 @@
 #include "execbench/load/scenario/scenario_json.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
 
 #include "support/temp_dir.hpp"
@@ -204,12 +205,14 @@ TEST_CASE("a suite records failed and not-run entries and goes on", "[load][suit
     write(scen / "huge.json", R"({"description": "beyond any open-file limit", "suites": ["t"],
         "requests": [{"path": "/epoch-millis?delayCallDepth=3&delayInMillis=1"}],
         "load": {"shape": "closed", "connections": 400000, "duration": "1s"}})");
-    CHECK(scenarios_in_suite(scen, "t") == std::vector<std::string>{"huge", "tiny"});
+    auto selected = select_scenarios(scen, "t", {"tiny", "huge"});
+    REQUIRE(selected);
+    REQUIRE(selected->size() == 2);
+    CHECK(selected->front().name == "huge");  // the suite's order, not the order named
 
     suite_options o;
     o.suite = "t";
-    o.scenarios = {"tiny", "huge"};
-    o.scenarios_dir = scen;
+    o.scenarios = {(*selected)[1], (*selected)[0]};  // tiny first: its runs are entries 0 and 1
     o.out_dir = d.path / "out";
     o.start_timeout = 20s;
     std::vector<std::size_t> seen;
@@ -267,8 +270,7 @@ TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into o
         "load": {"shape": "burst", "requests": 5}, "trials": 3, "pause": "10ms", "timeout": "5s"})");
     suite_options o;
     o.suite = "t";
-    o.scenarios = {"tiny"};
-    o.scenarios_dir = scen;
+    o.scenarios = {load_named_scenario(scen, "tiny").value()};
     o.out_dir = d.path / "out";
     o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
     o.server_sample_period = 50ms;
@@ -345,8 +347,7 @@ TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an
         "timeout": "5s"})");
     suite_options o;
     o.suite = "t";
-    o.scenarios = {"over"};
-    o.scenarios_dir = scen;
+    o.scenarios = {load_named_scenario(scen, "over").value()};
     o.out_dir = d.path / "out";
     o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
     o.models = {"pool", "fiber", "loop"};

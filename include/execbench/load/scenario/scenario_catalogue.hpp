@@ -26,6 +26,7 @@ struct scenario_entry {
     std::string description;
     load_spec load;       ///< its foreground load, for the shape columns
     std::string problem;  ///< non-empty when the file did not parse
+    scenario parsed;      ///< the whole scenario, when it parsed: a caller that runs it need not read it again
 };
 /// All scenario files in `dir` in the studies' order: grouped by their first suite in the catalogue's order
 /// (docs/suites.md: reactive, downstream, default, smoke, failure-modes, shapes, then others by name), and in
@@ -36,6 +37,9 @@ std::vector<scenario_entry> list_scenarios(const std::filesystem::path& dir);
 std::string format_scenario_table(const std::vector<scenario_entry>& entries);
 /// Every suite named by a scenario in `dir`, in the catalogue's order, with its scenarios in run order.
 std::vector<std::pair<std::string, std::vector<std::string>>> list_suites(const std::filesystem::path& dir);
+
+/// The names of the scenario files in `dir` (without .json), sorted, without reading them.
+std::vector<std::string> scenario_names(const std::filesystem::path& dir);
 
 /// "a2" < "a10": digits compare as numbers.
 bool natural_less(std::string_view a, std::string_view b) noexcept;

@@ -68,7 +68,7 @@ struct profile_event {
 /// What a suite runs and where it writes.
 struct suite_options {
     std::string suite;                   ///< results go to `out_dir/<suite>.csv` and its companions
-    std::vector<std::string> scenarios;  ///< names, in run order
+    std::vector<scenario> scenarios;  ///< in run order, as their files say (the overrides are applied per run)
     std::vector<std::string> models{model_names.begin(), model_names.end()};  ///< one arm per model when `arms` is empty
     std::vector<arm_spec> arms;                                ///< what is compared, in this order in every table
     trial_order order = trial_order::interleaved;
@@ -76,7 +76,6 @@ struct suite_options {
     cpu_list server_cpus;      ///< the server under test (--cpus); empty: not pinned
     cpu_list load_cpus;        ///< this process, the generator; empty: not pinned
     cpu_list downstream_cpus;  ///< a separate downstream server; empty: not pinned
-    std::filesystem::path scenarios_dir;
     std::filesystem::path server_binary;  ///< bench-server
     std::filesystem::path out_dir;        ///< e.g. results/<suite>
     /// The capacity searches a load with `"rate": {"capacity_of": ...}` takes each arm's rate from (bench-suite's
@@ -109,14 +108,12 @@ struct suite_options {
     std::function<void(const profile_event&)> on_profile_done;
 };
 
-/// The scenarios of `dir` that list `suite` in their suites, sorted by name.
-std::vector<std::string> scenarios_in_suite(const std::filesystem::path& dir, std::string_view suite);
-
-/// The scenarios a suite run runs: the suite's, narrowed to `named` when it names any (a name outside the suite is an
-/// error: its results would be filed under a suite it does not belong to), or `named` alone when `suite` is empty.
-/// Errors name the flag (--suite, --scenarios) and a close match.
-result<std::vector<std::string>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
-                                                  const std::vector<std::string>& named);
+/// The scenarios a suite run runs, each file read once: the suite's, narrowed to `named` when it names any (a name
+/// outside the suite is an error: its results would be filed under a suite it does not belong to), or `named` alone
+/// when `suite` is empty (then only the named files are read). Errors name the flag (--suite, --scenarios) and a
+/// close match.
+result<std::vector<scenario>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
+                                               const std::vector<std::string>& named);
 
 /// What a suite did, counted for its closing line.
 struct suite_outcome {
