@@ -65,7 +65,9 @@ unsigned cpus_in(const std::string& list)
     while (std::getline(in, part, ',')) {
         auto dash = part.find('-');
         try {
-            n += dash == std::string::npos ? 1u : unsigned(std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1);
+            n += dash == std::string::npos
+                     ? 1u
+                     : unsigned(std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1);
         } catch (...) {
         }
     }
@@ -152,8 +154,8 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
     using outcome = load::capacity_result::outcome;
     const auto& r = a.search->result;
     if (r.what == outcome::generator_bound)
-        return "the generator's bound: its core, not the server, stopped the search at ≥ " + rate_figure(r.capacity_rps) +
-               " req/s (a lower bound)";
+        return "the generator's bound: its core, not the server, stopped the search at ≥ " +
+               rate_figure(r.capacity_rps) + " req/s (a lower bound)";
     if (r.what == outcome::above_max)
         return "the search's highest rate, " + rate_figure(r.capacity_rps) + " req/s: a lower bound, not the server's";
     if (r.what == outcome::below_min)
@@ -174,9 +176,10 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
         out += "; ";
     }
     if (const auto* miss = first_miss_above(r))
-        out += "at " + rate_figure(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
-               num(miss->server_cpu_percent) + " % CPU" +
-               (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : ": the core was full");
+        out +=
+            "at " + rate_figure(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
+            num(miss->server_cpu_percent) + " % CPU" +
+            (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : ": the core was full");
     return out;
 }
 
@@ -245,9 +248,8 @@ void judge(map_cell& c, const suite_data& s, const workload_map& m)
     }
     for (const auto& a : c.arms) {
         auto mine = interval_of(a.search->result);
-        bool beaten = std::any_of(c.arms.begin(), c.arms.end(), [&](const map_arm& b) {
-            return interval_of(b.search->result).first > mine.second;
-        });
+        bool beaten = std::any_of(c.arms.begin(), c.arms.end(),
+                                  [&](const map_arm& b) { return interval_of(b.search->result).first > mine.second; });
         if (!beaten)
             c.leaders.push_back(a.arm);
     }
@@ -319,8 +321,9 @@ nlohmann::json map_chart_data(const suite_data& s, const workload_map& m)
         for (auto cpu : m.cpus)  // at C = 0 the break-even wait is 0: the pool keeps up with no wait at all
             boundary.push_back({{"cpu", cpu}, {"wait", pool_break_even_wait_millis(cpu, m.pool_workers, m.cores)}});
     return {{"kind", "map"},
-            {"title", "Workload map (" + s.name + "): which arm serves the most requests per second within each cell's "
-                      "SLO"},
+            {"title", "Workload map (" + s.name +
+                          "): which arm serves the most requests per second within each cell's "
+                          "SLO"},
             {"all_arms", s.models},
             {"cpus", m.cpus},
             {"waits", m.waits},
@@ -363,6 +366,35 @@ const map_arm* pool_of(const map_cell& c)
     return nullptr;
 }
 
+/// Where the pool falls behind sooner than Little's law says, the reason in one sentence: its CPU per request over the
+/// C asked, against the other arms'; "" when the measured rows agree with theory.
+std::string own_cost_sentence(const workload_map& m, bool early)
+{
+    if (!early)
+        return {};
+    double pool_lo = 0, pool_hi = 0, rest_lo = 0, rest_hi = 0;
+    auto widen = [](double v, double& lo, double& hi) {
+        lo = lo == 0 ? v : std::min(lo, v);
+        hi = std::max(hi, v);
+    };
+    // Only the cells where the pool parts from its prediction: elsewhere its own cost does not decide.
+    for (const auto& c : m.cells) {
+        const auto* p = pool_of(c);
+        if (c.cpu_micros == 0 || !p || p->ratio == 0 || p->ratio >= 1 - agreement)
+            continue;
+        for (const auto& a : c.arms)
+            if (a.cpu_micros_per_request > c.cpu_micros)
+                widen(a.cpu_micros_per_request - c.cpu_micros, a.search->model == "pool" ? pool_lo : rest_lo,
+                      a.search->model == "pool" ? pool_hi : rest_hi);
+    }
+    if (pool_hi == 0 || rest_hi == 0)
+        return {};
+    auto range = [](double lo, double hi) { return num(lo) + (num(lo) == num(hi) ? "" : "–" + num(hi)) + " µs"; };
+    return " The pool falls behind before its workers run out: each request costs it " + range(pool_lo, pool_hi) +
+           " of CPU over the C asked (its thread switches and hand-offs), the others " + range(rest_lo, rest_hi) +
+           ", so its core fills first.";
+}
+
 /// One sentence per CPU row on where the pool keeps up, read off the measured leaders.
 std::string answer(const workload_map& m)
 {
@@ -375,11 +407,13 @@ std::string answer(const workload_map& m)
     std::string examples;
     for (auto cpu : m.cpus)
         if (cpu > 0)
-            examples += (examples.empty() ? ": " : ", ") + wait_text(pool_break_even_wait_millis(cpu, m.pool_workers, m.cores)) +
-                        " at " + cpu_text(cpu);
+            examples += (examples.empty() ? ": " : ", ") +
+                        wait_text(pool_break_even_wait_millis(cpu, m.pool_workers, m.cores)) + " at " + cpu_text(cpu);
     out << examples << "). Measured:";
+    bool early = false;  // the pool is behind in some row at a wait theory says it keeps up at
     for (auto cpu : m.cpus) {
         double keeps = -1, behind = -1;
+        bool led_alone = false, tied = false;
         double gap = 0;
         bool gap_bound = false;  // the figure ahead is a lower bound: the gap is at least this
         std::string ahead;
@@ -390,10 +424,13 @@ std::string answer(const workload_map& m)
                 continue;
             if (std::find(c->leaders.begin(), c->leaders.end(), p->arm) != c->leaders.end()) {
                 keeps = wait;
+                (c->leaders.size() == 1 ? led_alone : tied) = true;
                 continue;
             }
             if (behind < 0)
                 behind = wait;
+            if (cpu > 0 && wait < pool_break_even_wait_millis(cpu, m.pool_workers, m.cores))
+                early = true;
             // How far behind at the widest gap that is a measured figure on the pool's side.
             for (const auto& a : c->arms)
                 if (a.search->result.capacity_rps > 0 && p->search->result.capacity_rps > 0 &&
@@ -404,17 +441,19 @@ std::string answer(const workload_map& m)
                 }
         }
         out << (cpu == m.cpus.front() ? " " : "; ") << "at " << cpu_text(cpu) << " of CPU the pool ";
+        std::string keeps_verb = led_alone && tied ? "leads or ties" : led_alone ? "leads" : "ties";
         if (behind < 0)
-            out << "leads or ties at every wait";
+            out << keeps_verb << " at every wait";
         else if (keeps < 0)
-            out << "is behind at every wait";
+            out << (behind == m.waits.front() ? "is behind at every wait" : "is behind from " + wait_text(behind));
         else
-            out << "leads or ties up to " << wait_text(keeps) << " of wait and is behind from " << wait_text(behind);
+            out << keeps_verb << (keeps == m.waits.front() ? " at " : " up to ") << wait_text(keeps)
+                << " of wait and is behind from " << wait_text(behind);
         if (gap > 1)
             out << " (" << ahead << ": " << (gap_bound ? "at least " : "") << num(gap, gap < 10 ? 1 : 0)
                 << "× its capacity)";
     }
-    out << ".";
+    out << "." << own_cost_sentence(m, early);
     return out.str();
 }
 
@@ -429,7 +468,8 @@ std::string map_section(const suite_data& s, const report_paths& paths)
     md << "## Workload map\n\n"
        << "Each cell is a request that waits W, then computes for C µs of the serving thread's CPU "
           "(`/cpu?cpuMicros=C&delayInMillis=W`), and each arm's capacity there: the highest open-loop rate within the "
-          "cell's SLO, found by the capacity search below. A cell is coloured by the arm whose 95 % interval lies above "
+          "cell's SLO, found by the capacity search below. A cell is coloured by the arm whose 95 % interval lies "
+          "above "
           "every other's; arms whose intervals overlap at the top share the lead, and a cell where all overlap is a "
           "tie. The line is the predicted boundary between the pool and the rest (Little's law: a pool of N workers "
           "serves at most N / (C + W); one core at most 1 / C). Why the two bounds, and where they stop holding: "
@@ -474,9 +514,9 @@ std::string map_section(const suite_data& s, const report_paths& paths)
                 continue;
             }
             auto measured = short_rps(it->search->result);
-            r.push_back(it->predicted_rps > 0
-                            ? measured + " / " + rate_figure(it->predicted_rps) + (it->ratio > 0 ? " (" + num(it->ratio, 2) + ")" : "")
-                            : measured + " / –");
+            r.push_back(it->predicted_rps > 0 ? measured + " / " + rate_figure(it->predicted_rps) +
+                                                    (it->ratio > 0 ? " (" + num(it->ratio, 2) + ")" : "")
+                                              : measured + " / –");
         }
         r.push_back(cell_escape(leaders_text(c)));
         mrows.push_back(std::move(r));

@@ -17,10 +17,10 @@ struct map_arm {
     const load::capacity_record* search = nullptr;
     /// min(cores / C, workers / (C + W)); 0 when no bound applies (no CPU asked and no worker limit).
     double predicted_rps = 0;
-    std::string predicted_by;      ///< "one core / C", "200 workers / (C + W)", or "" when unbounded
+    std::string predicted_by;           ///< "one core / C", "200 workers / (C + W)", or "" when unbounded
     double cpu_micros_per_request = 0;  ///< server CPU per successful request at its highest clean step; 0 unknown
-    double ratio = 0;              ///< measured / predicted; 0 when either is unknown
-    std::string why;               ///< where they part by more than 10 %, the evidence; "" when they agree
+    double ratio = 0;                   ///< measured / predicted; 0 when either is unknown
+    std::string why;                    ///< where they part by more than 10 %, the evidence; "" when they agree
 };
 
 /// One cell: a request that waits `wait_millis`, then computes `cpu_micros` (issue 42).
@@ -38,8 +38,8 @@ struct map_cell {
 /// The grid of a suite whose capacity searches ask for CPU × wait (`/cpu?cpuMicros=C&delayInMillis=W`, or
 /// `/io?delayInMillis=W` for C = 0) at two CPU values and two waits at least.
 struct workload_map {
-    std::vector<double> cpus;   ///< µs, ascending
-    std::vector<double> waits;  ///< ms, ascending
+    std::vector<double> cpus;     ///< µs, ascending
+    std::vector<double> waits;    ///< ms, ascending
     std::vector<map_cell> cells;  ///< row by CPU, then by wait
     unsigned cores = 1;           ///< the server's CPUs, from the runs' contexts
     unsigned pool_workers = 0;    ///< the pool arm's threads (0: no pool arm)
