@@ -45,20 +45,23 @@ namespace {
 
 // A wake-up costs this generator more than the request it sends (on loopback each send also runs the server's
 // receive path, and a paravirtualised CPU pays again whenever the kernel re-enables interrupts after a sleep), so a
-// wake-up sends every request due within this window, not only those due now: at 20,000 req/s one wake-up per 20
-// requests instead of one each. Each request keeps its own intended time; one that goes before it is measured from
-// when it went (recorder::ok), so sending early never shortens a latency, and a request that goes late is still
-// measured from when it was due. wrk2 sends at millisecond steps too, but late and measured from the step.
-constexpr auto send_window = std::chrono::milliseconds{1};
+// wake-up sends every request due before the end of the current tick, not only those due now: at 20,000 req/s one
+// wake-up per 20 requests instead of one each. The ticks are fixed from the schedule's start, not counted from each
+// wake-up: a window that slid with every answer would find one newly due request per answer and send it alone, one
+// write per request even when pipelining could carry sixteen. Each request keeps its own intended time; one that
+// goes before it is measured from when it went (recorder::ok), so sending early never shortens a latency, and a
+// request that goes late is still measured from when it was due. wrk2 sends at millisecond steps too, but late and
+// measured from the step.
+constexpr auto send_tick = std::chrono::milliseconds{1};
 
 }  // namespace
 
-// Sends every request due within the send window on a free connection, then sleeps until the next is due.
+// Sends every request due before the tick's end on a free connection, then sleeps until the next is due.
 void group::dispatch(time_point now)
 {
     if (ending_)
         return;
-    auto due = send_due(now + send_window);
+    auto due = send_due(schedule_.tick_end(now, send_tick));
     if (dispatched_ >= schedule_.cap()) {
         if (now >= end_)
             finish_issuing();

@@ -24,4 +24,11 @@ std::uint64_t open_schedule::due(time_point now) const noexcept
     return std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(std::floor(elapsed * rate_)) + 1);
 }
 
+open_schedule::time_point open_schedule::tick_end(time_point now, duration tick) const noexcept
+{
+    if (now < t0_ || tick.count() <= 0)
+        return t0_ + tick;
+    return t0_ + ((now - t0_) / tick + 1) * tick;
+}
+
 }  // namespace execbench::load

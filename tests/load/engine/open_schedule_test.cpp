@@ -41,3 +41,18 @@ TEST_CASE("the open schedule splits the rate between threads by their share of t
     CHECK(none.cap() == 0);
     CHECK(none.due(t0 + 1s) == 0);
 }
+
+TEST_CASE("the open schedule's ticks are fixed from its start, whatever the moment of the wake-up", "[load][engine]")
+{
+    open_schedule s(20'000, 1s, 1, 1);
+    auto t0 = std::chrono::steady_clock::time_point{} + 5s;
+    s.start(t0);
+    CHECK(s.tick_end(t0, 1ms) == t0 + 1ms);
+    CHECK(s.tick_end(t0 + 999us, 1ms) == t0 + 1ms);
+    CHECK(s.tick_end(t0 + 1ms, 1ms) == t0 + 2ms);  // a tick's end belongs to the next
+    CHECK(s.tick_end(t0 + 1500us, 1ms) == t0 + 2ms);
+    CHECK(s.tick_end(t0 - 3ms, 1ms) == t0 + 1ms);  // before the start: the first tick
+    // Two wake-ups in one tick see the same requests due: the second finds nothing new to send.
+    CHECK(s.due(s.tick_end(t0 + 100us, 1ms)) == s.due(s.tick_end(t0 + 900us, 1ms)));
+    CHECK(s.due(s.tick_end(t0 + 100us, 1ms)) == 21);  // 0 to 20: the one due at the tick's end goes with it
+}

@@ -24,6 +24,9 @@ public:
     [[nodiscard]] time_point intended(std::uint64_t index) const noexcept;
     /// How many requests are due by `now`: those whose time has come, never more than cap().
     [[nodiscard]] std::uint64_t due(time_point now) const noexcept;
+    /// The end of the tick of length `tick` that holds `now`, counted from the start: every wake-up in one tick
+    /// sees the same end, so the requests due before it go out together.
+    [[nodiscard]] time_point tick_end(time_point now, duration tick) const noexcept;
     /// Every request this thread sends in the duration: rate × length, rounded down.
     [[nodiscard]] std::uint64_t cap() const noexcept { return cap_; }
     /// This thread's requests per second.
