@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace execbench::report {
@@ -30,6 +31,10 @@ std::string cell_escape(std::string s);
 
 /// A markdown table: header row, separator and rows, each cell as given (escape them first).
 std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+/// Notes per arm as bullets, arms with the same note on one line ("pool, fiber, loop: not run: ..."), in the order
+/// the notes first appear.
+std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes);
 
 /// What the recorded contexts of a set of runs say about where they ran, each field "; "-joined over the runs.
 struct context_summary {
