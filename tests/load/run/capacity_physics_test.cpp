@@ -50,7 +50,9 @@ TEST_CASE("capacity: the pool's 200 workers cap it at 2,000 req/s of 100 ms /io,
     double pool = 0;
     {
         server_process server({"--model", "pool", "--threads", "200"});
-        auto j = capacity_of(server.port(), "1000", "5");
+        // From 1,500 the bracket's second step is 3,000, not 4,000: an instrumented generator beside another test
+        // reached its CPU bound at 4,000 req/s in CI, and a step it cannot offer is no measurement of the pool.
+        auto j = capacity_of(server.port(), "1500", "5");
         INFO(j.dump());
         REQUIRE(j["outcome"] == "measured");
         pool = j["capacity_rps"].get<double>();
