@@ -392,7 +392,8 @@ std::string own_cost_sentence(const workload_map& m, bool early)
     auto range = [](double lo, double hi) { return num(lo) + (num(lo) == num(hi) ? "" : "–" + num(hi)) + " µs"; };
     return " The pool falls behind before its workers run out: each request costs it " + range(pool_lo, pool_hi) +
            " of CPU over the C asked (its thread switches and hand-offs), the others " + range(rest_lo, rest_hi) +
-           ", so its core fills first.";
+           ", so its core fills first, or its threads queue for the core before it is full (each cell's reason is "
+           "listed where measured and predicted part).";
 }
 
 /// One sentence per CPU row on where the pool keeps up, read off the measured leaders.
