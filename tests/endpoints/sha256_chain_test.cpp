@@ -48,8 +48,10 @@ TEST_CASE("sha256_chain_for runs the same chain until the thread has used the CP
         auto c = execbench::endpoints::sha256_chain_for(asked);
         auto used = thread_cpu() - before;
         CHECK(used >= asked);
-        // Generous: the chain stops within a batch of iterations, but a noisy machine may add a few reads' worth.
-        CHECK(used < asked + std::chrono::milliseconds(2));
+        // The chain stops within a batch of iterations, a few µs; the bound is far wider because a loaded machine
+        // charges a thread for more than its own work (CI's ASan build once read 5.9 ms for 3 ms asked). It still
+        // catches a chain that misreads its unit or never looks at the clock.
+        CHECK(used < 4 * asked + std::chrono::milliseconds(10));
         REQUIRE(c.iterations >= 1);
         CHECK(c.sha256 == sha256_chain(c.iterations));
     }
