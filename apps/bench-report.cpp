@@ -2,6 +2,7 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/report/compare.hpp"
@@ -14,6 +15,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -54,52 +58,232 @@ std::string default_python()
     return "python3";
 }
 
-}  // namespace
 
-int main(int argc, char** argv)
-{
-    namespace report = execbench::report;
-    namespace apps = execbench::apps;
-    CLI::App app{"bench-report: regenerates the results pages, charts and README headline from results/"};
-    app.set_version_flag("--version", execbench::version_string());
+namespace report = execbench::report;
+namespace apps = execbench::apps;
+
+/// What the pages command (bench-report without a subcommand) was given.
+struct page_options {
     std::string results = "results";
     std::string docs = "docs/results";
     std::string readme = "README.md";
+    bool readme_given = false;
+    bool no_readme = false;
     std::vector<std::string> suites;
-    std::string headline;  // the library's default list, spelled once in report_paths
-    for (const auto& h : report::report_paths{}.headline_suites)
-        headline += (headline.empty() ? "" : ",") + h;
+    std::string headline;
     bool check = false;
     bool no_charts = false;
     std::optional<std::string> chart_script;
     std::string python = default_python();
+};
 
-    app.add_option("--results", results, "Results root holding one folder per suite, or one results folder")
+int usage(const std::string& what)
+{
+    return apps::usage_error("bench-report", what);
+}
+
+int run_compare(const report::compare_options& co, const std::string& format)
+{
+    auto c = report::compare_results(co);
+    if (!c)
+        return apps::usage_error("bench-report compare", c.err().message);
+    for (const auto& w : c->warnings)
+        std::cerr << "bench-report compare: warning: " << w << "\n";
+    std::cout << (format == "json" ? report::compare_json(*c) : report::compare_markdown(*c));
+    return c->count(report::change::regressed) > 0 ? apps::exit_run_errors : apps::exit_ok;
+}
+
+int run_merge(report::merge_options mo, const std::vector<std::string>& logs)
+{
+    mo.logs.assign(logs.begin(), logs.end());
+    auto m = report::merge_logs(mo);
+    if (!m)
+        return apps::usage_error("bench-report merge", m.err().message);
+    std::cout << report::format_merge(*m);
+    return apps::exit_ok;
+}
+
+/// Every suite on disk, with its scenarios' files: the README headline always shows all of them, --suite only picks
+/// the pages.
+execbench::result<std::vector<report::suite_data>> read_suites(const std::vector<std::filesystem::path>& dirs)
+{
+    std::vector<report::suite_data> data;
+    auto scenario_dir = execbench::load::find_scenario_dir(std::nullopt);
+    for (const auto& d : dirs) {
+        auto s = report::read_suite(d);
+        if (!s)
+            return s.err();
+        if (scenario_dir)
+            report::add_scenario_files(*s, *scenario_dir);
+        data.push_back(std::move(*s));
+    }
+    return data;
+}
+
+/// What is wrong with --suite when it names a suite without results, naming the ones there are.
+std::optional<std::string> unknown_suite(const page_options& o, const std::vector<report::suite_data>& data)
+{
+    for (const auto& name : o.suites)
+        if (std::none_of(data.begin(), data.end(), [&](const auto& s) { return s.name == name; })) {
+            std::string known;
+            for (const auto& s : data)
+                known += (known.empty() ? "" : ", ") + s.name;
+            return "--suite: no results for '" + name + "' under " + o.results + " (there are: " + known + ")";
+        }
+    return std::nullopt;
+}
+
+std::filesystem::path absolute_path(const std::filesystem::path& p)
+{
+    std::error_code ec;
+    return std::filesystem::absolute(p, ec).lexically_normal();
+}
+
+/// True when `a` and `b` name the same folder, through symlinks and a trailing slash ("results/" is "results").
+bool same_folder(const std::filesystem::path& a, const std::filesystem::path& b)
+{
+    auto resolved = [](const std::filesystem::path& p) {
+        std::error_code ec;
+        auto c = std::filesystem::weakly_canonical(absolute_path(p), ec);
+        auto r = ec ? absolute_path(p) : c.lexically_normal();
+        return r.filename().empty() ? r.parent_path() : r;
+    };
+    return resolved(a) == resolved(b);
+}
+
+/// Where the pages go and the links as a reader follows them: from the README to the pages, from the pages to the
+/// raw data and the methodology.
+report::report_paths page_paths(const page_options& o, const std::vector<std::filesystem::path>& dirs)
+{
+    auto link = [](const std::filesystem::path& to, const std::filesystem::path& from) {
+        auto r = to.lexically_relative(from).generic_string();
+        return r.empty() ? std::string{"."} : r;
+    };
+    auto readme_dir = absolute_path(o.readme).parent_path();
+    report::report_paths paths;
+    paths.docs_dir = o.docs;
+    paths.results_label = o.results;
+    paths.docs_link = link(absolute_path(o.docs), readme_dir);
+    const bool one_folder = dirs.size() == 1 && dirs.front() == std::filesystem::path(o.results);
+    paths.results_link =
+        link(one_folder ? absolute_path(o.results).parent_path() : absolute_path(o.results), absolute_path(o.docs));
+    paths.methodology_link = link(readme_dir / "docs" / "methodology.md", absolute_path(o.docs));
+    paths.headline_suites = execbench::split_list(o.headline);
+    return paths;
+}
+
+/// The README whose blocks are written, or an empty path for none. The README's headline is the repository's: a
+/// report of other results (a scratch run, pages into another folder) leaves it alone unless --readme names it.
+execbench::result<std::filesystem::path> readme_to_write(const page_options& o)
+{
+    auto readme_dir = absolute_path(o.readme).parent_path();
+    const bool own_results =
+        same_folder(o.results, readme_dir / "results") && same_folder(o.docs, readme_dir / "docs" / "results");
+    if (o.no_readme || !(o.readme_given || own_results))
+        return std::filesystem::path{};
+    return report::readme_target(o.readme);
+}
+
+std::string readme_left_alone(const page_options& o)
+{
+    if (o.no_readme)
+        return "README left alone (--no-readme)";
+    return "no headline written: " + o.results + " and " + o.docs + " are not the repository's results/ and " +
+           "docs/results beside " + o.readme + ", so " + o.readme + " was left alone (--readme FILE writes one)";
+}
+
+int check_pages(const report::report_output& out, const std::filesystem::path& readme_file, const page_options& o)
+{
+    auto stale = report::stale_files(out, readme_file);
+    for (const auto& s : stale)
+        std::printf("stale: %s\n", s.c_str());
+    if (!stale.empty()) {
+        std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
+        return apps::exit_run_errors;
+    }
+    std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date%s\n", out.files.size(),
+                out.charts.size(), readme_file.empty() ? " are" : " and the README headline are",
+                readme_file.empty() ? ("; " + readme_left_alone(o)).c_str() : "");
+    return apps::exit_ok;
+}
+
+int write_pages(const report::report_output& out, const std::filesystem::path& readme_file, const page_options& o)
+{
+    std::filesystem::path script;
+    if (!o.no_charts) {
+        script = o.chart_script ? std::filesystem::path(*o.chart_script) : find_chart_script();
+        if (script.empty())
+            return usage("cannot find charts.py (src/report/ in the source tree, share/execbench/ when installed); "
+                         "give --charts-script or --no-charts");
+    }
+    if (auto w = report::write_report(out, readme_file, script, o.no_charts ? std::string{} : o.python); !w) {
+        std::cerr << "bench-report: " << w.err().message << "\n";
+        return apps::exit_usage;
+    }
+    std::printf("bench-report: %zu page(s), %zu chart(s), %s\n", out.files.size(),
+                o.no_charts ? std::size_t{0} : out.charts.size(),
+                readme_file.empty() ? readme_left_alone(o).c_str() : ("headline in " + readme_file.string()).c_str());
+    return apps::exit_ok;
+}
+
+int run_pages(const page_options& o)
+{
+    auto dirs = report::suite_dirs(o.results);
+    if (dirs.empty())
+        return usage("no suite results under " + o.results +
+                     " (expected <suite>/<suite>.csv, -runs.csv or -capacity.csv, or one results folder); nothing "
+                     "written");
+    auto data = read_suites(dirs);
+    if (!data) {
+        std::cerr << "bench-report: " << data.err().message << "\n";
+        return apps::exit_usage;
+    }
+    if (auto wrong = unknown_suite(o, *data))
+        return usage(*wrong);
+    auto out = report::build_report(*data, page_paths(o, dirs), o.suites);
+    auto readme_file = readme_to_write(o);
+    if (!readme_file) {
+        std::cerr << "bench-report: " << readme_file.err().message << "; nothing written\n";
+        return apps::exit_usage;
+    }
+    return o.check ? check_pages(out, *readme_file, o) : write_pages(out, *readme_file, o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"bench-report: regenerates the results pages, charts and README headline from results/"};
+    app.set_version_flag("--version", execbench::version_string());
+    page_options o;
+    for (const auto& h : report::report_paths{}.headline_suites)  // the library's default list, spelled once there
+        o.headline += (o.headline.empty() ? "" : ",") + h;
+
+    app.add_option("--results", o.results, "Results root holding one folder per suite, or one results folder")
         ->capture_default_str();
-    app.add_option("--docs", docs,
+    app.add_option("--docs", o.docs,
                    "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (SVG)")
         ->capture_default_str();
-    bool no_readme = false;
     auto* readme_option =
-        app.add_option("--readme", readme,
+        app.add_option("--readme", o.readme,
                        "README whose headline block is replaced (through a symlink; anything but a regular file is "
                        "refused)")
             ->capture_default_str();
-    app.add_flag("--no-readme", no_readme, "Leave every README alone: write (or --check) the pages and charts only")
+    app.add_flag("--no-readme", o.no_readme, "Leave every README alone: write (or --check) the pages and charts only")
         ->excludes(readme_option);
-    app.add_option("--suite", suites,
+    app.add_option("--suite", o.suites,
                    "Regenerate only these suites' pages (repeatable; default: every suite under --results); the "
                    "README headline is always built from every suite");
-    app.add_option("--headline-suites", headline,
+    app.add_option("--headline-suites", o.headline,
                    "Suites in the README headline, comma-separated (every suite still gets its pages); none of "
                    "them on disk: every suite")
         ->capture_default_str();
-    app.add_flag("--check", check, "Write nothing; exit 1 when a generated file is missing or out of date");
-    app.add_flag("--no-charts", no_charts, "Do not draw charts (pages and README only)");
-    app.add_option("--charts-script", chart_script,
+    app.add_flag("--check", o.check, "Write nothing; exit 1 when a generated file is missing or out of date");
+    app.add_flag("--no-charts", o.no_charts, "Do not draw charts (pages and README only)");
+    app.add_option("--charts-script", o.chart_script,
                    "The matplotlib chart script (default: src/report/charts.py of the source tree, else the "
                    "installed share/execbench/charts.py)");
-    app.add_option("--python", python, "Python interpreter with matplotlib")->capture_default_str();
+    app.add_option("--python", o.python, "Python interpreter with matplotlib")->capture_default_str();
     auto* compare = app.add_subcommand("compare", "Compare two result folders: ratio of medians NEW / OLD per "
                                                   "scenario × arm with a 95 % bootstrap interval; exit 1 when "
                                                   "something regressed, 2 on bad input");
@@ -132,150 +316,13 @@ int main(int argc, char** argv)
     merge->add_option("--to", mo.to_seconds, "Window end, likewise (intervals must end by then)")
         ->check(CLI::NonNegativeNumber);
     merge->add_option("--tag", mo.tag, "Only this tag, e.g. fiber/latency (default: every tag, one row each)");
-    if (auto code = execbench::apps::parse_command_line(app, "bench-report", argc, argv))
+    if (auto code = apps::parse_command_line(app, "bench-report", argc, argv))
         return *code;
+    o.readme_given = readme_option->count() > 0;
 
-    auto usage = [](const std::string& what) {
-        std::cerr << "bench-report: " << what << "\nRun with --help for the options.\n";
-        return apps::exit_usage;
-    };
-    if (*compare) {
-        auto c = report::compare_results(co);
-        if (!c) {
-            std::cerr << "bench-report compare: " << c.err().message << "\nRun with --help for the options.\n";
-            return apps::exit_usage;
-        }
-        for (const auto& w : c->warnings)
-            std::cerr << "bench-report compare: warning: " << w << "\n";
-        std::cout << (format == "json" ? report::compare_json(*c) : report::compare_markdown(*c));
-        return c->count(report::change::regressed) > 0 ? apps::exit_run_errors : apps::exit_ok;
-    }
-
-    if (*merge) {
-        mo.logs.assign(merge_logs.begin(), merge_logs.end());
-        auto m = report::merge_logs(mo);
-        if (!m) {
-            std::cerr << "bench-report merge: " << m.err().message << "\nRun with --help for the options.\n";
-            return apps::exit_usage;
-        }
-        std::cout << report::format_merge(*m);
-        return apps::exit_ok;
-    }
-
-    // Every suite on disk is read: the README headline always shows all of them, --suite only picks the pages.
-    auto dirs = report::suite_dirs(results);
-    if (dirs.empty())
-        return usage("no suite results under " + results +
-                     " (expected <suite>/<suite>.csv, -runs.csv or -capacity.csv, or one results folder); nothing "
-                     "written");
-    std::vector<report::suite_data> data;
-    auto scenario_dir = execbench::load::find_scenario_dir(std::nullopt);
-    for (const auto& d : dirs) {
-        auto s = report::read_suite(d);
-        if (!s) {
-            std::cerr << "bench-report: " << s.err().message << "\n";
-            return apps::exit_usage;
-        }
-        if (scenario_dir)
-            report::add_scenario_files(*s, *scenario_dir);
-        data.push_back(std::move(*s));
-    }
-    for (const auto& name : suites)
-        if (std::none_of(data.begin(), data.end(), [&](const auto& s) { return s.name == name; })) {
-            std::string known;
-            for (const auto& s : data)
-                known += (known.empty() ? "" : ", ") + s.name;
-            return usage("--suite: no results for '" + name + "' under " + results + " (there are: " + known + ")");
-        }
-    report::report_paths paths;
-    paths.docs_dir = docs;
-    paths.results_label = results;
-    // Links as a reader follows them: from the README to the pages, from the pages to the raw data and methodology.
-    auto absolute = [](const std::filesystem::path& p) {
-        std::error_code ec;
-        auto a = std::filesystem::absolute(p, ec);
-        return a.lexically_normal();
-    };
-    auto readme_dir = absolute(readme).parent_path();
-    auto link = [](const std::filesystem::path& to, const std::filesystem::path& from) {
-        auto r = to.lexically_relative(from).generic_string();
-        return r.empty() ? std::string{"."} : r;
-    };
-    paths.docs_link = link(absolute(docs), readme_dir);
-    paths.results_link =
-        link(dirs.size() == 1 && dirs.front() == std::filesystem::path(results) ? absolute(results).parent_path()
-                                                                                : absolute(results),
-             absolute(docs));
-    paths.methodology_link = link(readme_dir / "docs" / "methodology.md", absolute(docs));
-    paths.headline_suites.clear();
-    {
-        std::string item;
-        for (char c : headline + ",") {
-            if (c == ',') {
-                if (!item.empty())
-                    paths.headline_suites.push_back(item);
-                item.clear();
-            } else {
-                item += c;
-            }
-        }
-    }
-    auto out = report::build_report(data, paths, suites);
-    // The README's headline is the repository's: a report of other results (a scratch run, pages into another
-    // folder) leaves it alone unless --readme names the file to write.
-    auto same = [&](const std::filesystem::path& a, const std::filesystem::path& b) {
-        auto resolved = [&](const std::filesystem::path& p) {
-            std::error_code ec;
-            auto c = std::filesystem::weakly_canonical(absolute(p), ec);
-            auto r = ec ? absolute(p) : c.lexically_normal();
-            return r.filename().empty() ? r.parent_path() : r;  // "results/" is "results"
-        };
-        return resolved(a) == resolved(b);
-    };
-    bool own_results = same(results, readme_dir / "results") && same(docs, readme_dir / "docs" / "results");
-    bool readme_given = readme_option->count() > 0;
-    std::filesystem::path readme_file;  // empty: no README written
-    if (!no_readme && (readme_given || own_results)) {
-        auto target = report::readme_target(readme);
-        if (!target) {
-            std::cerr << "bench-report: " << target.err().message << "; nothing written\n";
-            return apps::exit_usage;
-        }
-        readme_file = *target;
-    }
-
-    std::string readme_note = no_readme ? "README left alone (--no-readme)"
-                                        : "no headline written: " + results + " and " + docs +
-                                              " are not the repository's results/ and docs/results beside " + readme +
-                                              ", so " + readme + " was left alone (--readme FILE writes one)";
-    if (check) {
-        auto stale = report::stale_files(out, readme_file);
-        for (const auto& s : stale)
-            std::printf("stale: %s\n", s.c_str());
-        if (!stale.empty()) {
-            std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
-            return apps::exit_run_errors;
-        }
-        std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date%s\n", out.files.size(),
-                    out.charts.size(), readme_file.empty() ? " are" : " and the README headline are",
-                    readme_file.empty() ? ("; " + readme_note).c_str() : "");
-        return apps::exit_ok;
-    }
-
-    std::filesystem::path script;
-    if (!no_charts) {
-        script = chart_script ? std::filesystem::path(*chart_script) : find_chart_script();
-        if (script.empty()) {
-            return usage("cannot find charts.py (src/report/ in the source tree, share/execbench/ when installed); "
-                         "give --charts-script or --no-charts");
-        }
-    }
-    if (auto w = report::write_report(out, readme_file, script, no_charts ? std::string{} : python); !w) {
-        std::cerr << "bench-report: " << w.err().message << "\n";
-        return apps::exit_usage;
-    }
-    std::printf("bench-report: %zu page(s), %zu chart(s), %s\n", out.files.size(),
-                no_charts ? std::size_t{0} : out.charts.size(),
-                readme_file.empty() ? readme_note.c_str() : ("headline in " + readme_file.string()).c_str());
-    return apps::exit_ok;
+    if (*compare)
+        return run_compare(co, format);
+    if (*merge)
+        return run_merge(mo, merge_logs);
+    return run_pages(o);
 }
