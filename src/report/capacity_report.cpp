@@ -1,7 +1,7 @@
 #include "execbench/report/capacity_report.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/run/capacity.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/run/slo.hpp"
 #include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/charts.hpp"

@@ -1,6 +1,6 @@
 #include "execbench/report/workload_map.hpp"
 
-#include "execbench/load/run/capacity.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/report/headline.hpp"
 
 #include <catch2/catch.hpp>

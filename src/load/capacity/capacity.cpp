@@ -1,4 +1,4 @@
-#include "execbench/load/run/capacity.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/run/metric_names.hpp"
@@ -328,7 +328,8 @@ scenario step_scenario(const scenario& s, const capacity_plan& plan, double rate
     return out;
 }
 
-capacity_result run_capacity(const scenario& s, const run_options& options, const capacity_plan& plan,
+capacity_result run_capacity(const scenario& s, const run_options& options, const run_target& target,
+                             const capacity_plan& plan,
                              const std::function<void(const capacity_step&, const run_result&)>& on_step,
                              const capacity_step_wrapper& wrap)
 {
@@ -336,7 +337,7 @@ capacity_result run_capacity(const scenario& s, const run_options& options, cons
     auto one = [&](double rate, const std::string& phase) -> result<capacity_step> {
         if (options.stop && options.stop->load())
             return fail("stopped");
-        auto r = run(step_scenario(s, plan, rate), options);
+        auto r = run(step_scenario(s, plan, rate), options, target);
         if (!r)
             return r.err();
         if (r->partial || r->trials.empty())

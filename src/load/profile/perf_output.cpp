@@ -1,4 +1,4 @@
-#include "execbench/load/run/perf_output.hpp"
+#include "execbench/load/profile/perf_output.hpp"
 
 #include "execbench/core/text.hpp"
 

@@ -228,42 +228,6 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     return j.dump();
 }
 
-std::string format_profile_line(std::string_view scenario, std::string_view arm, const profile_capture* c,
-                                double unprofiled_rps)
-{
-    std::string out = std::string(arm) + " " + std::string(scenario) + " profiled";
-    if (!c)
-        return out + ": no profile";
-    char buf[160];
-    auto rps = c->requests_per_second();
-    std::snprintf(buf, sizeof buf, " (under perf, not a result): %.0f req/s", rps);
-    out += buf;
-    if (unprofiled_rps > 0) {
-        std::snprintf(buf, sizeof buf, " (%.2f x the unprofiled median %.0f)", rps / unprofiled_rps, unprofiled_rps);
-        out += buf;
-    }
-    auto requests = c->requests();
-    if (c->counts && requests > 0) {
-        double calls = c->counts->syscalls_total;
-        std::snprintf(buf, sizeof buf, ", CPU %.1f us/request, %.2f context switches/request, %.1f system calls/request",
-                      c->counts->task_clock_millis * 1000 / requests, c->counts->context_switches / requests,
-                      calls / requests);
-        out += buf;
-        std::string top;
-        for (std::size_t i = 0; i < c->counts->syscalls.size() && i < 4; ++i) {
-            std::snprintf(buf, sizeof buf, "%s%s %.2f", i ? ", " : " (", c->counts->syscalls[i].first.c_str(),
-                          c->counts->syscalls[i].second / requests);
-            top += buf;
-        }
-        out += top.empty() ? "" : top + ")";
-    }
-    std::uint64_t samples = 0;
-    for (const auto& [stack, n] : c->stacks)
-        samples += n;
-    out += ", " + std::to_string(samples) + " stack samples";
-    return out;
-}
-
 std::optional<std::string> idle_server_warning(const run_result& r)
 {
     std::uint64_t answered = 0;

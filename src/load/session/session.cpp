@@ -1,11 +1,12 @@
 #include "execbench/load/session/session.hpp"
 
+#include "execbench/load/profile/profiler.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/preflight.hpp"
-#include "execbench/load/run/profiler.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
 
@@ -195,6 +196,70 @@ run_exit session::finish(const run_result& r, const std::vector<slo_verdict>& ve
     if (r.had_errors() || r.partial)
         return run_exit::errors;
     return r.had_unsent() ? run_exit::behind : run_exit::ok;
+}
+
+result<run_exit> session::execute() const
+{
+    // A capacity search sets its steps' shape, length and trials itself: the banner says those, not the scenario's.
+    if (!options_.quiet)
+        note(banner(options_.capacity ? describe(*options_.capacity) : std::string{}));
+    if (!options_.capacity)
+        if (auto ok = check_outputs(); !ok)
+            return ok.err();
+    if (auto ready = preflight(); !ready)
+        return ready.err();
+    if (options_.run.stop && options_.run.stop->load())
+        return fail("stopped before the first trial; nothing written");
+    if (options_.capacity)
+        return search(*options_.capacity);
+    auto r = run();
+    if (!r)
+        return r.err();
+    r->affinity.load = options_.load_affinity;
+    auto verdicts = judge(*r);
+    summarize(*r, verdicts);
+    if (auto written = write(*r); !written) {
+        note(written.err().message);
+        return run_exit::errors;
+    }
+    if (options_.profile && !r->partial)
+        profile(*r);
+    return finish(*r, verdicts);
+}
+
+run_exit session::search(const capacity_plan& plan) const
+{
+    std::string run_id, model, arm;
+    auto found = run_capacity(scenario_, options_.run, target_, plan, [&](const capacity_step& step, const run_result& r) {
+        if (run_id.empty()) {
+            run_id = r.run_id;
+            model = r.server.model;
+            arm = r.arm_name();
+        }
+        print(options_.json ? format_step_json(step) : format_step_line(step));
+    });
+    auto connections = plan.connections.describe();
+    if (options_.json)
+        print(format_capacity_json(found, plan.slo, connections));
+    else
+        print(std::to_string(found.steps.size()) + " steps of " + format_duration(plan.step_length) +
+              ", each after a " + format_duration(plan.step_warmup) + " warm-up; " + connections + "\n" +
+              format_capacity_line(found, plan.slo));
+    if (options_.out) {
+        capacity_record rec{run_id, scenario_.name, arm, model, plan.slo, connections, found};
+        if (auto written = write_capacity(rec, capacity_paths_for(*options_.out)); !written) {
+            note(written.err().message);
+            return run_exit::errors;
+        }
+    }
+    switch (found.what) {
+    case capacity_result::outcome::measured:
+    case capacity_result::outcome::generator_bound:
+    case capacity_result::outcome::above_max: return run_exit::ok;
+    case capacity_result::outcome::below_min: return run_exit::slo_broken;
+    case capacity_result::outcome::stopped: break;
+    }
+    return run_exit::errors;
 }
 
 }  // namespace execbench::load

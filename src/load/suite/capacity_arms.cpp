@@ -1,9 +1,9 @@
 #include "capacity_arms.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/capacity.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -119,7 +119,14 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
                     if (o.on_progress && ev.what != progress_event::phase::trial_done)
                         o.on_progress(ev);
                 };
-                rec.result = run_capacity(s, ro, *plan, on_step, wrap);
+                // Resolved and probed once for the whole search, as bench-load's session does.
+                auto target = open_target(ro);
+                if (!target) {
+                    rec.result.what = capacity_result::outcome::stopped;
+                    rec.result.stop_reason = target.err().message;
+                    return;
+                }
+                rec.result = run_capacity(s, ro, *target, *plan, on_step, wrap);
             });
             turns.leave(k);
             if (!servers.started) {

@@ -1,6 +1,6 @@
 // The capacity search against real servers: the pool's ceiling is its workers over the delay, the loop's the
 // connections over the delay (issue 22, item 4). Short steps and generous bounds: the machine is small and shared.
-#include "execbench/load/run/capacity.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 
 #include "support/child_process.hpp"
 

@@ -1,4 +1,4 @@
-#include "execbench/load/run/capacity.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/run/metric_names.hpp"

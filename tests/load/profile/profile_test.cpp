@@ -1,4 +1,4 @@
-#include "execbench/load/run/profiler.hpp"
+#include "execbench/load/profile/profiler.hpp"
 
 #include "execbench/core/file.hpp"
 #include "execbench/load/results/profile_files.hpp"

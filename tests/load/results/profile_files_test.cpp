@@ -1,7 +1,7 @@
 #include "execbench/load/results/profile_files.hpp"
 
+#include "execbench/load/profile/perf_output.hpp"
 #include "execbench/load/results/flame_graph.hpp"
-#include "execbench/load/run/perf_output.hpp"
 
 #include "support/temp_dir.hpp"
 

@@ -122,9 +122,11 @@ scenario step_scenario(const scenario& s, const capacity_plan& plan, double rate
 using capacity_step_body = std::function<result<capacity_step>()>;
 using capacity_step_wrapper = std::function<result<capacity_step>(const capacity_step_body&)>;
 
-/// Runs the search against a live server: every step is `load::run` of `step_scenario`, run through `wrap` when
-/// given. `on_step` (may be empty) is called after each step, inside `wrap`, with the step and its run.
-capacity_result run_capacity(const scenario& s, const run_options& options, const capacity_plan& plan,
+/// Runs the search against a live server on a target opened once (resolved and probed before the first step, not at
+/// every step): every step is `load::run` of `step_scenario`, run through `wrap` when given. `on_step` (may be
+/// empty) is called after each step, inside `wrap`, with the step and its run.
+capacity_result run_capacity(const scenario& s, const run_options& options, const run_target& target,
+                             const capacity_plan& plan,
                              const std::function<void(const capacity_step&, const run_result&)>& on_step = {},
                              const capacity_step_wrapper& wrap = {});
 

@@ -1,13 +1,14 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/run/perf_output.hpp"
+#include "execbench/load/profile/perf_output.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace execbench::load {
@@ -42,5 +43,11 @@ std::optional<std::string> perf_unavailable(const profile_options& p = {});
 /// server's pid is unknown, when neither perf could watch it (quoting perf), or when the run fails; a perf that
 /// could not is named in `notes`.
 result<profile_capture> run_profiled(const scenario& s, const run_options& options, const profile_options& p = {});
+
+/// "fiber io-600 profiled (under perf, not a result): 1877 req/s (0.98 x the unprofiled median 1915), CPU 52.1
+/// us/request, 1.02 context switches/request, 6.1 system calls/request (sendmsg 1.00, recvmsg 2.00, ...)"; without
+/// a capture, "... profiled: no profile". `unprofiled_rps` 0 leaves the comparison out.
+std::string format_profile_line(std::string_view scenario, std::string_view arm, const profile_capture* c,
+                                double unprofiled_rps);
 
 }  // namespace execbench::load

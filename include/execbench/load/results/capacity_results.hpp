@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/run/capacity.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <filesystem>

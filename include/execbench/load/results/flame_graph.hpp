@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/run/perf_output.hpp"
+#include "execbench/load/profile/perf_output.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/run/perf_output.hpp"
-#include "execbench/load/run/profiler.hpp"
+#include "execbench/load/profile/perf_output.hpp"
+#include "execbench/load/profile/profiler.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "execbench/load/run/profiler.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/run/slo.hpp"
 
@@ -21,11 +20,5 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
 /// What to tell the user when the sampled server process used no CPU while it answered thousands of requests: the
 /// pid was not the process that serves (a launcher, or workers that are not its descendants); empty otherwise.
 std::optional<std::string> idle_server_warning(const run_result& r);
-
-/// "fiber io-600 profiled (under perf, not a result): 1877 req/s (0.98 x the unprofiled median 1915), CPU 52.1
-/// us/request, 1.02 context switches/request, 6.1 system calls/request (sendmsg 1.00, recvmsg 2.00, ...)"; without
-/// a capture, "... profiled: no profile". `unprofiled_rps` 0 leaves the comparison out.
-std::string format_profile_line(std::string_view scenario, std::string_view arm, const profile_capture* c,
-                                double unprofiled_rps);
 
 }  // namespace execbench::load

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/distributed/processes.hpp"
 #include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/run/runner.hpp"
@@ -35,6 +36,10 @@ struct session_options {
     std::function<void(const std::string&)> print;
     bool json = false;   ///< --format json: result lines as JSON objects
     bool quiet = false;  ///< --quiet: fewer notes, and the profiled trial runs without progress
+    /// --capacity: execute() searches the highest rate that meets the plan's SLO instead of running the trials.
+    std::optional<capacity_plan> capacity;
+    bool profile = false;       ///< --profile: one more trial under perf after the measured ones
+    std::string load_affinity;  ///< --cpus as the generator was pinned, for the results' context
 };
 
 /// How a run ended, as bench-load's exit status says it (README, "Exit codes").
@@ -80,10 +85,18 @@ public:
     /// trial), then failed requests or a partial run, then requests left unsent, else ok.
     run_exit finish(const run_result& r, const std::vector<slo_verdict>& verdicts) const;
 
+    /// The whole run, in the order bench-load prints it: the banner, the --out check, the pre-flight, then either the
+    /// trials (judged, summarised, written, profiled when asked, finished) or the capacity search with its files.
+    /// Fails when the run cannot start; a run that started ends in its exit status.
+    result<run_exit> execute() const;
+
 private:
     session(scenario s, session_options o, run_target t);
     void note(const std::string& text) const;
     void print(const std::string& line) const;
+    /// --capacity: the search on this session's target, a line per step and the capacity line last; --out gets
+    /// the capacity files.
+    run_exit search(const capacity_plan& plan) const;
 
     scenario scenario_;
     session_options options_;
