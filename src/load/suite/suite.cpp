@@ -325,12 +325,30 @@ private:
     bool pinned_ = false;
 };
 
-}  // namespace
+/// How far the suite has come, for on_run_start: runs started of the runs planned, and the time the estimates leave.
+struct suite_progress_count {
+    clock::time_point start = clock::now();
+    std::size_t index = 0;
+    std::size_t count = 0;
+    duration remaining{};
+    void spent(duration d) { remaining = remaining > d ? remaining - d : duration{}; }
+};
 
-result<std::vector<suite_entry>> run_suite(const suite_options& o)
+/// What every scenario's runs share.
+struct suite_context {
+    const suite_options& o;
+    const std::vector<arm_spec>& arms;
+    const pinning& pins;
+    const std::vector<capacity_record>& capacities;
+    bool interleaved;
+    suite_progress_count& progress;
+
+    [[nodiscard]] bool stopped() const { return o.stop && o.stop->load(); }
+};
+
+/// The arms the suite compares: as given, or one per model.
+result<std::vector<arm_spec>> suite_arms(const suite_options& o)
 {
-    if (o.scenarios.empty())
-        return fail("suite " + o.suite + ": no scenarios to run");
     std::vector<arm_spec> arms = o.arms;
     if (arms.empty()) {
         auto from_models = arms_of_models(o.models);
@@ -340,172 +358,208 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     }
     if (auto checked = check_arms(arms); !checked)
         return fail("suite " + o.suite + ": " + checked.err().message);
+    return arms;
+}
+
+/// A load at a multiple of each arm's capacity needs the searches before anything runs; none needed, none read.
+result<std::vector<capacity_record>> capacities_for(const suite_options& o, const std::vector<scenario>& scenarios)
+{
+    if (std::none_of(scenarios.begin(), scenarios.end(), [](const scenario& s) { return s.load.rate_from; }))
+        return std::vector<capacity_record>{};
+    auto read = read_capacity(o.capacity_from);
+    if (!read)
+        return fail("a scenario takes its rate from each arm's capacity, but the capacity searches cannot be read (" +
+                    read.err().message +
+                    "); run bench-suite --suite capacity first, or give --capacity-from a results folder that holds "
+                    "them");
+    return read;
+}
+
+/// The generator is this process: pinned here; the servers are pinned by their own --cpus. A server given no list
+/// gets the mask this process had, not the generator's it would otherwise inherit.
+result<pinning> pin_generator(const suite_options& o, pin_guard& guard)
+{
+    pinning pins;
+    pins.text = {format_cpu_list(o.server_cpus), format_cpu_list(o.load_cpus), format_cpu_list(o.downstream_cpus)};
+    auto unpinned = format_cpu_list(guard.before());
+    pins.server_cpus = !o.server_cpus.empty() ? pins.text.server : !o.load_cpus.empty() ? unpinned : "";
+    pins.downstream_cpus = !o.downstream_cpus.empty() ? pins.text.downstream : !o.load_cpus.empty() ? unpinned : "";
+    if (!o.load_cpus.empty())
+        if (auto pinned = guard.pin(o.load_cpus); !pinned)
+            return fail("--load-cpus: " + pinned.err().message);
+    pins.load_cpu_count = usable_cpu_count();
+    return pins;
+}
+
+/// Each arm's copy of a scenario, since a rate taken from its capacity differs between arms; an arm without a
+/// measured capacity does not run, and `not_runnable` says why.
+std::vector<scenario> per_arm_scenarios(const suite_context& c, const scenario& s, std::vector<arm_record>& records,
+                                        std::vector<std::optional<std::string>>& not_runnable)
+{
+    std::vector<scenario> per_arm(c.arms.size(), s);
+    for (std::size_t k = 0; k < c.arms.size() && s.load.rate_from; ++k) {
+        auto rate = rate_of_arm(c.capacities, *s.load.rate_from, c.arms[k].name, c.o.capacity_from.summary);
+        if (!rate) {
+            not_runnable[k] = rate.err().message;
+            continue;
+        }
+        per_arm[k].load.rate = rate->rate;
+        per_arm[k].load.rate_from->capacity_rps = rate->capacity;
+        per_arm[k].load.rate_from->search = rate->run_id;
+        add_note(records[k].notes, "rate " + grouped(static_cast<std::uint64_t>(std::llround(rate->rate))) +
+                                       " req/s: " + describe(*s.load.rate_from) + ", " +
+                                       grouped(static_cast<std::uint64_t>(std::llround(rate->capacity))) +
+                                       " req/s (search " + rate->run_id + ")");
+    }
+    return per_arm;
+}
+
+/// Counts a run and tells on_run_start about it; a profiled trial belongs to no round.
+void announce(const suite_context& c, const scenario& s, std::size_t k, unsigned round, unsigned rounds,
+              bool profiled)
+{
+    ++c.progress.index;
+    if (!c.o.on_run_start)
+        return;
+    suite_progress p;
+    p.index = c.progress.index;
+    p.count = c.progress.count;
+    p.scenario = s.name;
+    p.model = c.arms[k].model;
+    p.arm = c.arms[k].name;
+    if (!profiled) {
+        p.round = round;
+        p.rounds = rounds;
+    }
+    p.elapsed = clock::now() - c.progress.start;
+    p.remaining = c.progress.remaining;
+    p.profiled = profiled;
+    c.o.on_run_start(p);
+}
+
+/// A scenario (not a capacity search) under every arm: its rounds, each arm once a round in the suite's order, a
+/// fresh server each; then each arm's record filed; then the profiled trials, after every measured one so perf
+/// never runs beside a trial that counts.
+result<void> run_scenario(const suite_context& c, const scenario& s, const std::optional<std::string>& blocked,
+                          std::vector<suite_entry>& entries)
+{
+    const auto& o = c.o;
+    const auto n = c.arms.size();
+    unsigned rounds = c.interleaved ? std::max(1u, s.trials) : 1;
+    scenario per_server = s;
+    if (c.interleaved)
+        per_server.trials = 1;
+    auto each = estimate(per_server, per_server.trials);
+    std::vector<arm_record> records(n);
+    std::vector<std::optional<std::string>> arm_not_runnable(n);
+    auto per_arm = per_arm_scenarios(c, per_server, records, arm_not_runnable);
+    for (std::size_t k = 0; k < n; ++k) {
+        auto& e = records[k].entry;
+        e.suite = o.suite;
+        e.scenario = s.name;
+        e.model = c.arms[k].model;
+        e.arm = c.arms[k].name;
+        e.started_at = utc_timestamp();
+    }
+    for (unsigned round = 1; round <= rounds && !blocked; ++round) {
+        auto order = c.interleaved ? round_order(n, o.seed, round) : round_order(n, 0, 0);
+        if (!c.interleaved)
+            std::sort(order.begin(), order.end());
+        for (auto k : order) {
+            if (c.stopped())
+                break;
+            if (arm_not_runnable[k])
+                continue;
+            announce(c, s, k, round, rounds, false);
+            auto run_start = clock::now();
+            auto outcome =
+                detail::run_one(o, per_arm[k], c.arms[k], {std::string(to_string(o.order)), o.seed, round}, c.pins);
+            records[k].spent += clock::now() - run_start;
+            absorb(records[k], std::move(outcome), round, c.interleaved);
+            c.progress.spent(each);
+        }
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+        if (blocked || arm_not_runnable[k]) {
+            records[k].not_run_or_failed = run_status::not_run;
+            records[k].notes = blocked ? *blocked : *arm_not_runnable[k];
+        } else if (!records[k].merged && records[k].notes.empty()) {
+            continue;  // stopped before this arm ran at all
+        }
+        if (auto w = file_record(o, records[k], per_arm[k], c.interleaved ? rounds : s.trials); !w)
+            return w;
+        entries.push_back(records[k].entry);
+    }
+    for (std::size_t k = 0; k < n && o.profile && !blocked; ++k) {
+        if (c.stopped())
+            break;
+        if (arm_not_runnable[k])
+            continue;
+        announce(c, s, k, 1, rounds, true);
+        scenario once = per_arm[k];
+        once.trials = 1;
+        detail::profile_one(o, once, c.arms[k], c.pins, records[k].merged);
+        c.progress.spent(estimate(once, 1));
+    }
+    return {};
+}
+
+}  // namespace
+
+result<std::vector<suite_entry>> run_suite(const suite_options& o)
+{
+    if (o.scenarios.empty())
+        return fail("suite " + o.suite + ": no scenarios to run");
+    auto arms = suite_arms(o);
+    if (!arms)
+        return arms.err();
     std::vector<scenario> scenarios;
     for (auto s : o.scenarios) {
         if (auto applied = apply_overrides(s, used_by(s, o.override_values)); !applied)
             return fail("scenario " + s.name + ": " + applied.err().message);
         scenarios.push_back(std::move(s));
     }
-    // A load at a multiple of each arm's capacity needs the searches before anything runs.
-    std::vector<capacity_record> capacities;
-    if (std::any_of(scenarios.begin(), scenarios.end(), [](const scenario& s) { return s.load.rate_from; })) {
-        auto read = read_capacity(o.capacity_from);
-        if (!read)
-            return fail("a scenario takes its rate from each arm's capacity, but the capacity searches cannot be "
-                        "read (" +
-                        read.err().message +
-                        "); run bench-suite --suite capacity first, or give "
-                        "--capacity-from a results folder that holds them");
-        capacities = std::move(*read);
-    }
+    auto capacities = capacities_for(o, scenarios);
+    if (!capacities)
+        return capacities.err();
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec)
         return fail(o.out_dir.string() + ": cannot create: " + ec.message());
     if (auto ok = check_appendable(output_paths_for(o.out_dir / (o.suite + ".csv"))); !ok)
         return ok.err();
-
-    // The generator is this process: pin it here; the servers are pinned by their own --cpus. A server given no
-    // list gets the mask this process had, not the generator's it would otherwise inherit.
     pin_guard guard;
-    pinning pins;
-    pins.text = {format_cpu_list(o.server_cpus), format_cpu_list(o.load_cpus), format_cpu_list(o.downstream_cpus)};
-    auto unpinned = format_cpu_list(guard.before());
-    pins.server_cpus = !o.server_cpus.empty() ? pins.text.server : !o.load_cpus.empty() ? unpinned : "";
-    pins.downstream_cpus = !o.downstream_cpus.empty() ? pins.text.downstream : !o.load_cpus.empty() ? unpinned : "";
-    if (!o.load_cpus.empty()) {
-        if (auto pinned = guard.pin(o.load_cpus); !pinned)
-            return fail("--load-cpus: " + pinned.err().message);
-    }
-    pins.load_cpu_count = usable_cpu_count();
+    auto pins = pin_generator(o, guard);
+    if (!pins)
+        return pins.err();
 
-    bool interleaved = o.order == trial_order::interleaved;
-    std::vector<suite_entry> entries;
-    auto suite_start = clock::now();
-    std::size_t count = 0;
-    duration remaining{};
+    const bool interleaved = o.order == trial_order::interleaved;
+    suite_progress_count progress;
     std::vector<std::optional<std::string>> not_runnable;
     for (auto& s : scenarios) {
         not_runnable.push_back(beyond_open_files(s, o.fit_to_limits));
         if (not_runnable.back())
             continue;
         unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
-        count += arms.size() * rounds;
-        remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(arms.size() * rounds);
+        progress.count += arms->size() * rounds;
+        progress.remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(arms->size() * rounds);
         if (o.profile && !s.capacity) {
-            count += arms.size();
-            remaining += estimate(s, 1) * std::int64_t(arms.size());
+            progress.count += arms->size();
+            progress.remaining += estimate(s, 1) * std::int64_t(arms->size());
         }
     }
-    std::size_t index = 0;
-    for (std::size_t si = 0; si < scenarios.size(); ++si) {
+    const suite_context c{o, *arms, *pins, *capacities, interleaved, progress};
+    std::vector<suite_entry> entries;
+    for (std::size_t si = 0; si < scenarios.size() && !c.stopped(); ++si) {
         const auto& s = scenarios[si];
         if (s.capacity && !not_runnable[si]) {
-            auto searched = detail::run_capacity_arms(o, s, arms, pins);
+            auto searched = detail::run_capacity_arms(o, s, *arms, *pins);
             if (!searched)
                 return searched.err();
             entries.insert(entries.end(), searched->begin(), searched->end());
-            if (o.stop && o.stop->load())
-                break;
-            continue;
+        } else if (auto ran = run_scenario(c, s, not_runnable[si], entries); !ran) {
+            return ran.err();
         }
-        unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
-        scenario per_server = s;
-        if (interleaved)
-            per_server.trials = 1;
-        auto each = estimate(per_server, per_server.trials);
-        std::vector<arm_record> records(arms.size());
-        // Each arm's own copy: a rate taken from its capacity differs between arms. An arm without a measured
-        // capacity does not run, and says why.
-        std::vector<scenario> per_arm(arms.size(), per_server);
-        std::vector<std::optional<std::string>> arm_not_runnable(arms.size());
-        for (std::size_t k = 0; k < arms.size() && s.load.rate_from; ++k) {
-            auto rate = rate_of_arm(capacities, *s.load.rate_from, arms[k].name, o.capacity_from.summary);
-            if (!rate) {
-                arm_not_runnable[k] = rate.err().message;
-                continue;
-            }
-            per_arm[k].load.rate = rate->rate;
-            per_arm[k].load.rate_from->capacity_rps = rate->capacity;
-            per_arm[k].load.rate_from->search = rate->run_id;
-            add_note(records[k].notes, "rate " + grouped(static_cast<std::uint64_t>(std::llround(rate->rate))) +
-                                           " req/s: " + describe(*s.load.rate_from) + ", " +
-                                           grouped(static_cast<std::uint64_t>(std::llround(rate->capacity))) +
-                                           " req/s (search " + rate->run_id + ")");
-        }
-        for (std::size_t k = 0; k < arms.size(); ++k) {
-            auto& e = records[k].entry;
-            e.suite = o.suite;
-            e.scenario = s.name;
-            e.model = arms[k].model;
-            e.arm = arms[k].name;
-            e.started_at = utc_timestamp();
-        }
-        const auto& blocked_by_limits = not_runnable[si];
-        // Counts the run and tells on_run_start about it; the profiled trial belongs to no round.
-        auto announce = [&](std::size_t k, unsigned round, bool profiled) {
-            ++index;
-            if (!o.on_run_start)
-                return;
-            suite_progress p;
-            p.index = index;
-            p.count = count;
-            p.scenario = s.name;
-            p.model = arms[k].model;
-            p.arm = arms[k].name;
-            if (!profiled) {
-                p.round = round;
-                p.rounds = rounds;
-            }
-            p.elapsed = clock::now() - suite_start;
-            p.remaining = remaining;
-            p.profiled = profiled;
-            o.on_run_start(p);
-        };
-        for (unsigned round = 1; round <= rounds && !blocked_by_limits; ++round) {
-            auto order = interleaved ? round_order(arms.size(), o.seed, round) : round_order(arms.size(), 0, 0);
-            if (!interleaved)
-                std::sort(order.begin(), order.end());
-            for (auto k : order) {
-                if (o.stop && o.stop->load())
-                    break;
-                if (arm_not_runnable[k])
-                    continue;
-                announce(k, round, false);
-                auto run_start = clock::now();
-                auto outcome =
-                    detail::run_one(o, per_arm[k], arms[k], {std::string(to_string(o.order)), o.seed, round}, pins);
-                records[k].spent += clock::now() - run_start;
-                absorb(records[k], std::move(outcome), round, interleaved);
-                remaining = remaining > each ? remaining - each : duration{};
-            }
-        }
-        for (std::size_t k = 0; k < arms.size(); ++k) {
-            if (blocked_by_limits || arm_not_runnable[k]) {
-                records[k].not_run_or_failed = run_status::not_run;
-                records[k].notes = blocked_by_limits ? *blocked_by_limits : *arm_not_runnable[k];
-            } else if (!records[k].merged && records[k].notes.empty()) {
-                continue;  // stopped before this arm ran at all
-            }
-            if (auto w = file_record(o, records[k], per_arm[k], interleaved ? rounds : s.trials); !w)
-                return w.err();
-            entries.push_back(records[k].entry);
-        }
-        // The profiled trials come after every measured one, so perf never runs beside a trial that counts.
-        for (std::size_t k = 0; k < arms.size() && o.profile && !blocked_by_limits; ++k) {
-            if (o.stop && o.stop->load())
-                break;
-            if (arm_not_runnable[k])
-                continue;
-            announce(k, 1, true);
-            scenario once = per_arm[k];
-            once.trials = 1;
-            detail::profile_one(o, once, arms[k], pins, records[k].merged);
-            auto one = estimate(once, 1);
-            remaining = remaining > one ? remaining - one : duration{};
-        }
-        if (o.stop && o.stop->load())
-            break;
     }
     return entries;
 }
