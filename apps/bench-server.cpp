@@ -20,23 +20,43 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv)
+namespace {
+
+using namespace execbench;
+namespace apps = execbench::apps;
+constexpr std::string_view program = "bench-server";
+
+double seconds_of(std::chrono::milliseconds d)
 {
-    using namespace execbench;
-    namespace apps = execbench::apps;
-    constexpr std::string_view program = "bench-server";
+    return static_cast<double>(d.count()) / 1000.0;
+}
+
+std::chrono::milliseconds millis_of(double seconds)
+{
+    return std::chrono::milliseconds(std::llround(seconds * 1000));
+}
+
+/// bench-server's command line: the server's options, with the durations in seconds and the cache as typed until
+/// `settle` converts them.
+struct command_line {
     server::options opts;
     std::string model_name = "loop";
     double shutdown_seconds = 10;
-    auto seconds_of = [](std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000.0; };
     double header_seconds = seconds_of(opts.timeouts.header);
     double idle_seconds = seconds_of(opts.timeouts.idle);
     double downstream_seconds = seconds_of(opts.timeouts.downstream_response);
+    double db_seconds = seconds_of(opts.db_timeout);
+    std::string movies_cache = std::to_string(opts.movies_cache);
+    bool list_endpoints = false;
+    bool list_models = false;
+};
 
-    CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
-    cli.set_version_flag("--version", execbench::version_string());
+/// The model, where it listens, its threads and queues, and the movie database.
+void add_server_options(CLI::App& cli, command_line& c)
+{
+    auto& opts = c.opts;
     cli.add_option(
-           "--model", model_name,
+           "--model", c.model_name,
            "Execution model: pool (thread per request), fiber (stackful), loop (callbacks), coro (C++20 coroutines)")
         ->check(CLI::IsMember(std::vector<std::string>(model_names.begin(), model_names.end())))
         ->capture_default_str();
@@ -66,78 +86,98 @@ int main(int argc, char** argv)
     cli.add_flag("--movies-read-only", opts.movies_read_only, "Validate and echo POST /movies without storing");
     cli.add_flag("--movies-sync-commits", opts.movies_sync_commits,
                  "SQLite file: every POST's commit waits for the disk (synchronous=FULL instead of NORMAL)");
-    std::string movies_cache = std::to_string(opts.movies_cache);
-    cli.add_option("--movies-cache", movies_cache, "Directors whose GET /movies answers are cached; off or 0: none")
+    cli.add_option("--movies-cache", c.movies_cache, "Directors whose GET /movies answers are cached; off or 0: none")
         ->capture_default_str();
     cli.add_option("--db-pool", opts.db_pool, "PostgreSQL: connections in the pool")
         ->check(apps::integer_in(1, 1000, "a number of connections"))
         ->capture_default_str();
-    double db_seconds = seconds_of(opts.db_timeout);
-    cli.add_option("--db-timeout", db_seconds, "PostgreSQL: seconds a request waits for a connection and the answer")
+}
+
+/// Every deadline, in seconds; then what bench-server lists instead of serving.
+void add_timeout_options(CLI::App& cli, command_line& c)
+{
+    cli.add_option("--db-timeout", c.db_seconds, "PostgreSQL: seconds a request waits for a connection and the answer")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
-    cli.add_option("--shutdown-timeout", shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
+    cli.add_option("--shutdown-timeout", c.shutdown_seconds, "Seconds to drain in-flight requests on SIGTERM")
         ->transform(apps::seconds_in(0.0, 3600.0))
         ->capture_default_str();
-    cli.add_option("--header-timeout", header_seconds, "Seconds a client has to send a complete request")
+    cli.add_option("--header-timeout", c.header_seconds, "Seconds a client has to send a complete request")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
-    cli.add_option("--idle-timeout", idle_seconds, "Seconds an idle keep-alive connection is kept open")
+    cli.add_option("--idle-timeout", c.idle_seconds, "Seconds an idle keep-alive connection is kept open")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
-    cli.add_option("--downstream-timeout", downstream_seconds, "Seconds to wait for a downstream answer (then 504)")
+    cli.add_option("--downstream-timeout", c.downstream_seconds, "Seconds to wait for a downstream answer (then 504)")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
+    cli.add_flag("--list-endpoints", c.list_endpoints, "List the endpoints (path, methods, default delay) and exit");
+    cli.add_flag("--list-models", c.list_models, "List the execution models, one per line, and exit");
+}
 
-    bool list_endpoints = false;
-    cli.add_flag("--list-endpoints", list_endpoints, "List the endpoints (path, methods, default delay) and exit");
-    bool list_models = false;
-    cli.add_flag("--list-models", list_models, "List the execution models, one per line, and exit");
-
-    if (auto code = apps::parse_command_line(cli, program, argc, argv))
-        return *code;
-    if (list_endpoints) {
+/// --list-endpoints, --list-models.
+int list(const command_line& c)
+{
+    if (c.list_endpoints)
         for (const auto& r : endpoints::route_summaries())
             std::printf("%-16.*s %-10.*s default delay %d ms\n", static_cast<int>(r.path.size()), r.path.data(),
                         static_cast<int>(r.methods.size()), r.methods.data(), r.default_delay_millis);
-        return apps::exit_ok;
-    }
-    if (list_models) {
+    else
         for (auto name : model_names)
             std::printf("%.*s\n", static_cast<int>(name.size()), name.data());
-        return apps::exit_ok;
-    }
+    return apps::exit_ok;
+}
+
+/// The options as the server takes them: the address resolved, the durations in milliseconds, the cache a number;
+/// what cannot be, named.
+result<void> settle(command_line& c)
+{
+    auto& opts = c.opts;
     auto host = server::listen_address(opts.host);
     if (!host)
-        return apps::usage_error(program, host.err().message);
+        return host.err();
     opts.host = *host;
     if (!opts.cpus.empty())
         if (auto cpus = parse_cpu_list(opts.cpus); !cpus)
-            return apps::usage_error(program, "--cpus: " + cpus.err().message);
-    opts.model = *models::parse_model(model_name);
-    auto millis_of = [](double seconds) { return std::chrono::milliseconds(std::llround(seconds * 1000)); };
-    opts.shutdown_timeout = millis_of(shutdown_seconds);
-    opts.timeouts.header = millis_of(header_seconds);
-    opts.timeouts.idle = millis_of(idle_seconds);
-    opts.timeouts.downstream_response = millis_of(downstream_seconds);
-    opts.db_timeout = millis_of(db_seconds);
-    if (movies_cache == "off") {
+            return fail("--cpus: " + cpus.err().message);
+    opts.model = *models::parse_model(c.model_name);
+    opts.shutdown_timeout = millis_of(c.shutdown_seconds);
+    opts.timeouts.header = millis_of(c.header_seconds);
+    opts.timeouts.idle = millis_of(c.idle_seconds);
+    opts.timeouts.downstream_response = millis_of(c.downstream_seconds);
+    opts.db_timeout = millis_of(c.db_seconds);
+    if (c.movies_cache == "off") {
         opts.movies_cache = 0;
     } else {
-        const auto* end = movies_cache.data() + movies_cache.size();
-        auto [stop, ec] = std::from_chars(movies_cache.data(), end, opts.movies_cache);
-        if (ec != std::errc{} || stop != end || movies_cache.empty())
-            return apps::usage_error(program,
-                                     "--movies-cache: '" + movies_cache + "' is not off or a number of directors");
+        const auto* end = c.movies_cache.data() + c.movies_cache.size();
+        auto [stop, ec] = std::from_chars(c.movies_cache.data(), end, opts.movies_cache);
+        if (ec != std::errc{} || stop != end || c.movies_cache.empty())
+            return fail("--movies-cache: '" + c.movies_cache + "' is not off or a number of directors");
     }
     if (!models::is_database_url(opts.movies_db) && opts.movies_db.find("://") != std::string::npos)
-        return apps::usage_error(program, "--movies-db: '" + opts.movies_db +
-                                              "' is neither a SQLite file nor postgresql://USER@HOST:PORT/DB");
+        return fail("--movies-db: '" + opts.movies_db + "' is neither a SQLite file nor postgresql://USER@HOST:PORT/DB");
     if (opts.movies_sync_commits && (opts.movies_db.empty() || models::is_database_url(opts.movies_db)))
-        return apps::usage_error(program, "--movies-sync-commits: only with a SQLite file (--movies-db FILE)");
+        return fail("--movies-sync-commits: only with a SQLite file (--movies-db FILE)");
+    return {};
+}
 
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App cli{"bench-server: the execbench endpoints under one execution model"};
+    cli.set_version_flag("--version", execbench::version_string());
+    command_line c;
+    add_server_options(cli, c);
+    add_timeout_options(cli, c);
+    if (auto code = apps::parse_command_line(cli, program, argc, argv))
+        return *code;
+    if (c.list_endpoints || c.list_models)
+        return list(c);
+    if (auto settled = settle(c); !settled)
+        return apps::usage_error(program, settled.err().message);
     try {
-        return server::run(opts);
+        return server::run(c.opts);
     } catch (const std::exception& e) {
         std::cerr << "bench-server: " << e.what() << "\n";
         return apps::exit_usage;
