@@ -13,7 +13,6 @@
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
-#include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include "execbench/load/results/csv_lines.hpp"
@@ -47,61 +46,6 @@ std::vector<std::string> server_option_args(const server_spec& spec)
 std::filesystem::path server_timeline_path(const std::filesystem::path& out_dir, std::string_view suite)
 {
     return out_dir / (std::string(suite) + "-server-timeline.csv");
-}
-
-result<std::vector<scenario>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
-                                               const std::vector<std::string>& named)
-{
-    auto unknown = [&](const std::string& name, const std::vector<std::string>& all) {
-        auto guess = closest_match(name, all);
-        return fail("--scenarios: no scenario '" + name + "' in " + dir.string() +
-                    (guess ? "; did you mean " + *guess + "?" : std::string{}));
-    };
-    std::vector<scenario> out;
-    if (suite.empty()) {
-        // Only the named files are read; the directory's names serve the error's "did you mean".
-        auto all = scenario_names(dir);
-        for (const auto& name : named) {
-            if (std::find(all.begin(), all.end(), name) == all.end())
-                return unknown(name, all);
-            auto s = load_named_scenario(dir, name);
-            if (!s)
-                return s.err();
-            out.push_back(std::move(*s));
-        }
-        return out;
-    }
-    // Which files a suite holds is written in each file: every one is read, once.
-    auto entries = list_scenarios(dir);
-    std::vector<std::string> all;
-    for (const auto& e : entries)
-        all.push_back(e.name);
-    for (const auto& name : named)
-        if (std::find(all.begin(), all.end(), name) == all.end())
-            return unknown(name, all);
-    std::vector<const scenario_entry*> in_suite;
-    for (const auto& e : entries)
-        if (std::find(e.suites.begin(), e.suites.end(), suite) != e.suites.end())
-            in_suite.push_back(&e);
-    if (in_suite.empty()) {
-        std::vector<std::string> suites;
-        for (const auto& e : entries)
-            for (const auto& x : e.suites)
-                if (std::find(suites.begin(), suites.end(), x) == suites.end())
-                    suites.push_back(x);
-        auto guess = closest_match(suite, suites);
-        return fail("--suite: no scenario in " + dir.string() + " lists suite '" + suite + "'" +
-                    (guess ? "; did you mean " + *guess + "?" : std::string{}) +
-                    " (bench-load --list-suites lists them)");
-    }
-    for (const auto& name : named)
-        if (std::none_of(in_suite.begin(), in_suite.end(), [&](const scenario_entry* e) { return e->name == name; }))
-            return fail("--scenarios: " + name + " is not in suite " + suite +
-                        "; its results would be filed under it (drop --suite to run it on its own)");
-    for (const auto* e : in_suite)
-        if (named.empty() || std::find(named.begin(), named.end(), e->name) != named.end())
-            out.push_back(e->parsed);
-    return out;
 }
 
 suite_outcome tally(const std::vector<suite_entry>& entries)

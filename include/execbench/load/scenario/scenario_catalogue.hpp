@@ -46,4 +46,11 @@ bool natural_less(std::string_view a, std::string_view b) noexcept;
 /// The candidate closest to `name` by edit distance, when it is close enough to be a typo of it.
 std::optional<std::string> closest_match(std::string_view name, const std::vector<std::string>& candidates);
 
+/// The scenarios a suite run runs, each file read once: the suite's, narrowed to `named` when it names any (a name
+/// outside the suite is an error: its results would be filed under a suite it does not belong to), or `named` alone
+/// when `suite` is empty (then only the named files are read). Errors name the flag (--suite, --scenarios) and a
+/// close match.
+result<std::vector<scenario>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
+                                               const std::vector<std::string>& named);
+
 }  // namespace execbench::load

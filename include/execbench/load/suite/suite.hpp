@@ -108,12 +108,6 @@ struct suite_options {
     std::function<void(const profile_event&)> on_profile_done;
 };
 
-/// The scenarios a suite run runs, each file read once: the suite's, narrowed to `named` when it names any (a name
-/// outside the suite is an error: its results would be filed under a suite it does not belong to), or `named` alone
-/// when `suite` is empty (then only the named files are read). Errors name the flag (--suite, --scenarios) and a
-/// close match.
-result<std::vector<scenario>> select_scenarios(const std::filesystem::path& dir, const std::string& suite,
-                                               const std::vector<std::string>& named);
 
 /// What a suite did, counted for its closing line.
 struct suite_outcome {
