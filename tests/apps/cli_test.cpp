@@ -382,6 +382,11 @@ TEST_CASE("bench-load's smaller papercuts: JSON counts are integers, a scenario 
         REQUIRE(r.code == 0);
         REQUIRE_FALSE(r.out.empty());
         auto summary = nlohmann::json::parse(r.out.back());
+        INFO("the endpoint is in the record, not only the base URL (user review 2026-12-03)");
+        REQUIRE(summary["mix"].size() == 1);
+        CHECK(summary["mix"][0]["method"] == "GET");
+        CHECK(summary["mix"][0]["path"] == "/io?delayInMillis=1");
+        CHECK(summary["mix"][0]["weight"] == 1);
         CHECK(summary["median"]["requests_total"].is_number_integer());
         CHECK(summary["median"]["requests_error"].is_number_integer());
         auto wall = summary["median"]["wall_millis"].get<double>();

@@ -140,6 +140,11 @@ nlohmann::ordered_json json_head(const run_result& r, std::string_view type)
     j["scenario"] = s.name;
     j["model"] = r.server.model;
     j["url"] = r.url;
+    // The base URL alone does not say what was asked: a dashboard fed from standard output needs the endpoint too.
+    auto mix = nlohmann::ordered_json::array();
+    for (const auto& q : s.mix)
+        mix.push_back({{"method", q.method}, {"path", q.path}, {"weight", q.weight}});
+    j["mix"] = std::move(mix);
     j["shape"] = to_string(s.load.kind);
     j["connections"] = s.load.connections;
     if (s.load.kind == shape::open)
