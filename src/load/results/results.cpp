@@ -157,6 +157,101 @@ std::vector<std::string> trial_columns()
     return cols;
 }
 
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& v)
+{
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+/// The machine the run came from, as collect_context read it.
+nlohmann::json machine_json(const machine_context& c)
+{
+    return {{"cpu_model", c.cpu_model},
+            {"cpu_count", c.cpu_count},
+            {"kernel", c.kernel},
+            {"hostname", c.hostname},
+            {"cpu_governor", c.cpu_governor},
+            {"cpu_mhz", c.cpu_mhz},
+            {"memory_mb", c.memory_mb},
+            {"loadavg_before", optional_number(c.loadavg_before)},
+            {"loadavg_after", optional_number(c.loadavg_after)},
+            {"steal_percent", optional_number(c.steal_percent)}};
+}
+
+/// The requests of a mix, each with its window when it has one.
+nlohmann::json mix_json(const std::vector<request_spec>& requests)
+{
+    nlohmann::json mix = nlohmann::json::array();
+    for (const auto& m : requests) {
+        nlohmann::json r{{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}};
+        if (m.from.count() > 0)
+            r["from"] = format_duration(m.from);
+        if (m.until)
+            r["until"] = format_duration(*m.until);
+        mix.push_back(std::move(r));
+    }
+    return mix;
+}
+
+/// A load: its shape's figures, and what only some loads have.
+nlohmann::json load_json(const load_spec& l)
+{
+    nlohmann::json o{{"shape", to_string(l.kind)},
+                     {"connections", l.connections},
+                     {"requests", l.requests},
+                     {"rate", l.rate},
+                     {"duration", format_duration(l.length)},
+                     {"think_min", format_duration(l.think_min)},
+                     {"think_max", format_duration(l.think_max)}};
+    if (l.requests_per_connection != 0)
+        o["requests_per_connection"] = l.requests_per_connection;
+    if (!l.preconnect)
+        o["preconnect"] = false;
+    if (l.pipeline > 1)
+        o["pipeline"] = l.pipeline;
+    if (l.rate_from)
+        o["rate_from"] = {{"capacity_of", l.rate_from->capacity_of},
+                          {"times", l.rate_from->times},
+                          {"capacity_rps", l.rate_from->capacity_rps},
+                          {"search", l.rate_from->search}};
+    if (l.kind == shape::ramp) {
+        o["profile"] = to_string(l.profile);
+        o["users"] = l.users;
+        nlohmann::json st = nlohmann::json::array();
+        for (const auto& x : l.stages)
+            st.push_back({{"duration", format_duration(x.length)}, {"target", x.target}});
+        o["stages"] = st;
+    }
+    return o;
+}
+
+/// The scenario as it ran, after the command line's overrides.
+nlohmann::json scenario_json(const scenario& s)
+{
+    nlohmann::json j = {{"name", s.name},
+                        {"file", s.file.string()},
+                        {"description", s.description},
+                        {"suites", s.suites},
+                        {"requests", mix_json(s.mix)},
+                        {"load", load_json(s.load)},
+                        {"warmup", format_duration(s.warmup)},
+                        {"trials", s.trials},
+                        {"pause", format_duration(s.pause)},
+                        {"timeout", format_duration(s.timeout)},
+                        {"connect_timeout", format_duration(s.connect_timeout)},
+                        {"server",
+                         {{"downstream", s.server.downstream},
+                          {"downstream_model", s.server.downstream_model},
+                          {"database", s.server.database},
+                          {"options", s.server.options}}}};
+    if (s.background)
+        j["background"] = {{"load", load_json(s.background->load)}, {"delay", format_duration(s.background->delay)}};
+    return j;
+}
+
+}  // namespace
+
 std::string context_json(const run_result& r)
 {
     nlohmann::json j;
@@ -168,19 +263,7 @@ std::string context_json(const run_result& r)
                       {"build_type", r.context.build_type},
                       {"compiler", r.context.compiler},
                       {"boost_version", r.context.boost_version}};
-    auto optional_number = [](const std::optional<double>& v) {
-        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-    };
-    j["machine"] = {{"cpu_model", r.context.cpu_model},
-                    {"cpu_count", r.context.cpu_count},
-                    {"kernel", r.context.kernel},
-                    {"hostname", r.context.hostname},
-                    {"cpu_governor", r.context.cpu_governor},
-                    {"cpu_mhz", r.context.cpu_mhz},
-                    {"memory_mb", r.context.memory_mb},
-                    {"loadavg_before", optional_number(r.context.loadavg_before)},
-                    {"loadavg_after", optional_number(r.context.loadavg_after)},
-                    {"steal_percent", optional_number(r.context.steal_percent)}};
+    j["machine"] = machine_json(r.context);
     j["limits"] = {{"rlimit_nofile", r.context.rlimit_nofile},
                    {"somaxconn", r.context.somaxconn},
                    {"port_range", r.context.port_range}};
@@ -195,63 +278,7 @@ std::string context_json(const run_result& r)
     if (r.order)
         j["order"] = {{"kind", r.order->kind}, {"seed", r.order->seed}, {"round", r.order->round}};
     j["affinity"] = {{"server", r.affinity.server}, {"load", r.affinity.load}, {"downstream", r.affinity.downstream}};
-    nlohmann::json mix = nlohmann::json::array();
-    for (const auto& m : s.mix) {
-        nlohmann::json r{{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}};
-        if (m.from.count() > 0)
-            r["from"] = format_duration(m.from);
-        if (m.until)
-            r["until"] = format_duration(*m.until);
-        mix.push_back(std::move(r));
-    }
-    auto load_json = [](const load_spec& l) {
-        nlohmann::json o{{"shape", to_string(l.kind)},
-                         {"connections", l.connections},
-                         {"requests", l.requests},
-                         {"rate", l.rate},
-                         {"duration", format_duration(l.length)},
-                         {"think_min", format_duration(l.think_min)},
-                         {"think_max", format_duration(l.think_max)}};
-        if (l.requests_per_connection != 0)
-            o["requests_per_connection"] = l.requests_per_connection;
-        if (!l.preconnect)
-            o["preconnect"] = false;
-        if (l.pipeline > 1)
-            o["pipeline"] = l.pipeline;
-        if (l.rate_from)
-            o["rate_from"] = {{"capacity_of", l.rate_from->capacity_of},
-                              {"times", l.rate_from->times},
-                              {"capacity_rps", l.rate_from->capacity_rps},
-                              {"search", l.rate_from->search}};
-        if (l.kind == shape::ramp) {
-            o["profile"] = to_string(l.profile);
-            o["users"] = l.users;
-            nlohmann::json st = nlohmann::json::array();
-            for (const auto& x : l.stages)
-                st.push_back({{"duration", format_duration(x.length)}, {"target", x.target}});
-            o["stages"] = st;
-        }
-        return o;
-    };
-    j["scenario"] = {{"name", s.name},
-                     {"file", s.file.string()},
-                     {"description", s.description},
-                     {"suites", s.suites},
-                     {"requests", mix},
-                     {"load", load_json(s.load)},
-                     {"warmup", format_duration(s.warmup)},
-                     {"trials", s.trials},
-                     {"pause", format_duration(s.pause)},
-                     {"timeout", format_duration(s.timeout)},
-                     {"connect_timeout", format_duration(s.connect_timeout)},
-                     {"server",
-                      {{"downstream", s.server.downstream},
-                       {"downstream_model", s.server.downstream_model},
-                       {"database", s.server.database},
-                       {"options", s.server.options}}}};
-    if (s.background)
-        j["scenario"]["background"] = {{"load", load_json(s.background->load)},
-                                       {"delay", format_duration(s.background->delay)}};
+    j["scenario"] = scenario_json(s);
     auto decided_by = s.scale.decided_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.scale.decided_by);
     j["scale"] = {{"factor", s.scale.factor}, {"decided_by", decided_by}};
     if (s.scale.factor != 1)
