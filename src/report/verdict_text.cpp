@@ -145,10 +145,11 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
            worse_of(*p) + (failed.empty() ? "" : "; " + failed);
 }
 
-std::string winners_markdown(const suite_data& s, const winners_table& w, std::string_view methodology_link)
+namespace {
+
+/// How a cell is decided, with the limits the verdicts rest on.
+void write_method(std::ostringstream& md, std::string_view methodology_link)
 {
-    std::ostringstream md;
-    md << "## Winners\n\n";
     md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
           "bootstrap interval (method and limits in [methodology]("
        << methodology_link
@@ -173,10 +174,11 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
           "figure). Requests ok, requests per second and sockets are higher-is-better, everything else "
           "lower-is-better, as "
           "in the Loom/WebFlux study. Arms that failed or did not run take no part.\n\n";
-    if (w.single_arm) {
-        md << "n/a: a suite with one arm has no winners.\n\n";
-        return md.str();
-    }
+}
+
+/// Each arm's leads alone (and by failures) and shared, and the cells by kind.
+void write_counts(std::ostringstream& md, const suite_data& s, const winners_table& w)
+{
     // Counts beside each other: a share of the decided cells alone made a lead over 13 cells read larger than the
     // 35 cells whose lead was shared.
     md << "| arm | led alone | of which by failures | shared leads |\n|---|---|---|---|\n";
@@ -189,9 +191,11 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
        << w.not_ranked << " not ranked, " << w.unequal_work << " unequal work.\n\n";
     if (w.decided + w.shared + w.ties > 0)
         md << "![winners](" << s.name << "/winners.svg)\n\n";
-    if (w.scenarios.empty())
-        return md.str();
+}
 
+/// A row per scenario: each arm's leads alone, the shared leads, ties and cells without a verdict.
+void write_scenario_counts(std::ostringstream& md, const suite_data& s, const winners_table& w)
+{
     md << "| scenario |";
     for (const auto& m : s.models)
         md << " " << m << " led alone |";
@@ -218,6 +222,11 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
         md << " " << shared << " | " << ties << " | " << none << " |\n";
     }
 
+}
+
+/// The verdict of every metric in every scenario, and the failures a lead "by failures" rests on.
+void write_verdicts_per_metric(std::ostringstream& md, const suite_data& s, const winners_table& w)
+{
     md << "\n<details><summary>Verdict per metric</summary>\n\n| metric |";
     for (const auto& sc : w.scenarios)
         md << " " << sc << " |";
@@ -252,7 +261,11 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
         md << "\nFailed or unsent requests (worst trial; *by failures* where they exceed " << tolerance_text()
            << " of a trial's requests):\n\n"
            << failed;
-    md << "\n</details>\n\n<details><summary>Ratios of medians with 95 % intervals, per pair of arms</summary>\n\n";
+}
+
+/// Every pair's ratio of medians with its interval, per scenario and metric.
+void write_ratios(std::ostringstream& md, const winners_table& w)
+{
     for (const auto& sc : w.scenarios) {
         const auto& cells = w.cells.at(sc);
         md << "**" << sc << "**\n\n";
@@ -279,6 +292,26 @@ std::string winners_markdown(const suite_data& s, const winners_table& w, std::s
         }
         md << "\n";
     }
+}
+
+}  // namespace
+
+std::string winners_markdown(const suite_data& s, const winners_table& w, std::string_view methodology_link)
+{
+    std::ostringstream md;
+    md << "## Winners\n\n";
+    write_method(md, methodology_link);
+    if (w.single_arm) {
+        md << "n/a: a suite with one arm has no winners.\n\n";
+        return md.str();
+    }
+    write_counts(md, s, w);
+    if (w.scenarios.empty())
+        return md.str();
+    write_scenario_counts(md, s, w);
+    write_verdicts_per_metric(md, s, w);
+    md << "\n</details>\n\n<details><summary>Ratios of medians with 95 % intervals, per pair of arms</summary>\n\n";
+    write_ratios(md, w);
     md << "</details>\n\n";
     return md.str();
 }
