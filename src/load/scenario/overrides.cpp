@@ -131,75 +131,62 @@ overrides used_by(const scenario& s, overrides o)
     return o;
 }
 
-result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o)
+namespace {
+
+/// The request flags describe the run's one request, starting from the scenario's first.
+result<request_spec> overridden_request(const scenario& s, const overrides& o)
 {
-    std::vector<std::string> notes;
-    if (o.shape && !parse_shape(*o.shape))
-        return fail("--shape: '" + *o.shape + "' is not a shape; expected one of burst, closed, open, ramp");
-    const shape target_shape = effective_shape(s, o, notes);
-    // A flag the shape does not use would be dropped silently: the same mistake the scenario reader rejects.
-    for (const auto& f : shape_flags(o)) {
-        if (f.set && !field_used_by(f.field, target_shape))
-            return fail(std::string(f.flag) + ": not used by shape " + std::string(to_string(target_shape)) +
-                        "; add --shape " + shapes_using(f.field));
+    request_spec r = s.mix.empty() ? request_spec{} : s.mix.front();
+    if (o.path) {
+        if (o.path->empty() || o.path->front() != '/')
+            return fail("--path: expected a path starting with '/', e.g. /io?delayInMillis=300");
+        r.path = *o.path;
     }
-    if (o.path || o.method || o.body_file || !o.headers.empty()) {
-        // Any request flag describes the one request of the run, starting from the scenario's first request.
-        request_spec r = s.mix.empty() ? request_spec{} : s.mix.front();
-        if (o.path) {
-            if (o.path->empty() || o.path->front() != '/')
-                return fail("--path: expected a path starting with '/', e.g. /io?delayInMillis=300");
-            r.path = *o.path;
-        }
-        if (o.method)
-            r.method = *o.method;
-        if (o.body_file) {
-            auto body = read_file(*o.body_file);
-            if (!body)
-                return fail("--body-file: cannot read '" + o.body_file->string() + "'");
-            r.body = std::move(*body);
-            r.body_file = o.body_file->string();
-            if (o.body_file->extension() == ".json")
-                r.headers.emplace_back("Content-Type", "application/json");
-        }
-        for (const auto& h : o.headers) {
-            auto colon = h.find(':');
-            if (colon == std::string::npos || colon == 0 || h.find_first_of("\r\n") != std::string::npos)
-                return fail("--header: expected \"Name: value\", got '" + h + "'");
-            auto value = h.substr(colon + 1);
-            value.erase(0, value.find_first_not_of(' '));
-            r.headers.emplace_back(h.substr(0, colon), value);
-        }
-        r.weight = 1;
-        s.mix = {r};
+    if (o.method)
+        r.method = *o.method;
+    if (o.body_file) {
+        auto body = read_file(*o.body_file);
+        if (!body)
+            return fail("--body-file: cannot read '" + o.body_file->string() + "'");
+        r.body = std::move(*body);
+        r.body_file = o.body_file->string();
+        if (o.body_file->extension() == ".json")
+            r.headers.emplace_back("Content-Type", "application/json");
     }
-    const bool shape_changed = target_shape != s.load.kind;
-    if (shape_changed) {
-        s.load.kind = target_shape;
-        if (target_shape == shape::ramp && s.load.users == 0)
-            s.load.users = s.load.connections;
-        if (target_shape == shape::burst && s.load.requests == 0)
-            s.load.requests = s.load.connections;
+    for (const auto& h : o.headers) {
+        auto colon = h.find(':');
+        if (colon == std::string::npos || colon == 0 || h.find_first_of("\r\n") != std::string::npos)
+            return fail("--header: expected \"Name: value\", got '" + h + "'");
+        auto value = h.substr(colon + 1);
+        value.erase(0, value.find_first_not_of(' '));
+        r.headers.emplace_back(h.substr(0, colon), value);
     }
+    r.weight = 1;
+    return r;
+}
+
+/// The load's figures: connections, requests, rate, length, think time and pipeline depth.
+result<void> override_load(load_spec& l, const overrides& o)
+{
     if (o.connections) {
         if (*o.connections == 0)
             return fail("--connections: expected at least 1");
-        s.load.connections = *o.connections;
-        s.load.users = *o.connections;
+        l.connections = *o.connections;
+        l.users = *o.connections;
     }
     if (o.requests) {
         if (*o.requests == 0)
             return fail("--requests: expected at least 1");
-        s.load.requests = *o.requests;
+        l.requests = *o.requests;
         if (!o.connections)
-            s.load.connections = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(*o.requests, s.load.connections ? s.load.connections : *o.requests));
+            l.connections = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(*o.requests, l.connections ? l.connections : *o.requests));
     }
     if (o.rate) {
         if (!(*o.rate > 0))
             return fail("--rate: expected requests per second greater than 0");
-        s.load.rate = *o.rate;
-        s.load.rate_from.reset();
+        l.rate = *o.rate;
+        l.rate_from.reset();
     }
     if (o.duration) {
         auto d = flag_duration("--duration", *o.duration);
@@ -208,7 +195,7 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         // Said here: the scenario check would call a zero length "missing", which is true only of a file.
         if (d->count() <= 0)
             return fail("--duration: " + *o.duration + " is not a duration greater than 0");
-        s.load.length = *d;
+        l.length = *d;
     }
     if (o.think) {
         auto dots = o.think->find("..");
@@ -220,14 +207,20 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
             return hi.err();
         if (*hi < *lo)
             return fail("--think: expected min..max with min <= max");
-        s.load.think_min = *lo;
-        s.load.think_max = *hi;
+        l.think_min = *lo;
+        l.think_max = *hi;
     }
     if (o.pipeline) {
         if (*o.pipeline < 1 || *o.pipeline > max_pipeline)
             return fail("--pipeline: expected requests per connection in 1.." + std::to_string(max_pipeline));
-        s.load.pipeline = *o.pipeline;
+        l.pipeline = *o.pipeline;
     }
+    return {};
+}
+
+/// The run's timing around the load: trials, warm-up, timeout and pause.
+result<void> override_timing(scenario& s, const overrides& o)
+{
     if (o.trials) {
         if (*o.trials < 1 || *o.trials > 1000)
             return fail("--trials: expected an integer in 1..1000");
@@ -253,15 +246,56 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
             return d.err();
         s.pause = *d;
     }
-    if (s.load.kind == shape::ramp && s.load.profile == ramp_profile::stages &&
-        (o.duration || o.connections || shape_changed)) {
-        s.load.profile = ramp_profile::smooth;  // flags describe a peak and a length, not stages
-    }
-    if (s.load.kind == shape::ramp && s.load.profile != ramp_profile::stages && s.load.think_max.count() == 0 &&
-        !o.think && shape_changed) {
+    return {};
+}
+
+/// A ramp whose shape or figures the flags changed: flags describe a peak and a length, not stages, and a ramp made
+/// from another shape gets the ramp's usual think time.
+void settle_ramp(scenario& s, const overrides& o, bool shape_changed)
+{
+    if (s.load.kind != shape::ramp)
+        return;
+    if (s.load.profile == ramp_profile::stages && (o.duration || o.connections || shape_changed))
+        s.load.profile = ramp_profile::smooth;
+    if (s.load.profile != ramp_profile::stages && s.load.think_max.count() == 0 && !o.think && shape_changed) {
         s.load.think_min = std::chrono::seconds{1};
         s.load.think_max = std::chrono::seconds{3};
     }
+}
+
+}  // namespace
+
+result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o)
+{
+    std::vector<std::string> notes;
+    if (o.shape && !parse_shape(*o.shape))
+        return fail("--shape: '" + *o.shape + "' is not a shape; expected one of burst, closed, open, ramp");
+    const shape target_shape = effective_shape(s, o, notes);
+    // A flag the shape does not use would be dropped silently: the same mistake the scenario reader rejects.
+    for (const auto& f : shape_flags(o)) {
+        if (f.set && !field_used_by(f.field, target_shape))
+            return fail(std::string(f.flag) + ": not used by shape " + std::string(to_string(target_shape)) +
+                        "; add --shape " + shapes_using(f.field));
+    }
+    if (o.path || o.method || o.body_file || !o.headers.empty()) {
+        auto r = overridden_request(s, o);
+        if (!r)
+            return r.err();
+        s.mix = {std::move(*r)};
+    }
+    const bool shape_changed = target_shape != s.load.kind;
+    if (shape_changed) {
+        s.load.kind = target_shape;
+        if (target_shape == shape::ramp && s.load.users == 0)
+            s.load.users = s.load.connections;
+        if (target_shape == shape::burst && s.load.requests == 0)
+            s.load.requests = s.load.connections;
+    }
+    if (auto l = override_load(s.load, o); !l)
+        return l.err();
+    if (auto t = override_timing(s, o); !t)
+        return t.err();
+    settle_ramp(s, o, shape_changed);
     auto prepared = prepare(s, "command line");  // a copy: on failure the caller keeps what the flags made
     if (!prepared)
         return fail(flag_wording(prepared.err().message));
