@@ -168,34 +168,78 @@ result<run_result> run(const scenario& s, const run_options& options)
     return run(s, options, *t);
 }
 
-result<run_result> run(const scenario& s, const run_options& options, const run_target& t)
-{
-    if (s.load.rate_from && !(s.load.rate > 0))
-        return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
-                    ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from); give "
-                    "--rate to run it on its own");
-    auto limit = ensure_open_files(connections_needed(s));
-    if (!limit)
-        return fail("scenario " + s.name + ": " + limit.err().message);
-    auto cpu_before = read_cpu_times();
-    run_result out = start_run_record(s, options, t);
+namespace {
 
-    auto plan = make_plan(s, t.where, options);
-    auto run_start = clock::now();
-    auto emit = [&](progress_event ev) {
-        if (!options.on_progress)
+/// One run's trials as they happen: the engine on its own thread, progress from this one, the server sampled and
+/// the kernel's counters read around each measured trial.
+class run_driver {
+public:
+    run_driver(const scenario& s, const run_options& options, const run_target& t, run_result& out)
+        : s_(s), options_(options), t_(t), out_(out), plan_(make_plan(s, t.where, options))
+    {
+    }
+
+    /// The warm-up (not recorded) and the pause after it.
+    void warm_up()
+    {
+        if (s_.warmup.count() <= 0 || stopping(options_))
             return;
-        ev.scenario = s.name;
-        ev.label = options.label.empty() ? out.server.model : options.label;
-        ev.trials = s.trials;
-        ev.elapsed = clock::now() - run_start;
-        ev.run = &out;
-        options.on_progress(ev);
-    };
+        trial_plan w = plan_;
+        w.foreground.load = warmup_load(s_.load, s_.warmup);
+        if (w.background)
+            w.background->load = warmup_load(w.background->load, s_.warmup);
+        (void)engine(w, progress_event::phase::warmup, 0);
+        if (!stopping(options_))
+            pause(0);
+    }
 
-    // Runs the engine on its own thread and reports live progress from this one.
-    duration observed_trial{};
-    auto run_engine = [&](const trial_plan& tp, progress_event::phase ph, unsigned index) {
+    /// The measured trials, with a pause between them; stops early on a stop request or a trial cut short.
+    void trials()
+    {
+        for (unsigned i = 1; i <= s_.trials && !stopping(options_); ++i) {
+            if (i > 1) {
+                pause(i - 1);
+                if (stopping(options_))
+                    break;
+            }
+            if (!trial(i))
+                break;
+        }
+    }
+
+    void done()
+    {
+        progress_event ev;
+        ev.what = progress_event::phase::done;
+        ev.trial = static_cast<unsigned>(out_.trials.size());
+        emit(ev);
+    }
+
+private:
+    void emit(progress_event ev) const
+    {
+        if (!options_.on_progress)
+            return;
+        ev.scenario = s_.name;
+        ev.label = options_.label.empty() ? out_.server.model : options_.label;
+        ev.trials = s_.trials;
+        ev.elapsed = clock::now() - start_;
+        ev.run = &out_;
+        options_.on_progress(ev);
+    }
+
+    void pause(unsigned after_trial)
+    {
+        progress_event ev;
+        ev.what = progress_event::phase::pause;
+        ev.trial = after_trial;
+        emit(ev);
+        pause_for(s_.pause, options_);
+    }
+
+    /// Runs the engine on its own thread and reports live progress from this one.
+    trial_measurement engine(const trial_plan& tp, progress_event::phase ph, unsigned index)
+    {
         live_counters live;
         trial_plan p = tp;
         p.live = &live;
@@ -212,58 +256,37 @@ result<run_result> run(const scenario& s, const run_options& options, const run_
             ev.ok = ok;
             ev.errors = live.errors.load();
             ev.live_rps = double(ok - last_ok) / std::chrono::duration<double>(now - last_at).count();
-            auto per_trial = ph == progress_event::phase::warmup    ? s.warmup
-                             : expected_trial_length(s).count() > 0 ? expected_trial_length(s)
-                                                                    : observed_trial;
+            auto per_trial = ph == progress_event::phase::warmup     ? s_.warmup
+                             : expected_trial_length(s_).count() > 0 ? expected_trial_length(s_)
+                                                                     : observed_trial_;
             auto in_this = now - trial_start;
             auto left_here = per_trial > in_this ? per_trial - in_this : duration{};
-            auto trials_after = ph == progress_event::phase::warmup ? s.trials : s.trials - index;
-            ev.remaining = left_here + trials_after * (std::max(per_trial, observed_trial) + s.pause);
+            auto trials_after = ph == progress_event::phase::warmup ? s_.trials : s_.trials - index;
+            ev.remaining = left_here + trials_after * (std::max(per_trial, observed_trial_) + s_.pause);
             emit(ev);
             last_ok = ok;
             last_at = now;
         }
         return fut.get();
-    };
-
-    if (s.warmup.count() > 0 && !stopping(options)) {
-        trial_plan w = plan;
-        w.foreground.load = warmup_load(s.load, s.warmup);
-        if (w.background)
-            w.background->load = warmup_load(w.background->load, s.warmup);
-        (void)run_engine(w, progress_event::phase::warmup, 0);
-        if (!stopping(options)) {
-            progress_event ev;
-            ev.what = progress_event::phase::pause;
-            emit(ev);
-            pause_for(s.pause, options);
-        }
     }
 
-    for (unsigned i = 1; i <= s.trials && !stopping(options); ++i) {
-        if (i > 1) {
-            progress_event ev;
-            ev.what = progress_event::phase::pause;
-            ev.trial = i - 1;
-            emit(ev);
-            pause_for(s.pause, options);
-            if (stopping(options))
-                break;
-        }
-        auto sampler = server_sampler(out.server, t.where, options.sample_period);
+    /// Trial i, recorded in the run; false when it was cut short.
+    bool trial(unsigned i)
+    {
+        auto sampler = server_sampler(out_.server, t_.where, options_.sample_period);
         if (sampler)
             sampler->start();
         trial_result tr;
         tr.index = i;
         auto kernel_before = read_kernel_counters();
-        if (options.before_trial)
-            options.before_trial();
-        tr.measured = run_engine(plan, progress_event::phase::trial, i);
-        if (options.after_trial)
-            options.after_trial();
+        if (options_.before_trial)
+            options_.before_trial();
+        tr.measured = engine(plan_, progress_event::phase::trial, i);
+        if (options_.after_trial)
+            options_.after_trial();
         if (auto kernel_after = read_kernel_counters(); kernel_before && kernel_after)
             tr.kernel = kernel_difference(*kernel_before, *kernel_after);
-        observed_trial = tr.measured.elapsed;
+        observed_trial_ = tr.measured.elapsed;
         std::vector<stats::timed_sample> readings;
         if (sampler) {
             readings = sampler->stop();
@@ -272,27 +295,49 @@ result<run_result> run(const scenario& s, const run_options& options, const run_
                 tr.server = stats::summarize_readings(readings, sampler->period());
         }
         tr.generator_bound_reason =
-            generator_bound_reason(tr, out.threads, options.load_cpus ? options.load_cpus : usable_cpu_count());
+            generator_bound_reason(tr, out_.threads, options_.load_cpus ? options_.load_cpus : usable_cpu_count());
         tr.generator_bound = !tr.generator_bound_reason.empty();
         bool stopped = tr.measured.stopped;
-        out.trials.push_back(std::move(tr));
+        out_.trials.push_back(std::move(tr));
         progress_event ev;
         ev.what = progress_event::phase::trial_done;
         ev.trial = i;
-        ev.finished = &out.trials.back();
+        ev.finished = &out_.trials.back();
         ev.server_readings = &readings;
-        ev.ok = out.trials.back().measured.foreground.count.ok;
-        ev.errors = out.trials.back().measured.foreground.count.error_total();
+        ev.ok = out_.trials.back().measured.foreground.count.ok;
+        ev.errors = out_.trials.back().measured.foreground.count.error_total();
         emit(ev);
-        if (stopped)
-            break;
+        return !stopped;
     }
+
+    const scenario& s_;
+    const run_options& options_;
+    const run_target& t_;
+    run_result& out_;
+    trial_plan plan_;
+    clock::time_point start_ = clock::now();
+    duration observed_trial_{};
+};
+
+}  // namespace
+
+result<run_result> run(const scenario& s, const run_options& options, const run_target& t)
+{
+    if (s.load.rate_from && !(s.load.rate > 0))
+        return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
+                    ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from); give "
+                    "--rate to run it on its own");
+    auto limit = ensure_open_files(connections_needed(s));
+    if (!limit)
+        return fail("scenario " + s.name + ": " + limit.err().message);
+    auto cpu_before = read_cpu_times();
+    run_result out = start_run_record(s, options, t);
+    run_driver driver(s, options, t, out);
+    driver.warm_up();
+    driver.trials();
     out.partial = stopping(options) || out.trials.size() < s.trials;
     finish_run_record(out, cpu_before);
-    progress_event done;
-    done.what = progress_event::phase::done;
-    done.trial = static_cast<unsigned>(out.trials.size());
-    emit(done);
+    driver.done();
     return out;
 }
 
