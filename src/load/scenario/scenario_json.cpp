@@ -173,6 +173,110 @@ result<std::vector<request_spec>> parse_mix(reader& rd, const json& v, const std
     return mix;
 }
 
+/// "rate": requests per second, or {"capacity_of", "times"}, a multiple of each arm's capacity.
+result<void> parse_rate(reader& rd, const json& v, const std::string& path, load_spec& l)
+{
+    if (v.is_object()) {
+        if (auto e = rd.only(v, path, {"capacity_of", "times"}))
+            return *e;
+        if (!v.contains("capacity_of") || !v.contains("times"))
+            return rd.err(path, "expected {\"capacity_of\": capacity scenario, \"times\": multiple}");
+        EXECBENCH_TRY(of, rd.get_string(v["capacity_of"], path + ".capacity_of"));
+        if (!v["times"].is_number() || !(v["times"].get<double>() > 0) || v["times"].get<double>() > 100)
+            return rd.err(path + ".times", "expected the multiple of the capacity, a number in (0, 100]");
+        l.rate_from.emplace();
+        l.rate_from->capacity_of = of;
+        l.rate_from->times = v["times"].get<double>();
+        return {};
+    }
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e8)
+        return rd.err(path, "expected requests per second, a number in (0, 1e8], or "
+                            "{\"capacity_of\": capacity scenario, \"times\": multiple}");
+    l.rate = v.get<double>();
+    return {};
+}
+
+/// "think": one duration, or {"min", "max"}.
+result<void> parse_think(reader& rd, const json& t, const std::string& path, load_spec& l)
+{
+    if (!t.is_object()) {
+        EXECBENCH_TRY(d, rd.get_duration(t, path));
+        l.think_min = l.think_max = d;
+        return {};
+    }
+    if (auto e = rd.only(t, path, {"min", "max"}))
+        return *e;
+    if (!t.contains("min") || !t.contains("max"))
+        return rd.err(path, "expected {\"min\": duration, \"max\": duration}");
+    EXECBENCH_TRY(lo, rd.get_duration(t["min"], path + ".min"));
+    EXECBENCH_TRY(hi, rd.get_duration(t["max"], path + ".max"));
+    if (hi < lo)
+        return rd.err(path, "expected min <= max");
+    l.think_min = lo;
+    l.think_max = hi;
+    return {};
+}
+
+/// The whole numbers and the flag of a load: users, spikes, requests per connection, pipeline depth, preconnect.
+result<void> parse_counts(reader& rd, const json& v, const std::string& path, load_spec& l)
+{
+    if (v.contains("users")) {
+        EXECBENCH_TRY(u, rd.get_uint(v["users"], path + ".users", 1, 1'000'000));
+        l.users = static_cast<std::uint32_t>(u);
+    }
+    if (v.contains("spikes")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["spikes"], path + ".spikes", 1, 1000));
+        l.spikes = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("requests_per_connection")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["requests_per_connection"], path + ".requests_per_connection", 1, 1'000'000));
+        l.requests_per_connection = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("pipeline")) {
+        EXECBENCH_TRY(n, rd.get_uint(v["pipeline"], path + ".pipeline", 1, max_pipeline));
+        l.pipeline = static_cast<std::uint32_t>(n);
+    }
+    if (v.contains("preconnect")) {
+        if (!v["preconnect"].is_boolean())
+            return rd.err(path + ".preconnect", "expected true (connect before the load starts, the default) or "
+                                                "false (connect at the first request)");
+        l.preconnect = v["preconnect"].get<bool>();
+    }
+    return {};
+}
+
+/// A ramp's "profile" and its "stages" ({"duration", "target"} each, only with profile "stages").
+result<void> parse_profile(reader& rd, const json& v, const std::string& path, load_spec& l)
+{
+    if (v.contains("profile")) {
+        auto p = v["profile"].is_string() ? parse_ramp_profile(v["profile"].get<std::string>()) : std::nullopt;
+        if (!p)
+            return rd.err(path + ".profile", "expected one of stepped, smooth, sharp, stages");
+        l.profile = *p;
+    }
+    if (!v.contains("stages"))
+        return {};
+    const auto& st = v["stages"];
+    if (!st.is_array() || st.empty())
+        return rd.err(path + ".stages", "expected a non-empty array of {\"duration\", \"target\"}");
+    if (v.contains("profile") && l.profile != ramp_profile::stages)
+        return rd.err(path + ".stages", "only used with profile \"stages\"");
+    l.profile = ramp_profile::stages;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+        auto p = path + ".stages[" + std::to_string(i) + "]";
+        if (!st[i].is_object())
+            return rd.err(p, "expected {\"duration\": duration, \"target\": users}");
+        if (auto e = rd.only(st[i], p, {"duration", "target"}))
+            return *e;
+        if (!st[i].contains("duration") || !st[i].contains("target"))
+            return rd.err(p, "expected {\"duration\": duration, \"target\": users}");
+        EXECBENCH_TRY(d, rd.get_duration(st[i]["duration"], p + ".duration"));
+        EXECBENCH_TRY(t, rd.get_uint(st[i]["target"], p + ".target", 0, 1'000'000));
+        l.stages.push_back({d, static_cast<std::uint32_t>(t)});
+    }
+    return {};
+}
+
 result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
 {
     if (!v.is_object())
@@ -203,99 +307,25 @@ result<load_spec> parse_load(reader& rd, const json& v, const std::string& path)
         EXECBENCH_TRY(n, rd.get_uint(v["requests"], path + ".requests", 1, 1'000'000'000));
         l.requests = n;
     }
-    if (v.contains("rate") && v["rate"].is_object()) {
-        const auto& r = v["rate"];
-        auto rp = path + ".rate";
-        if (auto e = rd.only(r, rp, {"capacity_of", "times"}))
-            return *e;
-        if (!r.contains("capacity_of") || !r.contains("times"))
-            return rd.err(rp, "expected {\"capacity_of\": capacity scenario, \"times\": multiple}");
-        EXECBENCH_TRY(of, rd.get_string(r["capacity_of"], rp + ".capacity_of"));
-        if (!r["times"].is_number() || !(r["times"].get<double>() > 0) || r["times"].get<double>() > 100)
-            return rd.err(rp + ".times", "expected the multiple of the capacity, a number in (0, 100]");
-        l.rate_from.emplace();
-        l.rate_from->capacity_of = of;
-        l.rate_from->times = r["times"].get<double>();
-    } else if (v.contains("rate")) {
-        if (!v["rate"].is_number() || !(v["rate"].get<double>() > 0) || v["rate"].get<double>() > 1e8)
-            return rd.err(path + ".rate", "expected requests per second, a number in (0, 1e8], or "
-                                          "{\"capacity_of\": capacity scenario, \"times\": multiple}");
-        l.rate = v["rate"].get<double>();
-    }
+    if (v.contains("rate"))
+        if (auto r = parse_rate(rd, v["rate"], path + ".rate", l); !r)
+            return r.err();
     if (v.contains("duration")) {
         EXECBENCH_TRY(d, rd.get_duration(v["duration"], path + ".duration"));
         l.length = d;
     }
     if (v.contains("think")) {
-        const auto& t = v["think"];
-        if (t.is_object()) {
-            if (auto e = rd.only(t, path + ".think", {"min", "max"}))
-                return *e;
-            if (!t.contains("min") || !t.contains("max"))
-                return rd.err(path + ".think", "expected {\"min\": duration, \"max\": duration}");
-            EXECBENCH_TRY(lo, rd.get_duration(t["min"], path + ".think.min"));
-            EXECBENCH_TRY(hi, rd.get_duration(t["max"], path + ".think.max"));
-            if (hi < lo)
-                return rd.err(path + ".think", "expected min <= max");
-            l.think_min = lo;
-            l.think_max = hi;
-        } else {
-            EXECBENCH_TRY(d, rd.get_duration(t, path + ".think"));
-            l.think_min = l.think_max = d;
-        }
+        if (auto t = parse_think(rd, v["think"], path + ".think", l); !t)
+            return t.err();
     } else if (l.kind == shape::ramp) {
         // The Java study's paced users sleep 1-3 s between requests.
         l.think_min = std::chrono::seconds{1};
         l.think_max = std::chrono::seconds{3};
     }
-    if (v.contains("users")) {
-        EXECBENCH_TRY(u, rd.get_uint(v["users"], path + ".users", 1, 1'000'000));
-        l.users = static_cast<std::uint32_t>(u);
-    }
-    if (v.contains("spikes")) {
-        EXECBENCH_TRY(n, rd.get_uint(v["spikes"], path + ".spikes", 1, 1000));
-        l.spikes = static_cast<std::uint32_t>(n);
-    }
-    if (v.contains("requests_per_connection")) {
-        EXECBENCH_TRY(n, rd.get_uint(v["requests_per_connection"], path + ".requests_per_connection", 1, 1'000'000));
-        l.requests_per_connection = static_cast<std::uint32_t>(n);
-    }
-    if (v.contains("pipeline")) {
-        EXECBENCH_TRY(n, rd.get_uint(v["pipeline"], path + ".pipeline", 1, max_pipeline));
-        l.pipeline = static_cast<std::uint32_t>(n);
-    }
-    if (v.contains("preconnect")) {
-        if (!v["preconnect"].is_boolean())
-            return rd.err(path + ".preconnect", "expected true (connect before the load starts, the default) or "
-                                                "false (connect at the first request)");
-        l.preconnect = v["preconnect"].get<bool>();
-    }
-    if (v.contains("profile")) {
-        auto p = v["profile"].is_string() ? parse_ramp_profile(v["profile"].get<std::string>()) : std::nullopt;
-        if (!p)
-            return rd.err(path + ".profile", "expected one of stepped, smooth, sharp, stages");
-        l.profile = *p;
-    }
-    if (v.contains("stages")) {
-        const auto& st = v["stages"];
-        if (!st.is_array() || st.empty())
-            return rd.err(path + ".stages", "expected a non-empty array of {\"duration\", \"target\"}");
-        if (v.contains("profile") && l.profile != ramp_profile::stages)
-            return rd.err(path + ".stages", "only used with profile \"stages\"");
-        l.profile = ramp_profile::stages;
-        for (std::size_t i = 0; i < st.size(); ++i) {
-            auto p = path + ".stages[" + std::to_string(i) + "]";
-            if (!st[i].is_object())
-                return rd.err(p, "expected {\"duration\": duration, \"target\": users}");
-            if (auto e = rd.only(st[i], p, {"duration", "target"}))
-                return *e;
-            if (!st[i].contains("duration") || !st[i].contains("target"))
-                return rd.err(p, "expected {\"duration\": duration, \"target\": users}");
-            EXECBENCH_TRY(d, rd.get_duration(st[i]["duration"], p + ".duration"));
-            EXECBENCH_TRY(t, rd.get_uint(st[i]["target"], p + ".target", 0, 1'000'000));
-            l.stages.push_back({d, static_cast<std::uint32_t>(t)});
-        }
-    }
+    if (auto c = parse_counts(rd, v, path, l); !c)
+        return c.err();
+    if (auto p = parse_profile(rd, v, path, l); !p)
+        return p.err();
     return l;
 }
 
