@@ -62,6 +62,74 @@ private:
     std::size_t current_ = 0;
 };
 
+/// What every arm's search shares.
+struct search_context {
+    const suite_options& o;
+    const scenario& s;
+    const capacity_plan& plan;
+    const pinning& pins;
+    step_turns& turns;
+};
+
+/// Arm `k`'s search on its own server, its steps taking turns with the other arms': fills its record, its first step
+/// (whose context line names the machine, load and build) and its suite entry.
+void search_arm(const search_context& c, std::size_t k, const arm_spec& arm, capacity_record& rec,
+                std::optional<run_result>& first_step, suite_entry& e)
+{
+    auto start = clock::now();
+    rec.scenario = c.s.name;
+    rec.arm = arm.name.empty() ? arm.model : arm.name;
+    rec.model = arm.model;
+    rec.slo = c.plan.slo;
+    rec.connections = c.plan.connections.describe();
+    auto wrap = [&](const capacity_step_body& body) -> result<capacity_step> {
+        if (!c.turns.acquire(k, std::chrono::minutes{30}))
+            return fail("the other arms' steps took more than 30 minutes");
+        auto st = body();
+        c.turns.release(k);
+        return st;
+    };
+    auto on_step = [&](const capacity_step& st, const run_result& r) {
+        if (rec.run_id.empty()) {
+            rec.run_id = r.run_id;
+            first_step = r;
+            first_step->arm = arm;
+            first_step->affinity = c.pins.text;
+        }
+        if (c.o.on_capacity_step)
+            c.o.on_capacity_step(c.s.name, rec.arm, st);
+    };
+    auto servers = with_servers(c.o, c.s, arm, c.pins, [&](run_options& ro, const server_process&) {
+        // A step's own line (on_capacity_step) says what its "trial done" would.
+        ro.on_progress = [&](const progress_event& ev) {
+            if (c.o.on_progress && ev.what != progress_event::phase::trial_done)
+                c.o.on_progress(ev);
+        };
+        // Resolved and probed once for the whole search, as bench-load's session does.
+        auto target = open_target(ro);
+        if (!target) {
+            rec.result.what = capacity_result::outcome::stopped;
+            rec.result.stop_reason = target.err().message;
+            return;
+        }
+        rec.result = run_capacity(c.s, ro, *target, c.plan, on_step, wrap);
+    });
+    c.turns.leave(k);
+    if (!servers.started) {
+        rec.result.what = capacity_result::outcome::stopped;
+        rec.result.stop_reason = servers.message;
+    }
+    e.run_id = rec.run_id;
+    e.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    e.status = rec.result.what == capacity_result::outcome::stopped ? run_status::failed : run_status::ok;
+    e.capacity_search = true;
+    e.measured = rec.result.what == capacity_result::outcome::measured;
+    e.lower_bound = rec.result.lower_bound();
+    e.connection_bound = e.measured && bounding_connections(rec.result).has_value();
+    e.message = format_capacity_line(rec.result, rec.slo);
+    add_note(e.message, servers.started ? servers.message : "");
+}
+
 }  // namespace
 
 result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const scenario& s,
@@ -77,8 +145,9 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
     if (!plan)
         return fail("scenario " + s.name + ": " + plan.err().message);
     step_turns turns(arms.size());
+    const search_context c{o, s, *plan, pins, turns};
     std::vector<capacity_record> records(arms.size());
-    std::vector<std::optional<run_result>> first_steps(arms.size());  // their context lines: machine, load, build
+    std::vector<std::optional<run_result>> first_steps(arms.size());
     std::vector<suite_entry> entries(arms.size());
     std::vector<std::thread> searches;
     for (std::size_t k = 0; k < arms.size(); ++k) {
@@ -88,62 +157,7 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
         e.model = arms[k].model;
         e.arm = arms[k].name;
         e.started_at = utc_timestamp();
-        searches.emplace_back([&, k] {
-            auto start = clock::now();
-            auto& rec = records[k];
-            rec.scenario = s.name;
-            rec.arm = arms[k].name.empty() ? arms[k].model : arms[k].name;
-            rec.model = arms[k].model;
-            rec.slo = plan->slo;
-            rec.connections = plan->connections.describe();
-            auto wrap = [&](const capacity_step_body& body) -> result<capacity_step> {
-                if (!turns.acquire(k, std::chrono::minutes{30}))
-                    return fail("the other arms' steps took more than 30 minutes");
-                auto st = body();
-                turns.release(k);
-                return st;
-            };
-            auto on_step = [&](const capacity_step& st, const run_result& r) {
-                if (rec.run_id.empty()) {
-                    rec.run_id = r.run_id;
-                    first_steps[k] = r;
-                    first_steps[k]->arm = arms[k];
-                    first_steps[k]->affinity = pins.text;
-                }
-                if (o.on_capacity_step)
-                    o.on_capacity_step(s.name, rec.arm, st);
-            };
-            auto servers = with_servers(o, s, arms[k], pins, [&](run_options& ro, const server_process&) {
-                // A step's own line (on_capacity_step) says what its "trial done" would.
-                ro.on_progress = [&](const progress_event& ev) {
-                    if (o.on_progress && ev.what != progress_event::phase::trial_done)
-                        o.on_progress(ev);
-                };
-                // Resolved and probed once for the whole search, as bench-load's session does.
-                auto target = open_target(ro);
-                if (!target) {
-                    rec.result.what = capacity_result::outcome::stopped;
-                    rec.result.stop_reason = target.err().message;
-                    return;
-                }
-                rec.result = run_capacity(s, ro, *target, *plan, on_step, wrap);
-            });
-            turns.leave(k);
-            if (!servers.started) {
-                rec.result.what = capacity_result::outcome::stopped;
-                rec.result.stop_reason = servers.message;
-            }
-            entries[k].run_id = rec.run_id;
-            entries[k].seconds = std::chrono::duration<double>(clock::now() - start).count();
-            entries[k].status =
-                rec.result.what == capacity_result::outcome::stopped ? run_status::failed : run_status::ok;
-            entries[k].capacity_search = true;
-            entries[k].measured = rec.result.what == capacity_result::outcome::measured;
-            entries[k].lower_bound = rec.result.lower_bound();
-            entries[k].connection_bound = entries[k].measured && bounding_connections(rec.result).has_value();
-            entries[k].message = format_capacity_line(rec.result, rec.slo);
-            add_note(entries[k].message, servers.started ? servers.message : "");
-        });
+        searches.emplace_back([&, k] { search_arm(c, k, arms[k], records[k], first_steps[k], entries[k]); });
     }
     for (auto& t : searches)
         t.join();
