@@ -176,20 +176,9 @@ std::string capacity_steps_text(const suite_data& s)
 {
     // A search's context line is its first step's: that step's warm-up and length are every step's.
     std::map<std::string, double> seconds_per_step;
-    for (const auto& line : s.contexts) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object() || !j.contains("run_id") || !j["run_id"].is_string() || !j.contains("scenario"))
-            continue;
-        const auto& sc = j["scenario"];
-        auto seconds = [](const nlohmann::json& o, const char* key) {
-            if (!o.is_object() || !o.contains(key) || !o[key].is_string())
-                return 0.0;
-            auto d = load::parse_duration(o[key].get<std::string>());
-            return d ? std::chrono::duration<double>(*d).count() : 0.0;
-        };
-        seconds_per_step[j["run_id"].get<std::string>()] =
-            seconds(sc, "warmup") + seconds(sc.contains("load") ? sc["load"] : nlohmann::json{}, "duration");
-    }
+    for (const auto& c : s.contexts)
+        seconds_per_step[c.run_id] =
+            std::chrono::duration<double>(c.scenario_used.warmup + c.scenario_used.load.length).count();
     std::size_t steps = 0;
     double total = 0;
     for (const auto& [sc, by_arm] : s.capacity)

@@ -71,21 +71,10 @@ bool is_burst(const run_view& v)
 /// (the stages as run, scale included); null when the run is no ramp or the context does not say.
 nlohmann::json ramp_schedule(const run_view& v)
 {
-    auto j = nlohmann::json::parse(v.context, nullptr, false);
-    if (!j.is_object() || !j.contains("scenario") || !j["scenario"].is_object())
+    if (!v.context || v.context->scenario_used.load.kind != load::shape::ramp ||
+        v.context->scenario_used.load.stages.empty())
         return nullptr;
-    const auto& l = j["scenario"].value("load", nlohmann::json::object());
-    if (!l.is_object() || l.value("shape", std::string{}) != "ramp" || !l.contains("stages") || !l["stages"].is_array())
-        return nullptr;
-    std::vector<load::ramp_stage> stages;
-    for (const auto& st : l["stages"]) {
-        if (!st.is_object() || !st.contains("duration") || !st["duration"].is_string())
-            return nullptr;
-        auto d = load::parse_duration(st["duration"].get<std::string>());
-        if (!d)
-            return nullptr;
-        stages.push_back({*d, st.value("target", 0u)});
-    }
+    const auto& stages = v.context->scenario_used.load.stages;
     nlohmann::json t = nlohmann::json::array(), users = nlohmann::json::array();
     load::duration at{};
     t.push_back(0.0);

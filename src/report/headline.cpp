@@ -84,7 +84,8 @@ std::vector<std::string> arms_of(const std::vector<const suite_data*>& shown)
 /// and where the details are.
 void write_intro(std::ostringstream& rb, const std::vector<const suite_data*>& shown, const report_paths& paths)
 {
-    std::vector<std::string> contexts, shortened;
+    std::vector<load::run_context> contexts;
+    std::vector<std::string> shortened;
     for (const auto* s : shown) {
         contexts.insert(contexts.end(), s->contexts.begin(), s->contexts.end());
         if (!s->file_settings.empty()) {

@@ -121,78 +121,100 @@ std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>
     return out;
 }
 
-context_summary summarize_contexts(const std::vector<std::string>& contexts)
+namespace {
+
+/// "?" for a field a context did not record.
+std::string known(const std::string& text)
+{
+    return text.empty() ? std::string("?") : text;
+}
+
+/// The machine as the summary names it: its model, CPUs, memory and clock.
+std::string machine_text(const load::machine_context& m)
+{
+    std::string machine = known(m.cpu_model) + " (" + std::to_string(m.cpu_count) + " CPUs";
+    if (m.memory_mb > 0)
+        machine += ", " + count(double(m.memory_mb) / 1024.0) + " GiB";
+    // The clock tells apart hosts that share a model name (a VM's 2.1 and 2.6 GHz EPYCs): figures compare within
+    // one only.
+    if (m.cpu_mhz > 0)
+        machine += ", " + count(m.cpu_mhz) + " MHz";
+    return machine + ")";
+}
+
+/// Where each process was pinned, "none", or "not recorded".
+std::string pinning_text(const std::optional<load::affinity_record>& a)
+{
+    if (!a)
+        return "not recorded";
+    std::string pins;
+    for (const auto& [who, cpus] : {std::pair{"downstream", &a->downstream}, std::pair{"load", &a->load},
+                                    std::pair{"server", &a->server}})
+        if (!cpus->empty())
+            pins += (pins.empty() ? "" : ", ") + std::string(who) + " on CPU " + *cpus;
+    return pins.empty() ? "none" : pins;
+}
+
+bool is_loopback(const std::string& url)
+{
+    return url.find("://127.") != std::string::npos || url.find("://localhost") != std::string::npos ||
+           url.find("://[::1]") != std::string::npos;
+}
+
+std::string joined(const std::set<std::string>& v)
+{
+    std::string out;
+    for (const auto& x : v)
+        out += (out.empty() ? "" : "; ") + x;
+    return out.empty() ? std::string("–") : out;
+}
+
+/// "0.1" or "0.1–2.3".
+std::string range_text(const std::vector<double>& v)
+{
+    auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *lo == *hi ? num(*lo, 1) : num(*lo, 1) + "–" + num(*hi, 1);
+}
+
+}  // namespace
+
+context_summary summarize_contexts(const std::vector<load::run_context>& contexts)
 {
     std::set<std::string> machines, kernels, builds, revisions, generators, sharing, pinning;
     std::vector<double> loadavg, steal;
     context_summary c;
-    for (const auto& line : contexts) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object())
-            continue;
-        auto at = j.value("started_at", std::string{});
-        if (c.first.empty() || at < c.first)
-            c.first = at;
-        if (c.last.empty() || at > c.last)
-            c.last = at;
-        auto obj = [&](const char* k) { return j.contains(k) && j[k].is_object() ? j[k] : nlohmann::json::object(); };
-        auto m = obj("machine");
-        auto cores = m.value("cpu_count", 0u);
-        std::string machine = m.value("cpu_model", std::string{"?"}) + " (" + std::to_string(cores) + " CPUs";
-        if (m.contains("memory_mb") && m["memory_mb"].is_number())
-            machine += ", " + count(m["memory_mb"].get<double>() / 1024.0) + " GiB";
-        // The clock tells apart hosts that share a model name (a VM's 2.1 and 2.6 GHz EPYCs): figures compare within
-        // one only.
-        if (m.contains("cpu_mhz") && m["cpu_mhz"].is_number() && m["cpu_mhz"].get<double>() > 0)
-            machine += ", " + count(m["cpu_mhz"].get<double>()) + " MHz";
-        machines.insert(machine + ")");
-        c.cores.insert(cores);
-        kernels.insert(m.value("kernel", std::string{"?"}));
-        auto e = obj("execbench");
-        builds.insert("execbench " + e.value("version", std::string{"?"}) + ", " +
-                      e.value("build_type", std::string{"?"}) + ", " + e.value("compiler", std::string{"?"}));
-        revisions.insert(e.value("git_revision", std::string{"?"}));
-        auto ls = obj("load_settings");
-        auto url = ls.value("url", std::string{});
-        bool local = url.find("://127.") != std::string::npos || url.find("://localhost") != std::string::npos ||
-                     url.find("://[::1]") != std::string::npos;
-        if (url.empty()) {
-            generators.insert("bench-load, " + std::to_string(ls.value("threads", 1u)) + " thread(s)");
+    for (const auto& x : contexts) {
+        const auto& m = x.machine;
+        if (c.first.empty() || x.started_at < c.first)
+            c.first = x.started_at;
+        if (c.last.empty() || x.started_at > c.last)
+            c.last = x.started_at;
+        machines.insert(machine_text(m));
+        c.cores.insert(m.cpu_count);
+        kernels.insert(known(m.kernel));
+        builds.insert("execbench " + known(m.execbench_version) + ", " + known(m.build_type) + ", " +
+                      known(m.compiler));
+        revisions.insert(known(m.git_revision));
+        auto generator = "bench-load, " + std::to_string(x.threads) + " thread(s)";
+        if (x.url.empty()) {
+            generators.insert(generator);
             sharing.insert("not recorded");
         } else {
-            generators.insert("bench-load, " + std::to_string(ls.value("threads", 1u)) + " thread(s), " +
-                              (local ? std::string{"on the server's machine (loopback)"} : "against " + url));
+            bool local = is_loopback(x.url);
+            generators.insert(generator + ", " +
+                              (local ? std::string{"on the server's machine (loopback)"} : "against " + x.url));
+            sharing.insert(local ? "server and load generator on one machine" : "server alone (generator remote)");
         }
-        auto srv = j.contains("scenario") && j["scenario"].is_object() && j["scenario"].contains("server")
-                       ? j["scenario"]["server"]
-                       : nlohmann::json::object();
-        std::string shared = local ? "server and load generator on one machine" : "server alone (generator remote)";
-        if (srv.is_object() && srv.value("downstream", std::string{"self"}) == "separate")
+        if (x.scenario_used.server.downstream == "separate")
             c.separate_downstream = true;
         // Per-run figures are gathered into ranges below: one clause per run would bury the sentence.
-        for (const char* k : {"loadavg_before", "loadavg_after"})
-            if (m.contains(k) && m[k].is_number())
-                loadavg.push_back(m[k].get<double>());
-        if (m.contains("steal_percent") && m["steal_percent"].is_number())
-            steal.push_back(m["steal_percent"].get<double>());
-        if (!url.empty())
-            sharing.insert(shared);
-        if (j.contains("affinity") && j["affinity"].is_object()) {
-            std::string pins;
-            for (const auto& [who, cpus] : j["affinity"].items())
-                if (cpus.is_string() && !cpus.get<std::string>().empty())
-                    pins += (pins.empty() ? "" : ", ") + who + " on CPU " + cpus.get<std::string>();
-            pinning.insert(pins.empty() ? "none" : pins);
-        } else {
-            pinning.insert("not recorded");
-        }
+        for (const auto& v : {m.loadavg_before, m.loadavg_after})
+            if (v)
+                loadavg.push_back(*v);
+        if (m.steal_percent)
+            steal.push_back(*m.steal_percent);
+        pinning.insert(pinning_text(x.affinity));
     }
-    auto joined = [](const std::set<std::string>& v) {
-        std::string out;
-        for (const auto& x : v)
-            out += (out.empty() ? "" : "; ") + x;
-        return out.empty() ? std::string("–") : out;
-    };
     c.machine = joined(machines);
     c.kernel = joined(kernels);
     c.build = joined(builds);
@@ -200,14 +222,10 @@ context_summary summarize_contexts(const std::vector<std::string>& contexts)
     c.revisions = revisions.size();
     c.generator = joined(generators);
     c.sharing = joined(sharing);
-    auto range = [](const std::vector<double>& v) {
-        auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        return *lo == *hi ? num(*lo, 1) : num(*lo, 1) + "–" + num(*hi, 1);
-    };
     if (!loadavg.empty())
-        c.sharing += "; 1-minute load average " + range(loadavg) + " around the runs";
+        c.sharing += "; 1-minute load average " + range_text(loadavg) + " around the runs";
     if (!steal.empty())
-        c.sharing += ", steal " + range(steal) + " %";
+        c.sharing += ", steal " + range_text(steal) + " %";
     if (c.separate_downstream)
         c.sharing += "; scenarios with a separate downstream run it on the same machine too";
     c.pinning = joined(pinning);
@@ -402,12 +420,13 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const winners
         return;
     }
     std::set<std::string> notes_shown;
-    for (const auto& m : s.models)
-        if (const auto* v = find_run(s, sc, m);
-            v && v->ran() && v->scale() != 1 && notes_shown.insert(v->scale_note).second)
-            md << "**Scaled:** "
-               << (v->scale_note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : v->scale_note)
+    for (const auto& m : s.models) {
+        const auto* v = find_run(s, sc, m);
+        auto note = v && v->context ? v->context->scale_note : std::string{};
+        if (v && v->ran() && v->scale() != 1 && notes_shown.insert(note).second)
+            md << "**Scaled:** " << (note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : note)
                << ". A run at this scale is " << load::scale_meaning(v->scale()) << ".\n\n";
+    }
     if (scales_of(s, sc).size() > 1)
         md << "**Not compared:** the arms ran at different scales" << scale_suffix(s, sc)
            << ", so they measured different loads; no verdicts are drawn for this scenario.\n\n";

@@ -1,7 +1,5 @@
 #include "execbench/report/parity.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <set>
 #include <vector>
@@ -18,20 +16,14 @@ const std::set<std::string>& not_settings()
     return names;
 }
 
-std::vector<nlohmann::json> contexts_with_arms(const suite_data& s)
+/// The contexts of runs in a suite's arms (lines written before arms existed name none).
+std::vector<const load::run_context*> contexts_with_arms(const suite_data& s)
 {
-    std::vector<nlohmann::json> out;
-    for (const auto& line : s.contexts) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_object() && j.contains("arm") && j["arm"].is_object())
-            out.push_back(std::move(j));
-    }
+    std::vector<const load::run_context*> out;
+    for (const auto& c : s.contexts)
+        if (!c.arm.name.empty())
+            out.push_back(&c);
     return out;
-}
-
-std::string text_of(const nlohmann::json& v)
-{
-    return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
 }  // namespace
@@ -39,18 +31,14 @@ std::string text_of(const nlohmann::json& v)
 std::string order_text(const suite_data& s)
 {
     std::set<std::string> orders, pins;
-    for (const auto& j : contexts_with_arms(s)) {
-        if (j.contains("order") && j["order"].is_object())
-            orders.insert(j["order"].value("kind", std::string{"?"}) + ", seed " +
-                          text_of(j["order"].value("seed", nlohmann::json(nullptr))));
-        if (j.contains("affinity") && j["affinity"].is_object()) {
-            const auto& a = j["affinity"];
-            auto cpus = [&](const char* key) {
-                auto v = a.value(key, std::string{});
-                return v.empty() ? std::string("any") : v;
-            };
-            pins.insert("server " + cpus("server") + ", generator " + cpus("load") + ", downstream " +
-                        cpus("downstream"));
+    for (const auto* c : contexts_with_arms(s)) {
+        if (c->order)
+            orders.insert((c->order->kind.empty() ? std::string("?") : c->order->kind) + ", seed " +
+                          std::to_string(c->order->seed));
+        if (const auto& a = c->affinity) {
+            auto cpus = [](const std::string& v) { return v.empty() ? std::string("any") : v; };
+            pins.insert("server " + cpus(a->server) + ", generator " + cpus(a->load) + ", downstream " +
+                        cpus(a->downstream));
         }
     }
     if (orders.empty())
@@ -67,16 +55,12 @@ std::string arm_notes(const suite_data& s, const std::string& scenario)
 {
     // arm → setting → value, from the context of the run shown for each arm.
     std::map<std::string, std::map<std::string, std::string>> settings;
-    for (const auto& j : contexts_with_arms(s)) {
-        if (j["scenario"].value("name", std::string{}) != scenario)
+    for (const auto* c : contexts_with_arms(s)) {
+        if (c->scenario_used.name != scenario)
             continue;
-        const auto& health = j["server"]["health"];
-        if (!health.is_object())
-            continue;
-        auto arm = j["arm"].value("name", std::string{"?"});
-        for (const auto& [k, v] : health.items())
+        for (const auto& [k, v] : load::health_fields(*c))
             if (!not_settings().count(k))
-                settings[arm][k] = text_of(v);
+                settings[c->arm.name][k] = v;
     }
     if (settings.empty())
         return {};

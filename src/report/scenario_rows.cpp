@@ -277,17 +277,16 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
 
 std::optional<capacity_basis> capacity_basis_of(const run_view& v)
 {
-    auto j = nlohmann::json::parse(v.context, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
+    if (!v.context)
         return std::nullopt;
-    auto from = j.value("/scenario/load/rate_from"_json_pointer, nlohmann::json{});
-    if (!from.is_object() || !from.value("capacity_rps", 0.0))
+    const auto& from = v.context->scenario_used.load.rate_from;
+    if (!from || from->capacity_rps == 0)
         return std::nullopt;
     capacity_basis b;
-    b.capacity_of = from.value("capacity_of", "");
-    b.times = from.value("times", 0.0);
-    b.capacity_rps = from.value("capacity_rps", 0.0);
-    b.search = from.value("search", "");
+    b.capacity_of = from->capacity_of;
+    b.times = from->times;
+    b.capacity_rps = from->capacity_rps;
+    b.search = from->search;
     // Served per second, the median second of each trial (the drain after the last send included), over capacity.
     for (const auto& t : v.trials)
         if (auto it = t.find(std::string(metric::per_second_requests_p50)); it != t.end())

@@ -10,7 +10,6 @@
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/sampler.hpp"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -74,15 +73,13 @@ void note_scenario(suite_data& d, const std::string& scenario)
 }
 
 /// The server's settings as a page prints them: "separate downstream (loop), --threads 400".
-std::string server_settings_text(const nlohmann::json& server)
+std::string server_settings_text(const load::server_spec& server)
 {
     std::string text;
-    if (server.value("downstream", std::string{"self"}) == "separate")
-        text = "separate downstream (" + server.value("downstream_model", std::string{"loop"}) + ")";
-    if (server.contains("options") && server["options"].is_object())
-        for (const auto& [k, v] : server["options"].items())
-            text += (text.empty() ? "" : ", ") + ("--" + k) +
-                    (v.is_string() && v.get<std::string>() != "true" ? " " + v.get<std::string>() : "");
+    if (server.downstream == "separate")
+        text = "separate downstream (" + server.downstream_model + ")";
+    for (const auto& [k, v] : server.options)
+        text += (text.empty() ? "" : ", ") + ("--" + k) + (v != "true" ? " " + v : "");
     return text;
 }
 
@@ -295,39 +292,31 @@ void read_contexts(suite_data& d, const std::filesystem::path& file, const std::
         return;
     std::ifstream in(file);
     std::string line;
-    std::map<std::string, std::string> by_id;
-    std::map<std::string, std::string> scale_notes;
+    std::map<std::string, load::run_context> by_id;
     while (std::getline(in, line)) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object() || !j.contains("run_id") || !j["run_id"].is_string())
+        auto c = load::parse_context(line);
+        if (!c || c->run_id.empty() || !shown.count(c->run_id))
             continue;
-        auto id = j["run_id"].get<std::string>();
-        if (!shown.count(id))
-            continue;
-        by_id[id] = line;
-        if (j.contains("scale") && j["scale"].is_object())
-            scale_notes[id] = j["scale"].value("note", std::string{});
-        // Older or hand-written lines may lack any field: absent reads as unknown.
-        const auto s = j.contains("scenario") && j["scenario"].is_object() ? j["scenario"] : nlohmann::json::object();
-        auto name = s.value("name", std::string{});
-        d.descriptions[name] = s.value("description", std::string{});
-        if (s.contains("server") && s["server"].is_object())
-            d.server_settings[name] = server_settings_text(s["server"]);
+        const auto& s = c->scenario_used;
+        d.descriptions[s.name] = s.description;
+        d.server_settings[s.name] = server_settings_text(s.server);
+        by_id[c->run_id] = std::move(*c);
     }
     for (const auto& sc : d.scenarios)
         for (const auto& m : d.models) {
             auto it = d.runs[sc].find(m);
-            if (it != d.runs[sc].end() && by_id.count(it->second.run_id)) {
-                d.contexts.push_back(by_id[it->second.run_id]);
-                it->second.context = by_id[it->second.run_id];
-                it->second.scale_note = scale_notes[it->second.run_id];
-            }
+            if (it != d.runs[sc].end())
+                if (auto c = by_id.find(it->second.run_id); c != by_id.end()) {
+                    d.contexts.push_back(c->second);
+                    it->second.context = c->second;
+                }
         }
     // A capacity search's context is its first step's.
     for (const auto& sc : d.capacity_scenarios)
         for (const auto& m : d.models)
-            if (auto it = d.capacity[sc].find(m); it != d.capacity[sc].end() && by_id.count(it->second.run_id))
-                d.contexts.push_back(by_id[it->second.run_id]);
+            if (auto it = d.capacity[sc].find(m); it != d.capacity[sc].end())
+                if (auto c = by_id.find(it->second.run_id); c != by_id.end())
+                    d.contexts.push_back(c->second);
 }
 
 result<void> read_spectra(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)

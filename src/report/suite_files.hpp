@@ -5,8 +5,6 @@
 #include "execbench/load/results/results.hpp"
 #include "execbench/report/suite_reader.hpp"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <filesystem>
 #include <map>
 #include <set>
@@ -33,8 +31,8 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
 /// The per-second rows of each run's charted trial from `file` (a timeline), into `member` of its run_view.
 result<void> read_series(suite_data& d, const std::filesystem::path& file,
                          std::vector<std::map<std::string, double>> run_view::*member);
-/// The context lines of the shown runs, with what the pages take from them: descriptions, server settings, scale
-/// notes and whether a CPU maximum is over a second.
+/// The contexts of the shown runs (each run_view's, and the suite's in page order), and from them each scenario's
+/// description and server settings. A line that is not a JSON object or names no run is skipped.
 void read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown);
 /// The latency distribution of every trial merged: exact, as the histograms share one configuration.
 result<void> read_spectra(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown);

@@ -202,27 +202,19 @@ double pool_break_even_wait_millis(double cpu_micros, unsigned workers, unsigned
 
 namespace {
 
-/// What one search's context says: the cell its one request names, and the server's CPUs and pool threads.
-void read_context(const nlohmann::json& ctx, std::optional<std::pair<double, double>>& where, workload_map& m)
+/// What one search's context says: the cell its one request names (into `where`), and the server's CPUs and pool
+/// threads.
+void read_context(const load::run_context& ctx, std::pair<double, double>& where, workload_map& m)
 {
-    auto part = [&](const char* pointer) {
-        nlohmann::json::json_pointer p(pointer);
-        return ctx.contains(p) ? ctx.at(p) : nlohmann::json();
-    };
-    auto requests = part("/scenario/requests");
-    if (requests.is_array() && requests.size() == 1 && requests[0].contains("path") && requests[0]["path"].is_string())
-        where = cell_of(requests[0]["path"].get<std::string>());
-    auto health = part("/server/health");
-    if (!health.is_object())
-        return;
-    // Older or hand-written lines may lack a field or hold null: absent reads as unknown.
-    auto text = [&](const char* key) {
-        return health.contains(key) && health[key].is_string() ? health[key].get<std::string>() : std::string{};
-    };
-    if (auto cpus = cpus_in(text("cpus")); cpus > 0)
+    if (const auto& mix = ctx.scenario_used.mix; mix.size() == 1)
+        if (auto cell = cell_of(mix[0].path))
+            where = *cell;
+    // Older or hand-written lines may lack a field: absent reads as unknown.
+    auto health = load::health_fields(ctx);
+    if (auto cpus = cpus_in(health["cpus"]); cpus > 0)
         m.cores = cpus;
-    if (text("model") == "pool" && health.contains("threads") && health["threads"].is_number_unsigned())
-        m.pool_workers = health["threads"].get<unsigned>();
+    if (auto threads = to_number(health["threads"]); health["model"] == "pool" && threads >= 1)
+        m.pool_workers = unsigned(threads);
 }
 
 /// Each arm's prediction, ratio and reason in a cell, and the arms no other beats.
@@ -262,33 +254,29 @@ void judge(map_cell& c, const suite_data& s, const workload_map& m)
 
 std::optional<workload_map> read_workload_map(const suite_data& s)
 {
-    std::map<std::string, nlohmann::json> by_id;
-    for (const auto& line : s.contexts) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_object() && j.contains("run_id") && j["run_id"].is_string()) {
-            auto id = j["run_id"].get<std::string>();  // before the move: an assignment's right side goes first
-            by_id[id] = std::move(j);
-        }
-    }
+    std::map<std::string, const load::run_context*> by_id;
+    for (const auto& c : s.contexts)
+        by_id[c.run_id] = &c;
     workload_map m;
     for (const auto& sc : s.capacity_scenarios) {
         auto found = s.capacity.find(sc);
         if (found == s.capacity.end())
             continue;
-        std::optional<std::pair<double, double>> where;
+        // A cell's CPU and wait are never negative: (-1, -1) until a context names one.
+        std::pair<double, double> where{-1, -1};
         for (const auto& [arm, rec] : found->second)
             if (auto j = by_id.find(rec.run_id); j != by_id.end())
-                read_context(j->second, where, m);
-        if (!where)
+                read_context(*j->second, where, m);
+        if (where.first < 0)
             continue;
         map_cell cell;
         cell.scenario = sc;
-        std::tie(cell.cpu_micros, cell.wait_millis) = *where;
+        std::tie(cell.cpu_micros, cell.wait_millis) = where;
         m.cells.push_back(std::move(cell));
-        if (std::find(m.cpus.begin(), m.cpus.end(), where->first) == m.cpus.end())
-            m.cpus.push_back(where->first);
-        if (std::find(m.waits.begin(), m.waits.end(), where->second) == m.waits.end())
-            m.waits.push_back(where->second);
+        if (std::find(m.cpus.begin(), m.cpus.end(), where.first) == m.cpus.end())
+            m.cpus.push_back(where.first);
+        if (std::find(m.waits.begin(), m.waits.end(), where.second) == m.waits.end())
+            m.waits.push_back(where.second);
     }
     if (m.cpus.size() < 2 || m.waits.size() < 2)
         return std::nullopt;

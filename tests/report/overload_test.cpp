@@ -24,10 +24,10 @@ run_view overload_run(const std::string& model, double times, double capacity, s
                  {"connections", "1000"},  {"requests_ok", "9000"}, {"generator_bound_trials", "0"}};
     for (std::size_t t = 0; t < served.size(); ++t)
         v.trials.push_back({{"trial", double(t + 1)}, {std::string(load::metric::per_second_requests_p50), served[t]}});
-    v.context = R"({"run_id": ")" + v.run_id + R"(", "scenario": {"name": ")" + v.scenario +
+    v.context = *load::parse_context(R"({"run_id": ")" + v.run_id + R"(", "scenario": {"name": ")" + v.scenario +
                 R"(", "load": {"shape": "open", "rate": )" + std::to_string(times * capacity) +
                 R"(, "rate_from": {"capacity_of": "capacity-cpu", "times": )" + std::to_string(times) +
-                R"(, "capacity_rps": )" + std::to_string(capacity) + R"(, "search": "s-)" + model + R"("}}}})";
+                R"(, "capacity_rps": )" + std::to_string(capacity) + R"(, "search": "s-)" + model + R"("}}}})");
     return v;
 }
 
@@ -55,9 +55,9 @@ TEST_CASE("an overload run shows its capacity and the share of it served, per tr
 
     // A run at a fixed rate has no basis, and an old context without the field neither.
     auto fixed = pool;
-    fixed.context = R"({"scenario": {"load": {"shape": "open", "rate": 100}}})";
+    fixed.context = *load::parse_context(R"({"scenario": {"load": {"shape": "open", "rate": 100}}})");
     CHECK_FALSE(capacity_basis_of(fixed));
-    fixed.context = "";
+    fixed.context.reset();
     CHECK_FALSE(capacity_basis_of(fixed));
 
     suite_data s;

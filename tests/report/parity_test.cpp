@@ -6,12 +6,12 @@ using namespace execbench::report;
 
 namespace {
 
-std::string context_of(const std::string& arm, const std::string& model, unsigned threads)
+execbench::load::run_context context_of(const std::string& arm, const std::string& model, unsigned threads)
 {
-    return R"({"run_id":"r-)" + arm + R"(","scenario":{"name":"io"},"arm":{"name":")" + arm + R"(","model":")" + model +
+    return *execbench::load::parse_context(R"({"run_id":"r-)" + arm + R"(","scenario":{"name":"io"},"arm":{"name":")" + arm + R"(","model":")" + model +
            R"(","options":{}},"order":{"kind":"interleaved","seed":9,"round":2},"affinity":{"server":"0","load":"1","downstream":""},"server":{"health":{"status":"up","model":")" +
            model + R"(","threads":)" + std::to_string(threads) +
-           R"(,"queue":100,"inFlight":3,"downstream":"http://127.0.0.1:4)" + std::to_string(threads) + R"("}}})";
+           R"(,"queue":100,"inFlight":3,"downstream":"http://127.0.0.1:4)" + std::to_string(threads) + R"("}}})");
 }
 
 }  // namespace
@@ -34,7 +34,8 @@ TEST_CASE("the parity audit lists the server settings that differ between arms",
                Catch::Contains("**b**: 1 of 5 trial(s) generator-bound") && Catch::Contains("left out of the medians"));
 
     // Results recorded before arms: nothing to say, so old pages stay as they were.
-    s.contexts = {R"({"run_id":"x","scenario":{"name":"io"},"server":{"health":{"threads":2}}})"};
+    s.contexts = {*execbench::load::parse_context(
+        R"({"run_id":"x","scenario":{"name":"io"},"server":{"health":{"threads":2}}})")};
     s.runs.clear();
     CHECK(arm_notes(s, "io").empty());
     CHECK(order_text(s).empty());

@@ -452,9 +452,9 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     add("winners", winners_chart_data(*burst), "winners");
     // A ramp whose timeline did not record users (results from before it did): the scenario's schedule instead.
     auto ramp = timeline;
-    ramp.runs["io"]["pool"].context =
+    ramp.runs["io"]["pool"].context = *load::parse_context(
         R"({"run_id":"r1","scenario":{"name":"io","load":{"shape":"ramp","stages":[{"duration":"2s","target":100},)"
-        R"({"duration":"2799999999ns","target":100},{"duration":"1s","target":0}]}}})";
+        R"({"duration":"2799999999ns","target":100},{"duration":"1s","target":0}]}}})");
     for (auto& row : ramp.runs["io"]["pool"].timeline) {  // and no generator series
         row.erase("loadgen_cpu_percent");
         row.erase("connections_open");
@@ -532,9 +532,12 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
 TEST_CASE("the machine line names each CPU clock, so runs on hosts sharing a model name are told apart", "[report]")
 {
     auto context = [](double mhz) {
-        return nlohmann::json{
-            {"machine", {{"cpu_model", "AMD EPYC"}, {"cpu_count", 2}, {"memory_mb", 24105}, {"cpu_mhz", mhz}}}}
-            .dump();
+        return *load::parse_context(nlohmann::json{{"machine",
+                                                    {{"cpu_model", "AMD EPYC"},
+                                                     {"cpu_count", 2},
+                                                     {"memory_mb", 24105},
+                                                     {"cpu_mhz", mhz}}}}
+                                        .dump());
     };
     CHECK(summarize_contexts({context(2596.128), context(2596.148)}).machine == "AMD EPYC (2 CPUs, 24 GiB, 2,596 MHz)");
     CHECK(summarize_contexts({context(2096.01), context(2596.128)}).machine ==

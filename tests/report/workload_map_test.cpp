@@ -50,10 +50,11 @@ void add_cell(suite_data& s, const std::string& scenario, const std::string& pat
         rec.result = r;
         s.capacity[scenario][arm] = rec;
         nlohmann::json health = {{"model", model}, {"cpus", "0"}, {"threads", model == "pool" ? 200 : 1}};
-        s.contexts.push_back(nlohmann::json{{"run_id", rec.run_id},
-                                            {"scenario", {{"name", scenario}, {"requests", {{{"path", path}}}}}},
-                                            {"server", {{"health", health}}}}
-                                 .dump());
+        s.contexts.push_back(
+            *execbench::load::parse_context(nlohmann::json{{"run_id", rec.run_id},
+                                                           {"scenario", {{"name", scenario}, {"requests", {{{"path", path}}}}}},
+                                                           {"server", {{"health", health}}}}
+                                                .dump()));
     }
 }
 

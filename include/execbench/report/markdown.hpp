@@ -48,8 +48,8 @@ struct context_summary {
     bool separate_downstream = false;  ///< some run had its own downstream server
 };
 
-/// Summarizes context JSON lines; absent fields (older results) read as unknown, never as a guess.
-context_summary summarize_contexts(const std::vector<std::string>& contexts);
+/// Summarizes the contexts of runs; fields they did not record (older results) read as unknown, never as a guess.
+context_summary summarize_contexts(const std::vector<load::run_context>& contexts);
 
 /// The markdown page of one suite.
 std::string suite_markdown(const suite_data& suite, const report_paths& paths);

@@ -2,12 +2,14 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/capacity_results.hpp"
+#include "execbench/load/results/context.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/suite/suite.hpp"
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -31,8 +33,7 @@ struct run_view {
     std::vector<std::map<std::string, double>> server_timeline;  ///< that trial's server samples per second
     std::vector<std::pair<double, double>> latency_spectrum;     ///< all trials merged: (percentile, ms)
     std::vector<std::pair<double, double>> service_spectrum;     ///< the same for service time
-    std::string context;                                         ///< its context JSON line ("" when not recorded)
-    std::string scale_note;  ///< "run at 0.97 scale: ..." from the context ("" unscaled)
+    std::optional<load::run_context> context;                    ///< its context, when recorded
     [[nodiscard]] double number(std::string_view column) const;     ///< 0 when absent
     [[nodiscard]] std::string text(std::string_view column) const;  ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
@@ -69,7 +70,7 @@ struct suite_data {
     std::map<std::string, std::map<std::string, run_view>> runs;  ///< scenario → model → run
     std::map<std::string, std::string> descriptions;              ///< scenario → description (from the context)
     std::map<std::string, std::string> server_settings;           ///< scenario → "downstream separate (loop)" ...
-    std::vector<std::string> contexts;                            ///< context JSON of the runs shown, in order
+    std::vector<load::run_context> contexts;                      ///< contexts of the runs shown, in order
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
     std::map<std::string, settings_change> file_change;  ///< scenario → which way what ran differs from its file

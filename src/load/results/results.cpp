@@ -1,15 +1,11 @@
 #include "execbench/load/results/results.hpp"
 
-#include "execbench/stats/sampler.hpp"
-
 #include "execbench/core/file.hpp"
+#include "execbench/load/results/context.hpp"
+#include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/run/metric_names.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
-
-#include "execbench/load/results/csv_lines.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -159,146 +155,6 @@ std::vector<std::string> trial_columns()
 
 namespace {
 
-nlohmann::json optional_number(const std::optional<double>& v)
-{
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-/// The machine the run came from, as collect_context read it.
-nlohmann::json machine_json(const machine_context& c)
-{
-    return {{"cpu_model", c.cpu_model},
-            {"cpu_count", c.cpu_count},
-            {"kernel", c.kernel},
-            {"hostname", c.hostname},
-            {"cpu_governor", c.cpu_governor},
-            {"cpu_mhz", c.cpu_mhz},
-            {"memory_mb", c.memory_mb},
-            {"loadavg_before", optional_number(c.loadavg_before)},
-            {"loadavg_after", optional_number(c.loadavg_after)},
-            {"steal_percent", optional_number(c.steal_percent)}};
-}
-
-/// The requests of a mix, each with its window when it has one.
-nlohmann::json mix_json(const std::vector<request_spec>& requests)
-{
-    nlohmann::json mix = nlohmann::json::array();
-    for (const auto& m : requests) {
-        nlohmann::json r{{"method", m.method}, {"path", m.path}, {"weight", m.weight}, {"body_file", m.body_file}};
-        if (m.from.count() > 0)
-            r["from"] = format_duration(m.from);
-        if (m.until)
-            r["until"] = format_duration(*m.until);
-        mix.push_back(std::move(r));
-    }
-    return mix;
-}
-
-/// A load: its shape's figures, and what only some loads have.
-nlohmann::json load_json(const load_spec& l)
-{
-    nlohmann::json o{{"shape", to_string(l.kind)},
-                     {"connections", l.connections},
-                     {"requests", l.requests},
-                     {"rate", l.rate},
-                     {"duration", format_duration(l.length)},
-                     {"think_min", format_duration(l.think_min)},
-                     {"think_max", format_duration(l.think_max)}};
-    if (l.requests_per_connection != 0)
-        o["requests_per_connection"] = l.requests_per_connection;
-    if (!l.preconnect)
-        o["preconnect"] = false;
-    if (l.pipeline > 1)
-        o["pipeline"] = l.pipeline;
-    if (l.rate_from)
-        o["rate_from"] = {{"capacity_of", l.rate_from->capacity_of},
-                          {"times", l.rate_from->times},
-                          {"capacity_rps", l.rate_from->capacity_rps},
-                          {"search", l.rate_from->search}};
-    if (l.kind == shape::ramp) {
-        o["profile"] = to_string(l.profile);
-        o["users"] = l.users;
-        nlohmann::json st = nlohmann::json::array();
-        for (const auto& x : l.stages)
-            st.push_back({{"duration", format_duration(x.length)}, {"target", x.target}});
-        o["stages"] = st;
-    }
-    return o;
-}
-
-/// The scenario as it ran, after the command line's overrides.
-nlohmann::json scenario_json(const scenario& s)
-{
-    nlohmann::json j = {{"name", s.name},
-                        {"file", s.file.string()},
-                        {"description", s.description},
-                        {"suites", s.suites},
-                        {"requests", mix_json(s.mix)},
-                        {"load", load_json(s.load)},
-                        {"warmup", format_duration(s.warmup)},
-                        {"trials", s.trials},
-                        {"pause", format_duration(s.pause)},
-                        {"timeout", format_duration(s.timeout)},
-                        {"connect_timeout", format_duration(s.connect_timeout)},
-                        {"server",
-                         {{"downstream", s.server.downstream},
-                          {"downstream_model", s.server.downstream_model},
-                          {"database", s.server.database},
-                          {"options", s.server.options}}}};
-    if (s.background)
-        j["background"] = {{"load", load_json(s.background->load)}, {"delay", format_duration(s.background->delay)}};
-    return j;
-}
-
-}  // namespace
-
-std::string context_json(const run_result& r)
-{
-    nlohmann::json j;
-    const auto& s = r.scenario_used;
-    j["run_id"] = r.run_id;
-    j["started_at"] = r.started_at;
-    j["execbench"] = {{"version", r.context.execbench_version},
-                      {"git_revision", r.context.git_revision},
-                      {"build_type", r.context.build_type},
-                      {"compiler", r.context.compiler},
-                      {"boost_version", r.context.boost_version}};
-    j["machine"] = machine_json(r.context);
-    j["limits"] = {{"rlimit_nofile", r.context.rlimit_nofile},
-                   {"somaxconn", r.context.somaxconn},
-                   {"port_range", r.context.port_range}};
-    // How the server's figures were taken: a reader ranks a CPU maximum only when it is over a whole second.
-    j["server_sampling"] = {{"cpu_max_window_ms", stats::cpu_max_window.count()}};
-    nlohmann::json arm_options = nlohmann::json::object();
-    for (const auto& [k, v] : r.arm.options)
-        arm_options[k] = v;
-    j["arm"] = {{"name", r.arm_name()},
-                {"model", r.arm.model.empty() ? r.server.model : r.arm.model},
-                {"options", arm_options}};
-    if (r.order)
-        j["order"] = {{"kind", r.order->kind}, {"seed", r.order->seed}, {"round", r.order->round}};
-    j["affinity"] = {{"server", r.affinity.server}, {"load", r.affinity.load}, {"downstream", r.affinity.downstream}};
-    j["scenario"] = scenario_json(s);
-    auto decided_by = s.scale.decided_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.scale.decided_by);
-    j["scale"] = {{"factor", s.scale.factor}, {"decided_by", decided_by}};
-    if (s.scale.factor != 1)
-        j["scale"]["note"] = scale_note(s);
-    j["load_settings"] = {{"url", r.url}, {"threads", r.threads}};
-    auto health = nlohmann::json::parse(r.server.health_json, nullptr, false);
-    j["server"] = {{"model", r.server.model},
-                   {"health", health.is_discarded() ? nlohmann::json(nullptr) : health},
-                   {"local", r.server.local},
-                   {"pid", r.server.pid ? nlohmann::json(*r.server.pid) : nlohmann::json(nullptr)},
-                   {"sampling", r.server.sampling}};
-    j["trials_completed"] = r.trials.size();
-    j["generator_bound_trials"] = r.generator_bound_trials();
-    j["partial"] = r.partial;
-    j["noisy"] = r.noisy();
-    return j.dump();
-}
-
-namespace {
-
 /// The summary CSV: one row of medians, spreads and labels per run.
 result<void> write_summary(const run_result& r, const std::filesystem::path& file)
 {
@@ -374,7 +230,7 @@ result<void> write_histograms(const run_result& r, const std::filesystem::path& 
         out << "# execbench histograms v2: "
                "run_id<TAB>scenario<TAB>model<TAB>arm<TAB>trial<TAB>series<TAB>histogram "
                "(microseconds; stats::histogram::serialize)\n";
-    out << "# context " << context_json(r) << "\n";
+    out << "# context " << to_json(context_of(r)) << "\n";
     for (const auto& t : r.trials) {
         auto line = [&](const char* series, const stats::histogram& h) {
             out << r.run_id << '\t' << s.name << '\t' << r.server.model << '\t' << r.arm_name() << '\t' << t.index
@@ -457,7 +313,7 @@ result<void> append_context(const run_result& r, const output_paths& paths)
         if (paths.context.has_parent_path())
             std::filesystem::create_directories(paths.context.parent_path(), ec);
         std::ofstream out(paths.context, std::ios::app | std::ios::binary);
-        out << context_json(r) << '\n';
+        out << to_json(context_of(r)) << '\n';
         if (!out)
             return fail(paths.context.string() + ": write failed");
     }

@@ -37,11 +37,8 @@ std::vector<std::string> trial_columns();
 /// Fails, writing nothing more, when an existing file has a column this version does not write. Without
 /// `with_context` the context line is left to the caller (an interleaved suite writes one per round).
 result<void> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
-/// Appends the run's context (`context_json`) to the context file.
+/// Appends the run's context (`to_json(context_of(r))`, load/results/context.hpp) to the context file.
 result<void> append_context(const run_result& r, const output_paths& paths);
-
-/// The context of a run as one JSON object (machine, build, scenario, load settings, server).
-std::string context_json(const run_result& r);
 
 /// One line of a histograms file, read back.
 struct histogram_record {
