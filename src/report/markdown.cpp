@@ -19,7 +19,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -353,41 +352,28 @@ void winners_section(std::ostringstream& md, const suite_data& s, const winners_
 /// anything else is kept as written, once: a note each server run repeated is shown with its count.
 std::string readable_message(const std::string& message)
 {
-    static const std::regex figure(R"(^(requests_unsent|errors_([a-z_0-9]+))=(\d+)(?: \(max (\d+)\))?$)");
     struct note {
         std::string text;
         std::string separator;  // the one that followed it
         unsigned times = 1;
     };
-    std::string part;
     std::vector<note> notes;  // in first-seen order
-    auto flush = [&](const std::string& sep) {
-        std::smatch m;
-        std::string text = part;
-        if (std::regex_match(part, m, figure)) {
-            auto median = to_number(m[3].str());
-            auto kind = m[2].str();
+    for (auto& part : load::parse_message(message)) {
+        auto text = std::move(part.text);
+        if (const auto& f = part.figure) {
+            bool errors = f->name != load::metric::requests_unsent;
+            auto kind = errors ? f->name.substr(load::metric::errors_prefix.size()) : std::string{};
             std::replace(kind.begin(), kind.end(), '_', ' ');
-            text = count(median) + (m[2].matched ? " " + kind + " errors" : std::string{" requests unsent"});
-            if (m[4].matched)
-                text += " (median of the trials; up to " + count(to_number(m[4].str())) + ")";
+            text = count(f->median) + (errors ? " " + kind + " errors" : std::string{" requests unsent"});
+            if (f->max)
+                text += " (median of the trials; up to " + count(*f->max) + ")";
         }
-        part.clear();
         auto seen = std::find_if(notes.begin(), notes.end(), [&](const note& n) { return n.text == text; });
         if (seen != notes.end())
             ++seen->times;
         else
-            notes.push_back({std::move(text), sep});
-    };
-    for (std::size_t i = 0; i < message.size(); ++i) {
-        if ((message[i] == ',' || message[i] == ';') && i + 1 < message.size() && message[i + 1] == ' ') {
-            flush(message.substr(i, 2));
-            ++i;
-        } else {
-            part += message[i];
-        }
+            notes.push_back({std::move(text), std::move(part.separator)});
     }
-    flush("");
     std::string out;
     for (std::size_t i = 0; i < notes.size(); ++i) {
         const auto& n = notes[i];

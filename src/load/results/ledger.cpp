@@ -1,8 +1,9 @@
 #include "execbench/load/results/ledger.hpp"
 
-#include "execbench/load/results/results.hpp"
-
+#include "execbench/core/text.hpp"
 #include "execbench/load/results/csv_lines.hpp"
+#include "execbench/load/results/results.hpp"
+#include "execbench/load/run/metric_names.hpp"
 
 #include <cstdlib>
 
@@ -54,6 +55,95 @@ run_status status_of(const run_result& r) noexcept
     if (r.had_errors())
         return run_status::errors;
     return r.had_unsent() ? run_status::behind : run_status::ok;
+}
+
+std::vector<ledger_figure> ledger_figures(const run_result& r)
+{
+    std::vector<ledger_figure> out;
+    for (const auto& m : r.summary) {
+        bool error_column = metric::is_errors_column(m.name) || m.name == metric::requests_unsent;
+        if (!error_column || m.spread.max <= 0)
+            continue;
+        ledger_figure f{m.name, m.spread.median, std::nullopt};
+        if (m.spread.max != m.spread.median)
+            f.max = m.spread.max;
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::string format_figures(const std::vector<ledger_figure>& figures)
+{
+    std::string out;
+    for (const auto& f : figures) {
+        out += (out.empty() ? "" : ", ") + f.name + "=" + fixed(f.median, 0);
+        if (f.max)
+            out += " (max " + fixed(*f.max, 0) + ")";
+    }
+    return out;
+}
+
+namespace {
+
+/// The digits `text` is made of, as a number; nothing when it is empty or holds anything else.
+std::optional<double> whole_number(std::string_view text)
+{
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos)
+        return std::nullopt;
+    return std::strtod(std::string(text).c_str(), nullptr);
+}
+
+/// `name=N` or `name=N (max M)`, as format_figures writes one figure.
+std::optional<ledger_figure> parse_figure(std::string_view part)
+{
+    auto eq = part.find('=');
+    if (eq == std::string_view::npos)
+        return std::nullopt;
+    ledger_figure f;
+    f.name = std::string(part.substr(0, eq));
+    bool known = f.name == metric::requests_unsent ||
+                 (f.name.size() > metric::errors_prefix.size() && metric::is_errors_column(f.name) &&
+                  f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") == std::string::npos);
+    if (!known)
+        return std::nullopt;
+    auto rest = part.substr(eq + 1);
+    constexpr std::string_view max_open = " (max ";
+    auto paren = rest.find(max_open);
+    auto median = whole_number(rest.substr(0, paren));
+    if (!median)
+        return std::nullopt;
+    f.median = *median;
+    if (paren != std::string_view::npos) {
+        auto inner = rest.substr(paren + max_open.size());
+        if (inner.empty() || inner.back() != ')')
+            return std::nullopt;
+        f.max = whole_number(inner.substr(0, inner.size() - 1));
+        if (!f.max)
+            return std::nullopt;
+    }
+    return f;
+}
+
+}  // namespace
+
+std::vector<message_part> parse_message(std::string_view message)
+{
+    std::vector<message_part> parts;
+    std::string part;
+    auto flush = [&](std::string separator) {
+        parts.push_back({part, parse_figure(part), std::move(separator)});
+        part.clear();
+    };
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        if ((message[i] == ',' || message[i] == ';') && i + 1 < message.size() && message[i + 1] == ' ') {
+            flush(std::string(message.substr(i, 2)));
+            ++i;
+        } else {
+            part += message[i];
+        }
+    }
+    flush("");
+    return parts;
 }
 
 std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite)

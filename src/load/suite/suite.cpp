@@ -128,20 +128,6 @@ duration estimate(const scenario& s, unsigned trials)
     return s.warmup + std::int64_t(trials) * per_trial + std::int64_t(pauses) * s.pause + std::chrono::seconds{2};
 }
 
-std::string error_summary(const run_result& r)
-{
-    std::string out;
-    for (const auto& m : r.summary) {
-        bool error_column = metric::is_errors_column(m.name) || m.name == metric::requests_unsent;
-        if (!error_column || m.spread.max <= 0)
-            continue;
-        out += (out.empty() ? "" : ", ") + m.name + "=" + fixed(m.spread.median, 0);
-        if (m.spread.max != m.spread.median)
-            out += " (max " + fixed(m.spread.max, 0) + ")";
-    }
-    return out;
-}
-
 /// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
 /// the limits is replaced by itself scaled to the largest factor that fits, labelled (load/scale.hpp).
 std::optional<std::string> beyond_open_files(scenario& s, bool fit)
@@ -226,7 +212,7 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
         e.status = status_of(m);
         if (e.status == run_status::stopped && !stopped)  // partial because rounds were missing, not stopped
             e.status = m.generator_bound_trials() == m.trials.size() ? run_status::generator_bound : run_status::errors;
-        e.message = error_summary(m);
+        e.message = format_figures(ledger_figures(m));
         if (auto bound = m.generator_bound_trials(); bound > 0)
             add_note(e.message, std::to_string(bound) + " of " + std::to_string(m.trials.size()) +
                                     " trial(s) generator-bound" +

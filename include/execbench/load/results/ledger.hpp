@@ -44,6 +44,27 @@ struct suite_entry {
 /// ok otherwise.
 run_status status_of(const run_result& r) noexcept;
 
+/// A request count a ledger message opens with: requests unsent, or errors of one class.
+struct ledger_figure {
+    std::string name;           ///< its summary column: "requests_unsent" or "errors_<class>"
+    double median = 0;          ///< over the trials
+    std::optional<double> max;  ///< the most one trial had, when that is not the median
+};
+/// A run's unsent requests and errors, in summary column order; none when every trial had none.
+std::vector<ledger_figure> ledger_figures(const run_result& r);
+/// The figures as a message opens with them: "requests_unsent=150501 (max 150600), errors_reset=2".
+std::string format_figures(const std::vector<ledger_figure>& figures);
+
+/// A part of a ledger message: a figure, or a note as written. A message is parts, each followed by ", " or "; ".
+struct message_part {
+    std::string text;                     ///< as written
+    std::optional<ledger_figure> figure;  ///< when the part is one (format_figures)
+    std::string separator;                ///< ", " or "; " after it; "" after the last
+};
+/// The parts of a message, as every ledger so far wrote them: figures first, then notes (which may themselves hold
+/// a separator, and are then split there).
+std::vector<message_part> parse_message(std::string_view message);
+
 /// The ledger of a suite: `<out_dir>/<suite>-runs.csv`.
 std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite);
 
