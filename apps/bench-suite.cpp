@@ -9,7 +9,7 @@
 #include "execbench/load/profile/profiler.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/slo.hpp"

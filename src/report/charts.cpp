@@ -1,6 +1,6 @@
 #include "execbench/report/charts.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/ramp.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/verdict_text.hpp"

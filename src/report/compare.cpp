@@ -1,8 +1,7 @@
 #include "execbench/report/compare.hpp"
 
-#include "execbench/load/results/metric_table.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/metric_names.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/trials.hpp"

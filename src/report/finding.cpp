@@ -1,6 +1,6 @@
 #include "execbench/report/finding.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
 #include "execbench/report/verdict_text.hpp"

@@ -1,6 +1,6 @@
 #include "execbench/report/headline.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/markdown.hpp"

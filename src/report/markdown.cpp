@@ -1,7 +1,7 @@
 #include "execbench/report/markdown.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/workload_map.hpp"

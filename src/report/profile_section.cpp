@@ -1,6 +1,6 @@
 #include "execbench/report/profile_section.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/markdown.hpp"
 
 #include <algorithm>

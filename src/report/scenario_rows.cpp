@@ -1,8 +1,7 @@
 // A scenario's table on its suite page: one row per figure, one cell per arm.
 #include "execbench/report/scenario_rows.hpp"
 
-#include "execbench/load/results/metric_table.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/markdown.hpp"
 

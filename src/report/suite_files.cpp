@@ -6,7 +6,7 @@
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/ledger.hpp"
 #include "execbench/load/results/profile_files.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/sampler.hpp"
 

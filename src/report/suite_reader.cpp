@@ -4,7 +4,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/model_names.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"

@@ -1,6 +1,6 @@
 #include "execbench/report/trial_figures.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/markdown.hpp"
 
 #include <algorithm>
@@ -49,14 +49,12 @@ double server_samples(const trial_row& trial)
 
 void add_derived_metrics(trial_row& trial)
 {
-    auto ok = value_or(trial, metric::requests_ok, 0);
     auto cpu = trial.find(std::string(metric::server_cpu_percent_avg));
     auto wall = trial.find(std::string(metric::wall_millis));
-    // Nothing served, not sampled, or less CPU than the sampler resolves (a short burst): no figure, rather than a
-    // division by zero or a tie of zeros.
-    if (ok <= 0 || cpu == trial.end() || cpu->second <= 0 || wall == trial.end())
+    if (cpu == trial.end() || wall == trial.end())
         return;
-    trial[std::string(cpu_seconds_per_1k_requests)] = cpu->second / 100 * wall->second / 1000 / ok * 1000;
+    if (auto v = load::cpu_seconds_per_1k_requests(cpu->second, wall->second, value_or(trial, metric::requests_ok, 0)))
+        trial[std::string(cpu_seconds_per_1k_requests)] = *v;
 }
 
 failure_record failures_of(const std::vector<trial_row>& trials)

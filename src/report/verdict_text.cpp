@@ -1,7 +1,7 @@
 #include "execbench/report/verdict_text.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>

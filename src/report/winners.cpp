@@ -1,6 +1,6 @@
 #include "execbench/report/winners.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>

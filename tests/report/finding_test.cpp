@@ -1,4 +1,4 @@
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/finding.hpp"
 #include "execbench/report/markdown.hpp"
 

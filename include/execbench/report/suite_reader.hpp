@@ -3,9 +3,10 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/context.hpp"
+#include "execbench/load/results/ledger.hpp"
+#include "execbench/load/results/paths.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/suite/suite.hpp"
 
 #include <filesystem>
 #include <map>

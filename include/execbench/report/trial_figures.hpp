@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <map>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/results/metric_table.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/bootstrap.hpp"

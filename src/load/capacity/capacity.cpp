@@ -1,7 +1,7 @@
 #include "execbench/load/capacity/capacity.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/stats/bootstrap.hpp"
 
 #include <nlohmann/json.hpp>

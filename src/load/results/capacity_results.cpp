@@ -3,7 +3,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -105,22 +105,6 @@ result<capacity_step> read_step(const row_reader& in)
 }
 
 }  // namespace
-
-capacity_paths capacity_paths_for(const std::filesystem::path& out)
-{
-    auto stem = out;
-    stem.replace_extension();
-    return {stem.string() + "-capacity-steps.csv", stem.string() + "-capacity.csv"};
-}
-
-capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv)
-{
-    std::error_code ec;
-    if (!std::filesystem::is_directory(folder_or_csv, ec))
-        return capacity_paths_for(folder_or_csv);
-    auto folder = folder_or_csv.filename().empty() ? folder_or_csv.parent_path() : folder_or_csv;
-    return capacity_paths_for(folder / (folder.filename().string() + ".csv"));
-}
 
 result<void> write_capacity(const capacity_record& r, const capacity_paths& paths)
 {

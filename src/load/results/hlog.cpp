@@ -86,11 +86,6 @@ result<std::string> format_hlog(const run_result& r)
     return out;
 }
 
-std::filesystem::path hlog_path(const std::filesystem::path& out_dir, std::string_view scenario, std::string_view arm)
-{
-    return out_dir / "hlog" / (std::string(scenario) + "-" + std::string(arm) + ".hlog");
-}
-
 result<void> write_hlog(const run_result& r, const std::filesystem::path& file)
 {
     auto text = format_hlog(r);

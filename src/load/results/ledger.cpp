@@ -3,7 +3,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <cstdlib>
 
@@ -144,11 +144,6 @@ std::vector<message_part> parse_message(std::string_view message)
     }
     flush("");
     return parts;
-}
-
-std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite)
-{
-    return out_dir / (std::string(suite) + "-runs.csv");
 }
 
 result<void> append_ledger(const std::filesystem::path& file, const suite_entry& e)

@@ -40,12 +40,6 @@ double number(const std::string& s)
 
 }  // namespace
 
-std::filesystem::path profile_path(const std::filesystem::path& out_dir, std::string_view scenario,
-                                   std::string_view arm, std::string_view extension)
-{
-    return out_dir / "profile" / (std::string(scenario) + "-" + std::string(arm) + "." + std::string(extension));
-}
-
 std::string format_folded(const folded_stacks& stacks)
 {
     std::string out;

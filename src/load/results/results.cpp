@@ -3,7 +3,7 @@
 #include "execbench/core/file.hpp"
 #include "execbench/load/results/context.hpp"
 #include "execbench/load/results/csv_lines.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 
@@ -115,15 +115,6 @@ result<void> check_appendable(const output_paths& paths)
         if (auto ok = detail::fit_columns(file, header); !ok)
             return ok.err();
     return {};
-}
-
-output_paths output_paths_for(const std::filesystem::path& summary_csv)
-{
-    auto stem = summary_csv;
-    if (stem.extension() == ".csv")
-        stem.replace_extension();
-    auto with = [&](const std::string& suffix) { return std::filesystem::path(stem.string() + suffix); };
-    return {summary_csv, with("-trials.csv"), with("-histograms.txt"), with("-timeline.csv"), with("-context.jsonl")};
 }
 
 std::vector<std::string> summary_columns()

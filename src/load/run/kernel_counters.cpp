@@ -1,7 +1,7 @@
 #include "execbench/load/run/kernel_counters.hpp"
 
 #include "execbench/core/file.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <charconv>
 #include <sstream>

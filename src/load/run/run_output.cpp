@@ -1,6 +1,6 @@
 #include "execbench/load/run/run_output.hpp"
 
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 

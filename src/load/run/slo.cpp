@@ -1,7 +1,7 @@
 #include "execbench/load/run/slo.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/stats/trials.hpp"

@@ -5,7 +5,7 @@
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/preflight.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"

@@ -2,7 +2,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/load/results/profile_files.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/session/session.hpp"
 #include "execbench/load/suite/postgres_cluster.hpp"

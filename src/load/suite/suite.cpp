@@ -9,7 +9,7 @@
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
@@ -41,11 +41,6 @@ std::vector<std::string> server_option_args(const server_spec& spec)
     for (const auto& [name, value] : spec.options)
         append_server_flag(out, name, value);
     return out;
-}
-
-std::filesystem::path server_timeline_path(const std::filesystem::path& out_dir, std::string_view suite)
-{
-    return out_dir / (std::string(suite) + "-server-timeline.csv");
 }
 
 suite_outcome tally(const std::vector<suite_entry>& entries)

@@ -2,6 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/capacity/capacity.hpp"
+#include "execbench/load/results/paths.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <filesystem>
@@ -10,18 +11,6 @@
 #include <vector>
 
 namespace execbench::load {
-
-/// The files of capacity searches beside a results set `x.csv` (bench-load --out x.csv; bench-suite's
-/// `<suite>.csv`): every step in `x-capacity-steps.csv`, one line per search (outcome, capacity and interval) in
-/// `x-capacity.csv` (docs/results-format.md, "Capacity files").
-struct capacity_paths {
-    std::filesystem::path steps;
-    std::filesystem::path summary;
-};
-capacity_paths capacity_paths_for(const std::filesystem::path& out);
-/// The capacity files of a suite's results folder (`results/capacity` -> `capacity-capacity.csv`, ...) or of the
-/// results file `x.csv` beside them.
-capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv);
 
 /// A search with what it ran against: the labels its files carry.
 struct capacity_record {

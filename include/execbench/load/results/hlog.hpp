@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/results/paths.hpp"
 #include "execbench/load/run/runner.hpp"
 
 #include <filesystem>
@@ -17,8 +18,6 @@ inline constexpr std::string_view hlog_series[] = {"latency", "service", "backgr
 /// start as StartTime and BaseTime, comments naming the run, then one line per second and series, in microseconds
 /// (the max column in milliseconds). The warm-up is not in it. Fails only on an unencodable histogram.
 result<std::string> format_hlog(const run_result& r);
-/// Where a suite writes a run's interval log: `out_dir/hlog/<scenario>-<arm>.hlog`.
-std::filesystem::path hlog_path(const std::filesystem::path& out_dir, std::string_view scenario, std::string_view arm);
 /// Writes `format_hlog` to `file` (replacing it), creating its folder.
 result<void> write_hlog(const run_result& r, const std::filesystem::path& file);
 

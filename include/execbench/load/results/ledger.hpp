@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/results/paths.hpp"
 #include "execbench/load/run/runner.hpp"
 
 #include <filesystem>
@@ -64,9 +65,6 @@ struct message_part {
 /// The parts of a message, as every ledger so far wrote them: figures first, then notes (which may themselves hold
 /// a separator, and are then split there).
 std::vector<message_part> parse_message(std::string_view message);
-
-/// The ledger of a suite: `<out_dir>/<suite>-runs.csv`.
-std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite);
 
 /// Appends one line to a ledger (creating it with its header).
 result<void> append_ledger(const std::filesystem::path& file, const suite_entry& e);

@@ -3,6 +3,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/profile/perf_output.hpp"
 #include "execbench/load/profile/profiler.hpp"
+#include "execbench/load/results/paths.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -11,11 +12,6 @@
 #include <vector>
 
 namespace execbench::load {
-
-/// `<out_dir>/profile/<scenario>-<arm>.<extension>`: `svg` (the flame graph), `folded` (its stacks) or `csv` (the
-/// per-request counts), as docs/results-format.md describes them.
-std::filesystem::path profile_path(const std::filesystem::path& out_dir, std::string_view scenario,
-                                   std::string_view arm, std::string_view extension);
 
 /// Folded stacks as text, one "stack samples" line each, and back; the error names the line.
 std::string format_folded(const folded_stacks& stacks);

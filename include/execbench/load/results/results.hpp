@@ -2,6 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/csv_lines.hpp"  // read_csv and csv_table, read beside the writers
+#include "execbench/load/results/paths.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "execbench/stats/histogram.hpp"
 
@@ -11,17 +12,6 @@
 #include <vector>
 
 namespace execbench::load {
-
-/// The files of one results set, all derived from the summary CSV path given with --out:
-/// `x.csv`, `x-trials.csv`, `x-histograms.txt`, `x-timeline.csv`, `x-context.jsonl`.
-struct output_paths {
-    std::filesystem::path summary;
-    std::filesystem::path trials;
-    std::filesystem::path histograms;
-    std::filesystem::path timeline;
-    std::filesystem::path context;
-};
-output_paths output_paths_for(const std::filesystem::path& summary_csv);
 
 /// Fails when a results file already there has a column this version does not write: checked before a run, so that
 /// the run is not lost when its results cannot be appended. A file of an earlier version, whose columns this version

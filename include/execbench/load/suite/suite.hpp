@@ -131,7 +131,4 @@ suite_outcome tally(const std::vector<suite_entry>& entries);
 /// be written or a scenario does not parse.
 result<std::vector<suite_entry>> run_suite(const suite_options& options);
 
-/// The server's per-second samples a suite writes beside the bench-load results.
-std::filesystem::path server_timeline_path(const std::filesystem::path& out_dir, std::string_view suite);
-
 }  // namespace execbench::load

@@ -1,6 +1,4 @@
-#include "execbench/load/results/metric_table.hpp"
-
-#include "execbench/load/run/metric_names.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 
 #include <stdexcept>
 
@@ -63,6 +61,13 @@ const metric_info& metric_of(std::string_view column)
         if (m.column == column)
             return m;
     throw std::out_of_range("not a metric of the table: " + std::string(column));
+}
+
+std::optional<double> cpu_seconds_per_1k_requests(double cpu_percent_avg, double wall_millis, double requests_ok)
+{
+    if (requests_ok <= 0 || cpu_percent_avg <= 0)
+        return std::nullopt;
+    return cpu_percent_avg / 100 * wall_millis / 1000 / requests_ok * 1000;
 }
 
 }  // namespace execbench::load

@@ -1,11 +1,16 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
-// The names of the results' metrics and CSV columns, spelled here once: load/trial_metrics.cpp and
-// load/results.cpp write them, `--format json` and `--slo` use them, and report/ reads them back from the CSV files.
-// Committed results carry these spellings, so a name here never changes; docs/results-format.md documents each.
+// The results' shape in one header: each metric's and CSV column's name, spelled here once, and what each metric
+// is (label, unit, which way is better, what lets it rank arms, and the formula of a derived one).
+//
+// load/run/trial_metrics.cpp and load/results/results.cpp write the names, `--format json` and `--slo` use them,
+// and report/ reads them back from the CSV files. Committed results carry these spellings, so a name here never
+// changes; docs/results-format.md documents each.
 
 /// Per-trial metrics: the columns of x-trials.csv, and of x.csv as the median across trials.
 namespace execbench::load::metric {
@@ -38,7 +43,7 @@ inline constexpr std::string_view server_sockets_max = "server_sockets_max";
 /// The server's RSS growth per connection the trial opened (stats::process_summary::resident_bytes_per_socket).
 inline constexpr std::string_view server_rss_bytes_per_connection = "server_rss_bytes_per_connection";
 inline constexpr std::string_view server_samples = "server_samples";
-/// Derived by the report from each trial (CPU avg × wall time ÷ ok requests), never written to a CSV.
+/// Derived by the report from each trial (cpu_seconds_per_1k_requests below), never written to a CSV.
 inline constexpr std::string_view server_cpu_seconds_per_1k_requests = "server_cpu_seconds_per_1k_requests";
 inline constexpr std::string_view loadgen_cpu_seconds = "loadgen_cpu_seconds";
 inline constexpr std::string_view loadgen_cpu_percent = "loadgen_cpu_percent";
@@ -130,3 +135,47 @@ inline constexpr std::string_view connections_open = "connections_open";
 inline constexpr std::string_view requests_in_flight = "requests_in_flight";
 
 }  // namespace execbench::load::column
+
+// What each metric of the results is, written once: its column, the label every page, verdict and comparison shows,
+// its unit, which way is better and what decides whether it can rank arms. report/ (winners, compare, the pages,
+// the headline and the charts) reads these rows rather than restating them.
+namespace execbench::load {
+
+/// Which way a metric is better.
+enum class better { higher, lower };
+
+/// What decides whether a metric can rank arms at all.
+enum class metric_source {
+    requests,        ///< counted by the load generator: always measured
+    per_second,      ///< over whole seconds of the trial: one bucket in a trial under 2 s says nothing
+    server_sampled,  ///< from the server samples: needs enough samples per trial
+    /// From the server samples and growing with the work done (CPU max, memory, context switches): ranks only where
+    /// every arm completed the same number of requests.
+    server_equal_work,
+    client_set,  ///< set by the load generator's own settings (sockets = its connections): never ranked
+    evidence,    ///< shown beside the figures (the kernel's counters, the generator's CPU), never a verdict
+};
+
+/// One metric of the results.
+struct metric_info {
+    std::string column;  ///< its CSV column, e.g. "latency_millis_p99" (above)
+    std::string label;   ///< e.g. "latency p99"
+    std::string unit;    ///< e.g. "ms"; "" for a count
+    better direction = better::lower;
+    metric_source source = metric_source::requests;
+    /// Ranked in the winners table (every metric whose source can decide, and sockets, listed as never ranked).
+    [[nodiscard]] bool ranked() const noexcept { return source != metric_source::evidence; }
+};
+
+/// Every metric with a label, in the order the winners table lists the ranked ones.
+const std::vector<metric_info>& metric_table();
+
+/// The row of `column`; throws std::out_of_range for a column the table does not hold (a programming error).
+const metric_info& metric_of(std::string_view column);
+
+/// The derived metric `metric::server_cpu_seconds_per_1k_requests` of one trial: the server's average CPU over the
+/// wall time, per 1,000 ok requests. Nothing when nothing was served, the server was not sampled, or it used less CPU
+/// than the sampler resolves (a short burst): no figure, rather than a division by zero or a tie of zeros.
+std::optional<double> cpu_seconds_per_1k_requests(double cpu_percent_avg, double wall_millis, double requests_ok);
+
+}  // namespace execbench::load
