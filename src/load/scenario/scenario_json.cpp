@@ -386,6 +386,90 @@ result<capacity_spec> parse_capacity(reader& rd, const json& v, const std::strin
     return c;
 }
 
+/// `"background"`: a load run before and beside the measured one.
+result<background_spec> parse_background(reader& rd, const json& b, const std::filesystem::path& body_dir)
+{
+    if (!b.is_object())
+        return rd.err("background", "expected an object with \"requests\", \"load\" and optional \"delay\"");
+    if (auto e = rd.only(b, "background", {"requests", "load", "delay"}))
+        return *e;
+    background_spec bg;
+    if (!b.contains("requests"))
+        return rd.err("background.requests", "missing; expected a non-empty array of requests");
+    EXECBENCH_TRY(mix, parse_mix(rd, b["requests"], "background.requests", body_dir));
+    bg.mix = std::move(mix);
+    if (!b.contains("load"))
+        return rd.err("background.load", "missing; expected an object with \"shape\" (burst or closed)");
+    EXECBENCH_TRY(l, parse_load(rd, b["load"], "background.load"));
+    bg.load = std::move(l);
+    if (b.contains("delay")) {
+        EXECBENCH_TRY(d, rd.get_duration(b["delay"], "background.delay"));
+        bg.delay = d;
+    }
+    return bg;
+}
+
+/// The top level's timing: warm-up, pause, timeouts (above 0) and trials.
+result<void> parse_timing(reader& rd, const json& doc, scenario& s)
+{
+    for (auto [name, out] : {std::pair{"warmup", &s.warmup}, std::pair{"pause", &s.pause},
+                             std::pair{"timeout", &s.timeout}, std::pair{"connect_timeout", &s.connect_timeout}}) {
+        if (!doc.contains(name))
+            continue;
+        EXECBENCH_TRY(d, rd.get_duration(doc[name], name));
+        *out = d;
+    }
+    for (auto [name, value] : {std::pair{"timeout", s.timeout}, std::pair{"connect_timeout", s.connect_timeout}})
+        if (doc.contains(name) && value.count() == 0)
+            return rd.err(name, "expected a duration greater than 0");
+    if (doc.contains("trials")) {
+        EXECBENCH_TRY(t, rd.get_uint(doc["trials"], "trials", 1, 1000));
+        s.trials = static_cast<std::uint32_t>(t);
+    }
+    return {};
+}
+
+/// `"server"`: what the server under test needs (a separate downstream, a database, bench-server options).
+result<server_spec> parse_server(reader& rd, const json& sv)
+{
+    server_spec out;
+    if (!sv.is_object())
+        return rd.err("server", "expected an object such as {\"downstream\": \"separate\"}");
+    if (auto e = rd.only(sv, "server", {"downstream", "downstream_model", "database", "options"}))
+        return *e;
+    if (sv.contains("database")) {
+        if (!sv["database"].is_string() ||
+            (sv["database"] != "sqlite" && sv["database"] != "sqlite-file" && sv["database"] != "postgresql"))
+            return rd.err("server.database", "expected \"sqlite\", \"sqlite-file\" or \"postgresql\"");
+        out.database = sv["database"].get<std::string>();
+    }
+    if (sv.contains("downstream")) {
+        if (!sv["downstream"].is_string() || (sv["downstream"] != "self" && sv["downstream"] != "separate"))
+            return rd.err("server.downstream", "expected \"self\" or \"separate\"");
+        out.downstream = sv["downstream"].get<std::string>();
+    }
+    if (sv.contains("downstream_model")) {
+        const auto& m = sv["downstream_model"];
+        if (!m.is_string() || !is_model_name(m.get<std::string>()))
+            return rd.err("server.downstream_model", "expected one of " + joined_model_names());
+        out.downstream_model = m.get<std::string>();
+    }
+    if (sv.contains("options")) {
+        const auto& o = sv["options"];
+        if (!o.is_object())
+            return rd.err("server.options", "expected an object of bench-server option names to values");
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (it.value().is_string())
+                out.options[it.key()] = it.value().get<std::string>();
+            else if (it.value().is_number() || it.value().is_boolean())
+                out.options[it.key()] = it.value().dump();
+            else
+                return rd.err("server.options." + it.key(), "expected a string, number or boolean");
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 result<scenario> parse_scenario(std::string_view json_text, const std::filesystem::path& file,
@@ -436,87 +520,14 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         s.load = std::move(l);
     }
     if (doc.contains("background")) {
-        const auto& b = doc["background"];
-        if (!b.is_object())
-            return rd.err("background", "expected an object with \"requests\", \"load\" and optional \"delay\"");
-        if (auto e = rd.only(b, "background", {"requests", "load", "delay"}))
-            return *e;
-        background_spec bg;
-        if (!b.contains("requests"))
-            return rd.err("background.requests", "missing; expected a non-empty array of requests");
-        EXECBENCH_TRY(mix, parse_mix(rd, b["requests"], "background.requests", body_dir));
-        bg.mix = std::move(mix);
-        if (!b.contains("load"))
-            return rd.err("background.load", "missing; expected an object with \"shape\" (burst or closed)");
-        EXECBENCH_TRY(l, parse_load(rd, b["load"], "background.load"));
-        bg.load = std::move(l);
-        if (b.contains("delay")) {
-            EXECBENCH_TRY(d, rd.get_duration(b["delay"], "background.delay"));
-            bg.delay = d;
-        }
+        EXECBENCH_TRY(bg, parse_background(rd, doc["background"], body_dir));
         s.background = std::move(bg);
     }
-    auto dur_field = [&](const char* name, duration& out) -> std::optional<error> {
-        if (!doc.contains(name))
-            return std::nullopt;
-        auto d = rd.get_duration(doc[name], name);
-        if (!d)
-            return d.err();
-        out = *d;
-        return std::nullopt;
-    };
-    if (auto e = dur_field("warmup", s.warmup))
-        return *e;
-    if (auto e = dur_field("pause", s.pause))
-        return *e;
-    if (auto e = dur_field("timeout", s.timeout))
-        return *e;
-    if (auto e = dur_field("connect_timeout", s.connect_timeout))
-        return *e;
-    if (doc.contains("timeout") && s.timeout.count() == 0)
-        return rd.err("timeout", "expected a duration greater than 0");
-    if (doc.contains("connect_timeout") && s.connect_timeout.count() == 0)
-        return rd.err("connect_timeout", "expected a duration greater than 0");
-    if (doc.contains("trials")) {
-        EXECBENCH_TRY(t, rd.get_uint(doc["trials"], "trials", 1, 1000));
-        s.trials = static_cast<std::uint32_t>(t);
-    }
+    if (auto t = parse_timing(rd, doc, s); !t)
+        return t.err();
     if (doc.contains("server")) {
-        const auto& sv = doc["server"];
-        if (!sv.is_object())
-            return rd.err("server", "expected an object such as {\"downstream\": \"separate\"}");
-        if (auto e = rd.only(sv, "server", {"downstream", "downstream_model", "database", "options"}))
-            return *e;
-        if (sv.contains("database")) {
-            if (!sv["database"].is_string() ||
-                (sv["database"] != "sqlite" && sv["database"] != "sqlite-file" && sv["database"] != "postgresql"))
-                return rd.err("server.database", "expected \"sqlite\", \"sqlite-file\" or \"postgresql\"");
-            s.server.database = sv["database"].get<std::string>();
-        }
-        if (sv.contains("downstream")) {
-            if (!sv["downstream"].is_string() || (sv["downstream"] != "self" && sv["downstream"] != "separate"))
-                return rd.err("server.downstream", "expected \"self\" or \"separate\"");
-            s.server.downstream = sv["downstream"].get<std::string>();
-        }
-        if (sv.contains("downstream_model")) {
-            const auto& m = sv["downstream_model"];
-            if (!m.is_string() || !is_model_name(m.get<std::string>()))
-                return rd.err("server.downstream_model", "expected one of " + joined_model_names());
-            s.server.downstream_model = m.get<std::string>();
-        }
-        if (sv.contains("options")) {
-            const auto& o = sv["options"];
-            if (!o.is_object())
-                return rd.err("server.options", "expected an object of bench-server option names to values");
-            for (auto it = o.begin(); it != o.end(); ++it) {
-                if (it.value().is_string())
-                    s.server.options[it.key()] = it.value().get<std::string>();
-                else if (it.value().is_number() || it.value().is_boolean())
-                    s.server.options[it.key()] = it.value().dump();
-                else
-                    return rd.err("server.options." + it.key(), "expected a string, number or boolean");
-            }
-        }
+        EXECBENCH_TRY(sv, parse_server(rd, doc["server"]));
+        s.server = std::move(sv);
     }
     if (doc.contains("capacity")) {
         EXECBENCH_TRY(c, parse_capacity(rd, doc["capacity"], "capacity"));
