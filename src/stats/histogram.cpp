@@ -92,6 +92,58 @@ result<Integer> parse_integer(std::string_view field, std::string_view name)
     return value;
 }
 
+/// What a histogram's counts field held: the sum of its counts and the first and last bucket with one.
+struct counts_read {
+    std::uint64_t counted = 0;
+    std::size_t first = 0;
+    std::size_t last = 0;
+};
+
+/// The counts field, "-" or counts and `~N` runs of empty buckets, into `counts` (sized by the configuration).
+result<counts_read> parse_counts(std::string_view field, std::vector<std::uint64_t>& counts)
+{
+    counts_read out;
+    if (field == "-")
+        return out;
+    std::size_t index = 0;
+    bool after_skip = false;
+    for (auto token : split(field, ',')) {
+        if (index >= counts.size())
+            return fail("histogram counts: more buckets than the " + std::to_string(counts.size()) +
+                        " this configuration has");
+        if (!token.empty() && token.front() == '~') {
+            auto run = parse_integer<std::size_t>(token.substr(1), "counts: empty run");
+            if (!run)
+                return run.err();
+            // One canonical text per histogram: a run is never empty, split in two, or at the end.
+            if (*run == 0 || after_skip)
+                return fail("histogram counts: '" + std::string(token) + "' must be one positive run between counts");
+            if (*run >= counts.size() - index)
+                return fail("histogram counts: empty run '" + std::string(token) + "' reaches past the last bucket");
+            index += *run;
+            after_skip = true;
+            continue;
+        }
+        auto count = parse_integer<std::uint64_t>(token, "bucket count");
+        if (!count)
+            return count.err();
+        if (*count == 0)
+            return fail("histogram counts: bucket " + std::to_string(index) +
+                        " has a zero count; empty buckets are written as ~N");
+        if (out.counted + *count < out.counted)
+            return fail("histogram counts: the bucket counts overflow 64 bits");
+        if (out.counted == 0)
+            out.first = index;
+        out.last = index;
+        out.counted += *count;
+        counts[index++] = *count;
+        after_skip = false;
+    }
+    if (after_skip)
+        return fail("histogram counts: a trailing empty run is not written");
+    return out;
+}
+
 }  // namespace
 
 histogram::histogram(std::int64_t lowest, std::int64_t highest, int significant_digits)
@@ -329,49 +381,10 @@ result<histogram> histogram::parse(std::string_view text)
     }
 
     histogram h(*lowest, *highest, *digits);
-    std::uint64_t counted = 0;
-    std::size_t first_index = 0;
-    std::size_t last_index = 0;
-    if (fields[9] != "-") {
-        std::size_t index = 0;
-        bool after_skip = false;
-        for (auto token : split(fields[9], ',')) {
-            if (index >= h.counts_.size())
-                return fail("histogram counts: more buckets than the " + std::to_string(h.counts_.size()) +
-                            " this configuration has");
-            if (!token.empty() && token.front() == '~') {
-                auto run = parse_integer<std::size_t>(token.substr(1), "counts: empty run");
-                if (!run)
-                    return run.err();
-                // One canonical text per histogram: a run is never empty, split in two, or at the end.
-                if (*run == 0 || after_skip)
-                    return fail("histogram counts: '" + std::string(token) +
-                                "' must be one positive run between counts");
-                if (*run >= h.counts_.size() - index)
-                    return fail("histogram counts: empty run '" + std::string(token) +
-                                "' reaches past the last bucket");
-                index += *run;
-                after_skip = true;
-                continue;
-            }
-            auto count = parse_integer<std::uint64_t>(token, "bucket count");
-            if (!count)
-                return count.err();
-            if (*count == 0)
-                return fail("histogram counts: bucket " + std::to_string(index) +
-                            " has a zero count; empty buckets are written as ~N");
-            if (counted + *count < counted)
-                return fail("histogram counts: the bucket counts overflow 64 bits");
-            if (counted == 0)
-                first_index = index;
-            last_index = index;
-            counted += *count;
-            h.counts_[index++] = *count;
-            after_skip = false;
-        }
-        if (after_skip)
-            return fail("histogram counts: a trailing empty run is not written");
-    }
+    auto read = parse_counts(fields[9], h.counts_);
+    if (!read)
+        return read.err();
+    auto [counted, first_index, last_index] = *read;
     if (counted != *total)
         return fail("histogram total count " + std::to_string(*total) + " does not match the bucket counts (" +
                     std::to_string(counted) + ")");
