@@ -64,6 +64,63 @@ bool fail_with(http::failure f, std::string_view message, http::response& out)
     return false;
 }
 
+/// `/cpu` and `/cpu-offloaded`: a fixed chain of `iterations`, or `cpuMicros` of the thread's CPU time.
+bool plan_cpu(const query_params& params, plan& p, http::response& out)
+{
+    if (params.occurrences("cpuMicros") > 0) {
+        if (params.occurrences("iterations") > 0)
+            return fail_with(http::failure::bad_parameter,
+                             "give iterations (a fixed chain) or cpuMicros (a CPU time), not both", out);
+        auto micros = int_param(params, "cpuMicros", 0, 1, max_cpu_micros);
+        if (!micros)
+            return fail_with(http::failure::bad_parameter, micros.err().message, out);
+        p.cpu_micros = static_cast<std::uint32_t>(*micros);
+        return true;
+    }
+    auto n = int_param(params, "iterations", default_iterations, 1, max_iterations);
+    if (!n)
+        return fail_with(http::failure::bad_parameter, n.err().message, out);
+    p.iterations = static_cast<std::uint32_t>(*n);
+    return true;
+}
+
+/// `/stream`: how many events, how far apart and how large.
+bool plan_stream(const query_params& params, plan& p, http::response& out)
+{
+    auto count = int_param(params, "count", 50, 1, max_stream_events);
+    if (!count)
+        return fail_with(http::failure::bad_parameter, count.err().message, out);
+    auto interval = int_param(params, "intervalMillis", 0, 0, max_delay_millis);
+    if (!interval)
+        return fail_with(http::failure::bad_parameter, interval.err().message, out);
+    auto bytes = int_param(params, "eventBytes", 0, 0, max_event_bytes);
+    if (!bytes)
+        return fail_with(http::failure::bad_parameter, bytes.err().message, out);
+    p.stream = {static_cast<std::uint32_t>(*count), static_cast<std::uint32_t>(*interval),
+                static_cast<std::uint32_t>(*bytes)};
+    return true;
+}
+
+/// `/movies`: a JSON batch to add (POST), or the director to look up (GET).
+bool plan_movies(const http::request& req, const query_params& params, plan& p, http::response& out)
+{
+    if (p.post) {
+        if (!is_json_content_type(req.content_type))
+            return fail_with(http::failure::unsupported_media_type,
+                             "POST /movies needs Content-Type: application/json", out);
+        auto batch = parse_movies(req.body);
+        if (!batch)
+            return fail_with(http::failure::bad_body, batch.err().message, out);
+        p.movies = std::move(*batch);
+        return true;
+    }
+    auto director = string_param(params, "directorLastName");
+    if (!director)
+        return fail_with(http::failure::bad_parameter, director.err().message, out);
+    p.director.assign(*director);
+    return true;
+}
+
 }  // namespace
 
 app::app(server_info info, movie_store& movies, metrics& counters)
@@ -125,58 +182,14 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
 
     switch (entry->route) {
     case endpoint::cpu:
-    case endpoint::cpu_offloaded: {
-        if (params->occurrences("cpuMicros") > 0) {
-            if (params->occurrences("iterations") > 0)
-                return fail_with(http::failure::bad_parameter,
-                                 "give iterations (a fixed chain) or cpuMicros (a CPU time), not both", out);
-            auto micros = int_param(*params, "cpuMicros", 0, 1, max_cpu_micros);
-            if (!micros)
-                return fail_with(http::failure::bad_parameter, micros.err().message, out);
-            p.cpu_micros = static_cast<std::uint32_t>(*micros);
-            break;
-        }
-        auto n = int_param(*params, "iterations", default_iterations, 1, max_iterations);
-        if (!n)
-            return fail_with(http::failure::bad_parameter, n.err().message, out);
-        p.iterations = static_cast<std::uint32_t>(*n);
-        break;
-    }
-    case endpoint::stream: {
-        auto count = int_param(*params, "count", 50, 1, max_stream_events);
-        if (!count)
-            return fail_with(http::failure::bad_parameter, count.err().message, out);
-        auto interval = int_param(*params, "intervalMillis", 0, 0, max_delay_millis);
-        if (!interval)
-            return fail_with(http::failure::bad_parameter, interval.err().message, out);
-        auto bytes = int_param(*params, "eventBytes", 0, 0, max_event_bytes);
-        if (!bytes)
-            return fail_with(http::failure::bad_parameter, bytes.err().message, out);
-        p.stream = {static_cast<std::uint32_t>(*count), static_cast<std::uint32_t>(*interval),
-                    static_cast<std::uint32_t>(*bytes)};
-        break;
-    }
+    case endpoint::cpu_offloaded: return plan_cpu(*params, p, out);
+    case endpoint::stream: return plan_stream(*params, p, out);
     case endpoint::movies:
         if (movies_ == nullptr)
             p.what = work::database;
-        if (p.post) {
-            if (!is_json_content_type(req.content_type))
-                return fail_with(http::failure::unsupported_media_type,
-                                 "POST /movies needs Content-Type: application/json", out);
-            auto batch = parse_movies(req.body);
-            if (!batch)
-                return fail_with(http::failure::bad_body, batch.err().message, out);
-            p.movies = std::move(*batch);
-        } else {
-            auto director = string_param(*params, "directorLastName");
-            if (!director)
-                return fail_with(http::failure::bad_parameter, director.err().message, out);
-            p.director.assign(*director);
-        }
-        break;
-    default: break;
+        return plan_movies(req, *params, p, out);
+    default: return true;
     }
-    return true;
 }
 
 void app::downstream_target(const struct plan& p, std::string& out) const
