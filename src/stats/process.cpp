@@ -133,13 +133,12 @@ std::string_view fd_target(const directory& fds, std::string_view name, char (&b
 
 }  // namespace
 
-result<process_sample> sample_process(pid_t pid, sample_depth depth)
-{
-    bool self = pid == 0 || pid == ::getpid();
-    std::string base = "/proc/" + std::to_string(self ? ::getpid() : pid);
-    process_sample s;
-    std::string text;
+namespace {
 
+/// Memory and threads from `status`, CPU time from `stat`.
+result<void> read_status_and_stat(const std::string& base, process_sample& s)
+{
+    std::string text;
     auto status_path = base + "/status";
     if (!read_file(status_path, text))
         return fail("cannot read " + status_path + ": " + errno_text());
@@ -165,28 +164,35 @@ result<process_sample> sample_process(pid_t pid, sample_depth depth)
     if (words.size() < 13 || !parse_number(words[11], utime) || !parse_number(words[12], stime))
         return fail(stat_path + ": cannot read utime and stime");
     s.cpu_seconds = static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    return {};
+}
 
-    auto fd_path = base + "/fd";
-    if (depth == sample_depth::cheap) {
-        // Since Linux 6.2 a stat() of the fd directory gives the number of open fds, counted by the kernel from
-        // its fd bitmap; earlier kernels give 0, and the entries are counted instead (no readlink).
-        struct stat st {};
-        if (::stat(fd_path.c_str(), &st) != 0)
-            return fail("cannot read " + fd_path + ": " + errno_text());
-        if (st.st_size > 0) {
-            s.open_fds = static_cast<std::uint32_t>(st.st_size);
-        } else {
-            directory fds(fd_path);
-            if (!fds.is_open())
-                return fail("cannot read " + fd_path + ": " + errno_text());
-            for (auto name = fds.next(); !name.empty(); name = fds.next())
-                ++s.open_fds;
-        }
-        // Reading our own directory held one more fd of ours, not the process's.
-        if (self && st.st_size <= 0 && s.open_fds > 0)
-            --s.open_fds;
+/// The open fds, cheaply: the kernel's count (Linux 6.2 and later), else the entries, without a readlink each.
+result<void> count_fds(const std::string& fd_path, bool self, process_sample& s)
+{
+    // Since Linux 6.2 a stat() of the fd directory gives the number of open fds, counted by the kernel from
+    // its fd bitmap; earlier kernels give 0, and the entries are counted instead (no readlink).
+    struct stat st {};
+    if (::stat(fd_path.c_str(), &st) != 0)
+        return fail("cannot read " + fd_path + ": " + errno_text());
+    if (st.st_size > 0) {
+        s.open_fds = static_cast<std::uint32_t>(st.st_size);
+        return {};
     }
+    directory fds(fd_path);
+    if (!fds.is_open())
+        return fail("cannot read " + fd_path + ": " + errno_text());
+    for (auto name = fds.next(); !name.empty(); name = fds.next())
+        ++s.open_fds;
+    // Reading our own directory held one more fd of ours, not the process's.
+    if (self && s.open_fds > 0)
+        --s.open_fds;
+    return {};
+}
 
+/// The process's context switches: getrusage for this process, the sum over its tasks for another (full depth).
+result<void> read_switches(const std::string& base, bool self, sample_depth depth, process_sample& s)
+{
     if (self) {
         // getrusage sums every thread's switches, those that exited included, at the cost of one call.
         rusage usage{};
@@ -194,26 +200,33 @@ result<process_sample> sample_process(pid_t pid, sample_depth depth)
             s.voluntary_switches = static_cast<std::uint64_t>(usage.ru_nvcsw);
             s.involuntary_switches = static_cast<std::uint64_t>(usage.ru_nivcsw);
         }
-    } else if (depth == sample_depth::full) {
-        // The status file counts switches of the main thread only; the process total is the sum over its tasks.
-        // Threads that already exited are not counted, so the sum can drop when threads end.
-        auto task_path = base + "/task";
-        directory tasks(task_path);
-        if (!tasks.is_open())
-            return fail("cannot read " + task_path + ": " + errno_text());
-        for (auto tid = tasks.next(); !tid.empty(); tid = tasks.next()) {
-            // A thread may end between the listing and the read; it is simply skipped.
-            if (!read_file(task_path + "/" + std::string(tid) + "/status", text))
-                continue;
-            if (status_field(text, "voluntary_ctxt_switches", value))
-                s.voluntary_switches += value;
-            if (status_field(text, "nonvoluntary_ctxt_switches", value))
-                s.involuntary_switches += value;
-        }
+        return {};
     }
-    if (depth == sample_depth::cheap)
-        return s;
+    if (depth != sample_depth::full)
+        return {};
+    // The status file counts switches of the main thread only; the process total is the sum over its tasks.
+    // Threads that already exited are not counted, so the sum can drop when threads end.
+    auto task_path = base + "/task";
+    directory tasks(task_path);
+    if (!tasks.is_open())
+        return fail("cannot read " + task_path + ": " + errno_text());
+    std::string text;
+    std::uint64_t value = 0;
+    for (auto tid = tasks.next(); !tid.empty(); tid = tasks.next()) {
+        // A thread may end between the listing and the read; it is simply skipped.
+        if (!read_file(task_path + "/" + std::string(tid) + "/status", text))
+            continue;
+        if (status_field(text, "voluntary_ctxt_switches", value))
+            s.voluntary_switches += value;
+        if (status_field(text, "nonvoluntary_ctxt_switches", value))
+            s.involuntary_switches += value;
+    }
+    return {};
+}
 
+/// Every open fd, and which of them are sockets (a readlink each).
+result<void> walk_fds(const std::string& fd_path, bool self, process_sample& s)
+{
     directory fds(fd_path);
     if (!fds.is_open())
         return fail("cannot read " + fd_path + ": " + errno_text());
@@ -228,6 +241,28 @@ result<process_sample> sample_process(pid_t pid, sample_depth depth)
             ++s.open_sockets;
     }
     s.walked = true;
+    return {};
+}
+
+}  // namespace
+
+result<process_sample> sample_process(pid_t pid, sample_depth depth)
+{
+    bool self = pid == 0 || pid == ::getpid();
+    std::string base = "/proc/" + std::to_string(self ? ::getpid() : pid);
+    process_sample s;
+    if (auto r = read_status_and_stat(base, s); !r)
+        return r.err();
+    auto fd_path = base + "/fd";
+    if (depth == sample_depth::cheap)
+        if (auto r = count_fds(fd_path, self, s); !r)
+            return r.err();
+    if (auto r = read_switches(base, self, depth, s); !r)
+        return r.err();
+    if (depth == sample_depth::cheap)
+        return s;
+    if (auto r = walk_fds(fd_path, self, s); !r)
+        return r.err();
     return s;
 }
 
