@@ -71,66 +71,54 @@ std::string better_of(const pair_verdict& p, bool first_failed, bool second_fail
 
 }  // namespace
 
-cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
-                   const metric_rule& rule)
+namespace {
+
+using usable_trials_of = std::map<std::string, std::vector<trial_row>>;
+
+/// Why the arms' trials cannot rank on this metric at all, or nothing when they can.
+std::optional<verdict> unrankable(const std::vector<std::string>& names, const usable_trials_of& usable,
+                                  const metric_rule& rule)
 {
-    cell_verdict c;
-    if (rule.source == metric_source::client_set) {
-        c.kind = verdict::not_ranked;
-        return c;
-    }
-    std::vector<std::string> names;
-    std::map<std::string, std::vector<trial_row>> usable;
-    for (const auto& a : order)
-        if (auto it = arms.find(a); it != arms.end()) {
-            names.push_back(a);
-            usable[a] = usable_trials(it->second.trials);
-        }
     for (const auto& a : names) {
-        const auto& ts = usable[a];
-        if (ts.size() < min_verdict_trials) {
-            c.kind = verdict::too_few_trials;
-            return c;
-        }
+        const auto& ts = usable.at(a);
+        if (ts.size() < min_verdict_trials)
+            return verdict::too_few_trials;
         if (rule.source == metric_source::per_second && any_trial(ts, [](const trial_row& t) {
                 auto wall = t.find(std::string(metric::wall_millis));
                 return wall != t.end() && wall->second < two_buckets_millis;
-            })) {
-            c.kind = verdict::not_ranked;
-            return c;
-        }
+            }))
+            return verdict::not_ranked;
         if ((rule.source == metric_source::server_sampled || rule.source == metric_source::server_equal_work) &&
-            any_trial(ts, [](const trial_row& t) { return server_samples(t) < min_server_samples; })) {
-            c.kind = verdict::not_sampled;
-            return c;
-        }
+            any_trial(ts, [](const trial_row& t) { return server_samples(t) < min_server_samples; }))
+            return verdict::not_sampled;
     }
     if (rule.source == metric_source::server_equal_work)
         for (std::size_t i = 0; i < names.size(); ++i)
             for (std::size_t j = i + 1; j < names.size(); ++j) {
-                auto a = values_of(usable[names[i]], metric::requests_ok);
-                auto b = values_of(usable[names[j]], metric::requests_ok);
-                if (!a.empty() && !b.empty() && stats::ratio_of_medians(a, b).clears(tie_margin)) {
-                    c.kind = verdict::unequal_work;
-                    return c;
-                }
+                auto a = values_of(usable.at(names[i]), metric::requests_ok);
+                auto b = values_of(usable.at(names[j]), metric::requests_ok);
+                if (!a.empty() && !b.empty() && stats::ratio_of_medians(a, b).clears(tie_margin))
+                    return verdict::unequal_work;
             }
-    for (const auto& a : names)
-        if (auto f = failures_of(usable[a]); f.any())
-            c.failures[a] = f;
+    return std::nullopt;
+}
+
+/// Every pair of arms judged (failures first, then the interval); returns how many pairs each arm ranks higher in.
+std::map<std::string, unsigned> judge_pairs(cell_verdict& c, const std::vector<std::string>& names,
+                                            const usable_trials_of& usable, const metric_rule& rule)
+{
     auto over = [&](const std::string& a) {
         auto it = c.failures.find(a);
         return it != c.failures.end() && it->second.over();
     };
-    std::map<std::string, unsigned> above;  // arm → pairs it ranks higher in
+    std::map<std::string, unsigned> above;
     for (std::size_t i = 0; i < names.size(); ++i)
         for (std::size_t j = i + 1; j < names.size(); ++j) {
             pair_verdict p;
             p.first = names[i];
             p.second = names[j];
-            auto a = values_of(usable[p.first], rule.column);
-            auto b = values_of(usable[p.second], rule.column);
-            p.ratio = stats::ratio_of_medians(a, b);
+            p.ratio = stats::ratio_of_medians(values_of(usable.at(p.first), rule.column),
+                                              values_of(usable.at(p.second), rule.column));
             bool fa = over(p.first);
             bool fb = over(p.second);
             p.by_failures = fa != fb;
@@ -141,6 +129,12 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
                 ++above[p.better];
             c.pairs.push_back(std::move(p));
         }
+    return above;
+}
+
+/// The winner, the arms that lead together, or a tie, from the pairs.
+void find_leaders(cell_verdict& c, const std::vector<std::string>& names, std::map<std::string, unsigned>& above)
+{
     c.kind = verdict::tie;
     for (const auto& a : names)
         if (names.size() > 1 && above[a] == names.size() - 1) {
@@ -149,7 +143,7 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
             c.leaders = {a};
         }
     if (c.kind == verdict::winner)
-        return c;
+        return;
     // No single winner: the arms no other arm beats lead together when they beat every remaining arm (io-600's p99:
     // fiber and loop tie, both 3x ahead of pool). Calling that a plain tie would hide the arm that lost.
     std::vector<std::string> top;
@@ -164,6 +158,34 @@ cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vec
         c.kind = verdict::shared;
         c.leaders = std::move(top);
     }
+}
+
+}  // namespace
+
+cell_verdict judge(const std::map<std::string, arm_trials>& arms, const std::vector<std::string>& order,
+                   const metric_rule& rule)
+{
+    cell_verdict c;
+    if (rule.source == metric_source::client_set) {
+        c.kind = verdict::not_ranked;
+        return c;
+    }
+    std::vector<std::string> names;
+    usable_trials_of usable;
+    for (const auto& a : order)
+        if (auto it = arms.find(a); it != arms.end()) {
+            names.push_back(a);
+            usable[a] = usable_trials(it->second.trials);
+        }
+    if (auto why = unrankable(names, usable, rule)) {
+        c.kind = *why;
+        return c;
+    }
+    for (const auto& a : names)
+        if (auto f = failures_of(usable[a]); f.any())
+            c.failures[a] = f;
+    auto above = judge_pairs(c, names, usable, rule);
+    find_leaders(c, names, above);
     return c;
 }
 
