@@ -1,8 +1,8 @@
 #include "server_run.hpp"
 
 #include "execbench/core/file.hpp"
-#include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/session/session.hpp"
 #include "execbench/load/suite/postgres_cluster.hpp"
@@ -23,6 +23,78 @@ void add_note(std::string& to, const std::string& note)
         to += (to.empty() ? "" : "; ") + note;
 }
 
+namespace {
+
+/// bench-server's command line for a model arm: the arm's options, loopback, its CPUs and the scenario's options.
+std::vector<std::string> model_server_args(const arm_spec& a, const scenario& s, const pinning& pins)
+{
+    auto args = arm_server_args(a);
+    args.insert(args.end(), {"--host", "127.0.0.1"});
+    if (!pins.server_cpus.empty())
+        args.insert(args.end(), {"--cpus", pins.server_cpus});
+    auto extra = server_option_args(s.server);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+/// The database the scenario configures, made for this run and named on the server's command line. Only
+/// bench-server's models run one: another arm with a scenario that configures one is refused.
+result<void> start_database(const scenario& s, const arm_spec& a, postgres_cluster& database,
+                            std::optional<scratch_dir>& file, std::vector<std::string>& args)
+{
+    if (a.kind() != arm_kind::model && s.server.database != "sqlite")
+        return fail("scenario " + s.name + " configures bench-server's database (" + s.server.database +
+                    "), which arm " + a.name + " does not run");
+    if (s.server.database == "postgresql") {
+        if (auto started = database.start(); !started)
+            return fail("PostgreSQL " + started.err().message);
+        args.emplace_back("--movies-db");
+        args.push_back(database.url());
+    }
+    // A file on disk, so that a commit can wait for it; fresh for every run, removed with it.
+    if (s.server.database == "sqlite-file") {
+        file.emplace("execbench-movies");
+        if (file->path().empty())
+            return fail("cannot create a temporary folder for the movies file");
+        args.emplace_back("--movies-db");
+        args.push_back((file->path() / "movies.db").string());
+    }
+    return {};
+}
+
+/// The server under test: bench-server, an arm's command, or nothing for a server already running at a URL.
+result<void> start_server(const suite_options& o, const arm_spec& a, const pinning& pins,
+                          const std::vector<std::string>& args, const server_process& downstream,
+                          server_process& server, clock::time_point deadline)
+{
+    switch (a.kind()) {
+    case arm_kind::model: return server.start(o.server_binary, args, deadline);
+    case arm_kind::command:
+        return server.start_command(a.command, downstream.running() ? downstream.url() : std::string(),
+                                    pins.server_cpus, o.ready_path, deadline);
+    case arm_kind::url: return {};
+    }
+    return {};
+}
+
+/// How the session runs against the server started for this arm.
+run_options options_for(const suite_options& o, const arm_spec& a, const pinning& pins, const server_process& server)
+{
+    run_options ro;
+    ro.url = a.kind() == arm_kind::url ? a.url : server.url();
+    ro.threads = o.threads;
+    ro.label = a.name;
+    // A running server's pid is found from its listening port, as bench-load finds it.
+    if (server.running())
+        ro.server_pid = server.pid();
+    ro.stop = o.stop;
+    ro.load_cpus = pins.load_cpu_count;
+    ro.sample_period = o.server_sample_period;
+    return ro;
+}
+
+}  // namespace
+
 servers_outcome with_servers(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
                              const server_body& body)
 {
@@ -31,15 +103,7 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     server_process downstream;
     postgres_cluster database;
     server_process server;
-    std::vector<std::string> args;
-    if (a.kind() == arm_kind::model) {
-        args = arm_server_args(a);
-        args.insert(args.end(), {"--host", "127.0.0.1"});
-        if (!pins.server_cpus.empty())
-            args.insert(args.end(), {"--cpus", pins.server_cpus});
-        auto extra = server_option_args(s.server);
-        args.insert(args.end(), extra.begin(), extra.end());
-    }
+    auto args = a.kind() == arm_kind::model ? model_server_args(a, s, pins) : std::vector<std::string>{};
     if (s.server.downstream == "separate") {
         std::vector<std::string> dargs{"--model", s.server.downstream_model, "--host", "127.0.0.1"};
         if (!pins.downstream_cpus.empty())
@@ -52,44 +116,11 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
         args.emplace_back("--downstream");
         args.push_back(downstream.url());
     }
-    if (a.kind() != arm_kind::model && s.server.database != "sqlite") {
-        (void)downstream.stop(o.stop_timeout);
-        out.message = "scenario " + s.name + " configures bench-server's database (" + s.server.database +
-                      "), which arm " + a.name + " does not run";
-        return out;
-    }
-    if (s.server.database == "postgresql") {
-        if (auto started = database.start(); !started) {
-            (void)downstream.stop(o.stop_timeout);
-            out.message = "PostgreSQL " + started.err().message;
-            return out;
-        }
-        args.emplace_back("--movies-db");
-        args.push_back(database.url());
-    }
-    // A file on disk, so that a commit can wait for it; fresh for every run, removed with it.
     std::optional<scratch_dir> database_file;
-    if (s.server.database == "sqlite-file") {
-        database_file.emplace("execbench-movies");
-        if (database_file->path().empty()) {
-            (void)downstream.stop(o.stop_timeout);
-            out.message = "cannot create a temporary folder for the movies file";
-            return out;
-        }
-        args.emplace_back("--movies-db");
-        args.push_back((database_file->path() / "movies.db").string());
-    }
     auto started = [&]() -> result<void> {
-        switch (a.kind()) {
-        case arm_kind::model:
-            return server.start(o.server_binary, args, deadline_of());
-        case arm_kind::command:
-            return server.start_command(a.command, downstream.running() ? downstream.url() : std::string(),
-                                        pins.server_cpus, o.ready_path, deadline_of());
-        case arm_kind::url:
-            return {};
-        }
-        return {};
+        if (auto db = start_database(s, a, database, database_file, args); !db)
+            return db;
+        return start_server(o, a, pins, args, downstream, server, deadline_of());
     }();
     if (!started) {
         (void)downstream.stop(o.stop_timeout);
@@ -98,16 +129,7 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     }
     out.started = true;
 
-    run_options ro;
-    ro.url = a.kind() == arm_kind::url ? a.url : server.url();
-    ro.threads = o.threads;
-    ro.label = a.name;
-    // A running server's pid is found from its listening port, as bench-load finds it.
-    if (server.running())
-        ro.server_pid = server.pid();
-    ro.stop = o.stop;
-    ro.load_cpus = pins.load_cpu_count;
-    ro.sample_period = o.server_sample_period;
+    auto ro = options_for(o, a, pins, server);
     body(ro, server);
 
     if (auto st = server.stop(o.stop_timeout); !st)
