@@ -159,6 +159,50 @@ double profile_capture::requests_per_second() const
     return seconds > 0 ? ok / seconds : 0;
 }
 
+namespace {
+
+/// The threads of the processes in `tree`, as /proc lists them now.
+std::uint64_t threads_of(const std::vector<pid_t>& tree)
+{
+    std::uint64_t threads = 0;
+    for (auto member : tree) {
+        std::error_code ec;
+        for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(member) + "/task", ec);
+             !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+            ++threads;
+    }
+    return threads;
+}
+
+/// perf record's samples in `dir`, collapsed into folded stacks; what went wrong becomes a note.
+void read_stacks(const profile_options& p, const std::filesystem::path& dir, profile_capture& out)
+{
+    auto script = dir / "script.txt";
+    auto err = dir / "script.err";
+    // --no-inline: resolving inlined frames through addr2line takes minutes on a few thousand samples.
+    auto rc = run_command({p.perf, "script", "--no-inline", "-i", (dir / "perf.data").string()}, {script, err});
+    auto text = rc && *rc == 0 ? read_file(script) : result<std::string>(fail(""));
+    if (text)
+        out.stacks = collapse_perf_script(*text);
+    else
+        out.notes.push_back("perf script failed: " + (rc ? tail_of(err) : rc.err().message));
+    if (text && out.stacks.empty())
+        out.notes.push_back("perf record took no samples of the server");
+}
+
+/// perf stat's counts from its CSV file; what went wrong becomes a note.
+void read_counts(const std::filesystem::path& stat_file, profile_capture& out)
+{
+    auto text = read_file(stat_file);
+    auto counts = text ? parse_perf_stat(*text) : result<perf_counts>(text.err());
+    if (counts)
+        out.counts = std::move(*counts);
+    else
+        out.notes.push_back("perf stat: " + counts.err().message);
+}
+
+}  // namespace
+
 std::optional<std::string> perf_unavailable(const profile_options& p)
 {
     auto rc = run_command({p.perf, "--version"}, {"/dev/null", "/dev/null"});
@@ -190,6 +234,8 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
         pid += (pid.empty() ? "" : ",") + std::to_string(member);
     if (pid.empty())
         return fail("the server's process " + std::to_string(*server.pid) + " has ended");
+    // perf stat opens one descriptor per event and thread, inherited from this process's limit.
+    (void)raise_open_file_limit((threads_of(tree) + 8) * (counted_syscalls().size() + 8) + spare_descriptors);
 
     profile_capture out;
     // Two perf processes: stat counts exactly (no sampling) and record's samples do not disturb its counts.
@@ -203,15 +249,6 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     }
     auto stat = std::make_unique<perf_session>("stat", dir.path());
     auto stat_file = dir.path() / "stat.csv";
-    // perf stat opens one descriptor per event and thread, inherited from this process's limit.
-    std::uint64_t threads = 0;
-    for (auto member : tree) {
-        std::error_code ec;
-        for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(member) + "/task", ec);
-             !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-            ++threads;
-    }
-    (void)raise_open_file_limit((threads + 8) * (counted_syscalls().size() + 8) + spare_descriptors);
     if (auto started = stat->start(p, {"stat", "-x,", "-p", pid, "-o", stat_file.string(), "-e", perf_stat_events()});
         !started) {
         out.notes.push_back(started.err().message + paranoid_hint());
@@ -239,27 +276,10 @@ result<profile_capture> run_profiled(const scenario& s, const run_options& optio
     out.run = std::move(*r);
     control([](perf_session& x) { return x.finish(); });
 
-    if (record) {
-        auto script = dir.path() / "script.txt";
-        auto err = dir.path() / "script.err";
-        // --no-inline: resolving inlined frames through addr2line takes minutes on a few thousand samples.
-        auto rc = run_command({p.perf, "script", "--no-inline", "-i", data.string()}, {script, err});
-        auto text = rc && *rc == 0 ? read_file(script) : result<std::string>(fail(""));
-        if (text)
-            out.stacks = collapse_perf_script(*text);
-        else
-            out.notes.push_back("perf script failed: " + (rc ? tail_of(err) : rc.err().message));
-        if (text && out.stacks.empty())
-            out.notes.push_back("perf record took no samples of the server");
-    }
-    if (stat) {
-        auto text = read_file(stat_file);
-        auto counts = text ? parse_perf_stat(*text) : result<perf_counts>(text.err());
-        if (counts)
-            out.counts = std::move(*counts);
-        else
-            out.notes.push_back("perf stat: " + counts.err().message);
-    }
+    if (record)
+        read_stacks(p, dir.path(), out);
+    if (stat)
+        read_counts(dir.path() / "stat.csv", out);
     return out;
 }
 
