@@ -148,6 +148,46 @@ std::string inline_html(std::string_view md)
     return out;
 }
 
+namespace {
+
+/// A markdown table's lines (header, rule, rows) as a sortable HTML table.
+std::string table_html(const std::vector<std::string>& table)
+{
+    std::string html = "<table class=\"sortable\">";
+    auto header = table_cells(table[0]);
+    bool blank = std::all_of(header.begin(), header.end(), [](const std::string& c) { return c.empty(); });
+    if (!blank) {  // a key/value table has no header worth a row
+        html += "<thead><tr>";
+        for (const auto& c : header)
+            html += "<th>" + inline_html(c) + "</th>";
+        html += "</tr></thead>";
+    }
+    html += "<tbody>\n";
+    for (std::size_t r = 2; r < table.size(); ++r) {
+        html += "<tr>";
+        for (const auto& c : table_cells(table[r]))
+            html += "<td>" + inline_html(c) + "</td>";
+        html += "</tr>\n";
+    }
+    return html + "</tbody></table>\n";
+}
+
+/// A markdown image line `![caption](file.svg)` as a figure; "" when the line is not one.
+std::string figure_html(const std::string& line)
+{
+    auto close = line.find("](");
+    auto end = line.find(')', close);
+    if (close == std::string::npos || end == std::string::npos)
+        return {};
+    // The chart is the file the markdown links, not a copy of it: each picture is committed once.
+    auto src = xml_escape(line.substr(close + 2, end - close - 2));
+    auto caption = xml_escape(line.substr(2, close - 2));
+    return "<figure class=\"chart\" data-chart=\"" + src + "\"><img src=\"" + src + "\" alt=\"" + caption +
+           "\" loading=\"lazy\"><figcaption>" + caption + " (<a href=\"" + src + "\">SVG</a>)</figcaption></figure>\n";
+}
+
+}  // namespace
+
 std::string block_html(std::string_view md)
 {
     std::ostringstream html;
@@ -166,27 +206,8 @@ std::string block_html(std::string_view md)
             html << "</ul>\n";
         }
         list.clear();
-        if (table.size() >= 2) {
-            html << "<table class=\"sortable\">";
-            auto header = table_cells(table[0]);
-            bool blank = true;
-            for (const auto& c : header)
-                blank = blank && c.empty();
-            if (!blank) {  // a key/value table has no header worth a row
-                html << "<thead><tr>";
-                for (const auto& c : header)
-                    html << "<th>" << inline_html(c) << "</th>";
-                html << "</tr></thead>";
-            }
-            html << "<tbody>\n";
-            for (std::size_t r = 2; r < table.size(); ++r) {
-                html << "<tr>";
-                for (const auto& c : table_cells(table[r]))
-                    html << "<td>" << inline_html(c) << "</td>";
-                html << "</tr>\n";
-            }
-            html << "</tbody></table>\n";
-        }
+        if (table.size() >= 2)
+            html << table_html(table);
         table.clear();
     };
     while (std::getline(in, line)) {
@@ -216,16 +237,7 @@ std::string block_html(std::string_view md)
             list.push_back(line.substr(2));
         } else if (line.rfind("![", 0) == 0) {
             flush();
-            auto close = line.find("](");
-            auto end = line.find(')', close);
-            if (close == std::string::npos || end == std::string::npos)
-                continue;
-            // The chart is the file the markdown links, not a copy of it: each picture is committed once.
-            auto src = xml_escape(line.substr(close + 2, end - close - 2));
-            auto caption = xml_escape(line.substr(2, close - 2));
-            html << "<figure class=\"chart\" data-chart=\"" << src << "\"><img src=\"" << src << "\" alt=\"" << caption
-                 << "\" loading=\"lazy\"><figcaption>" << caption << " (<a href=\"" << src
-                 << "\">SVG</a>)</figcaption></figure>\n";
+            html << figure_html(line);
         } else if (line.empty()) {
             flush();
         } else {
