@@ -80,20 +80,10 @@ public:
             std::string key;
             f >> key;
             if (key == "trial") {
-                trial_result t;
-                long long elapsed = 0;
-                int stopped = 0, bound = 0;
-                if (!(f >> t.index >> stopped >> t.measured.loadgen_cpu_seconds >> elapsed >> bound))
-                    return bad("a malformed \"trial\" line");
-                t.measured.stopped = stopped != 0;
-                t.measured.elapsed = duration{elapsed};
-                t.generator_bound = bound != 0;
-                // The reason is the rest of the line, often empty.
-                std::getline(f, t.generator_bound_reason);
-                f.clear();
-                if (!t.generator_bound_reason.empty() && t.generator_bound_reason.front() == ' ')
-                    t.generator_bound_reason.erase(0, 1);
-                trials.push_back(std::move(t));
+                auto t = read_trial(f);
+                if (!t)
+                    return t.err();
+                trials.push_back(std::move(*t));
                 group = nullptr;
             } else if (trials.empty()) {
                 return bad("a line before the first trial");
@@ -111,58 +101,11 @@ public:
                 std::string name;
                 f >> name;
                 auto& m = trials.back().measured;
-                if (name == "background")
-                    group = &m.background.emplace();
-                else
-                    group = &m.foreground;
+                group = name == "background" ? &m.background.emplace() : &m.foreground;
             } else if (group == nullptr) {
                 return bad("\"" + key + "\" outside a group");
-            } else if (key == "count") {
-                f >> group->count.ok;
-                for (auto& e : group->count.errors)
-                    f >> e;
-                f >> group->count.unsent >> group->count.bytes_sent >> group->count.body_bytes_received;
-            } else if (key == "wall" || key == "started") {
-                long long ns = 0;
-                f >> ns;
-                if (key == "wall")
-                    group->wall = duration{ns};
-                else
-                    group->started_wall = std::chrono::system_clock::time_point{
-                        std::chrono::duration_cast<std::chrono::system_clock::duration>(duration{ns})};
-            } else if (key == "histogram") {
-                std::string which;
-                f >> which;
-                auto h = rest_histogram(f);
-                if (!h)
-                    return h.err();
-                auto& slot = which == "latency"   ? group->latency
-                             : which == "service" ? group->service
-                                                  : group->schedule_lag;
-                slot = std::move(*h);
-            } else if (key == "second") {
-                std::string which;
-                std::size_t index = 0;
-                f >> which >> index;
-                auto h = rest_histogram(f);
-                if (!h)
-                    return h.err();
-                auto& series = which == "latency" ? group->latency_seconds : group->service_seconds;
-                if (auto ok = series.add(index, *h); !ok)
-                    return bad(ok.err().message);
-            } else if (key == "timeline") {
-                std::size_t index = 0;
-                timeline_second t;
-                int sampled = 0;
-                f >> index >> t.ok >> t.errors >> t.unsent >> t.users >> t.connections >> sampled;
-                t.sampled = sampled != 0;
-                if (index > 1'000'000)
-                    return bad("a timeline second past the end");
-                if (group->timeline.size() <= index)
-                    group->timeline.resize(index + 1);
-                group->timeline[index] = std::move(t);
-            } else {
-                return bad("unknown line \"" + key + "\"");
+            } else if (auto r = read_group_line(key, f, *group); !r) {
+                return r.err();
             }
             if (f.fail())
                 return bad("a malformed \"" + key + "\" line");
@@ -172,6 +115,76 @@ public:
 
 private:
     error bad(const std::string& what) const { return fail("line " + std::to_string(line_no_) + ": " + what); }
+
+    /// `trial INDEX STOPPED CPU_SECONDS ELAPSED_NS BOUND [REASON]`
+    result<trial_result> read_trial(std::istringstream& f)
+    {
+        trial_result t;
+        long long elapsed = 0;
+        int stopped = 0, bound = 0;
+        if (!(f >> t.index >> stopped >> t.measured.loadgen_cpu_seconds >> elapsed >> bound))
+            return bad("a malformed \"trial\" line");
+        t.measured.stopped = stopped != 0;
+        t.measured.elapsed = duration{elapsed};
+        t.generator_bound = bound != 0;
+        // The reason is the rest of the line, often empty.
+        std::getline(f, t.generator_bound_reason);
+        f.clear();
+        if (!t.generator_bound_reason.empty() && t.generator_bound_reason.front() == ' ')
+            t.generator_bound_reason.erase(0, 1);
+        return t;
+    }
+
+    /// A line of one group's measurement: its counts, times, histograms, per-second histograms or timeline.
+    result<void> read_group_line(const std::string& key, std::istringstream& f, group_measurement& group)
+    {
+        if (key == "count") {
+            f >> group.count.ok;
+            for (auto& e : group.count.errors)
+                f >> e;
+            f >> group.count.unsent >> group.count.bytes_sent >> group.count.body_bytes_received;
+        } else if (key == "wall" || key == "started") {
+            long long ns = 0;
+            f >> ns;
+            if (key == "wall")
+                group.wall = duration{ns};
+            else
+                group.started_wall = std::chrono::system_clock::time_point{
+                    std::chrono::duration_cast<std::chrono::system_clock::duration>(duration{ns})};
+        } else if (key == "histogram") {
+            std::string which;
+            f >> which;
+            auto h = rest_histogram(f);
+            if (!h)
+                return h.err();
+            auto& slot = which == "latency" ? group.latency : which == "service" ? group.service : group.schedule_lag;
+            slot = std::move(*h);
+        } else if (key == "second") {
+            std::string which;
+            std::size_t index = 0;
+            f >> which >> index;
+            auto h = rest_histogram(f);
+            if (!h)
+                return h.err();
+            auto& series = which == "latency" ? group.latency_seconds : group.service_seconds;
+            if (auto ok = series.add(index, *h); !ok)
+                return bad(ok.err().message);
+        } else if (key == "timeline") {
+            std::size_t index = 0;
+            timeline_second t;
+            int sampled = 0;
+            f >> index >> t.ok >> t.errors >> t.unsent >> t.users >> t.connections >> sampled;
+            t.sampled = sampled != 0;
+            if (index > 1'000'000)
+                return bad("a timeline second past the end");
+            if (group.timeline.size() <= index)
+                group.timeline.resize(index + 1);
+            group.timeline[index] = std::move(t);
+        } else {
+            return bad("unknown line \"" + key + "\"");
+        }
+        return {};
+    }
 
     result<stats::histogram> rest_histogram(std::istringstream& f)
     {
