@@ -2,11 +2,11 @@
 #include "suite_files.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/ledger.hpp"
 #include "execbench/load/results/profile_files.hpp"
-#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/sampler.hpp"
 

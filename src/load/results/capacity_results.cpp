@@ -1,9 +1,9 @@
 #include "execbench/load/results/capacity_results.hpp"
 
 #include "execbench/core/text.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/metrics/metrics.hpp"
 
 #include <algorithm>
 #include <charconv>

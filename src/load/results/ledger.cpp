@@ -1,9 +1,9 @@
 #include "execbench/load/results/ledger.hpp"
 
 #include "execbench/core/text.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/metrics/metrics.hpp"
 
 #include <cstdlib>
 

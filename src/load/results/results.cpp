@@ -1,9 +1,9 @@
 #include "execbench/load/results/results.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/context.hpp"
 #include "execbench/load/results/csv_lines.hpp"
-#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 

@@ -1,11 +1,11 @@
 #include "execbench/load/session/session.hpp"
 
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/profile/profiler.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/run/preflight.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"

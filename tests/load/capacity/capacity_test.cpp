@@ -1,7 +1,7 @@
 #include "execbench/load/capacity/capacity.hpp"
 
-#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/run/runner.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,6 +1,6 @@
 // A ledger message's figures: what bench-suite writes, the reader reads back as figures; anything else stays a note.
-#include "execbench/load/results/ledger.hpp"
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/results/ledger.hpp"
 
 #include <catch2/catch.hpp>
 
