@@ -58,7 +58,7 @@ std::string arm_notes(const suite_data& s, const std::string& scenario)
     for (const auto* c : contexts_with_arms(s)) {
         if (c->scenario_used.name != scenario)
             continue;
-        for (const auto& [k, v] : load::health_fields(*c))
+        for (const auto& [k, v] : c->server.health_fields())
             if (!not_settings().count(k))
                 settings[c->arm.name][k] = v;
     }

@@ -84,7 +84,7 @@ std::string short_rps(const load::capacity_result& r)
 {
     using outcome = load::capacity_result::outcome;
     auto v = r.capacity_rps;
-    std::string n = v >= 10'000 ? num(v / 1000) + "k" : v >= 1000 ? num(v / 1000, 1) + "k" : num(v);
+    std::string n = v >= 10'000 ? fixed(v / 1000, 0) + "k" : v >= 1000 ? fixed(v / 1000, 1) + "k" : fixed(v, 0);
     switch (r.what) {
     case outcome::measured: return n;
     case outcome::generator_bound:
@@ -168,8 +168,8 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
         auto [with_own, by] = predict(c.cpu_micros + own, c.wait_millis, cores, pool ? workers : 0);
         out = (pool ? "the pool's own cost per request (its thread switches and queue hand-offs included): "
                     : "its own cost per request: ") +
-              num(a.cpu_micros_per_request, a.cpu_micros_per_request < 10 ? 1 : 0) +
-              " µs of server CPU per request at its highest passing step, " + num(own, own < 10 ? 1 : 0) +
+              fixed(a.cpu_micros_per_request, a.cpu_micros_per_request < 10 ? 1 : 0) +
+              " µs of server CPU per request at its highest passing step, " + fixed(own, own < 10 ? 1 : 0) +
               " µs over the C asked; with it the bound is " + rate_figure(with_own) + " req/s";
         if (with_own > 0 && std::abs(r.capacity_rps / with_own - 1) <= agreement)
             return out;
@@ -178,7 +178,7 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
     if (const auto* miss = first_miss_above(r))
         out +=
             "at " + rate_figure(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
-            num(miss->server_cpu_percent) + " % CPU" +
+            fixed(miss->server_cpu_percent, 0) + " % CPU" +
             (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : ": the core was full");
     return out;
 }
@@ -210,7 +210,7 @@ void read_context(const load::run_context& ctx, std::pair<double, double>& where
         if (auto cell = cell_of(mix[0].path))
             where = *cell;
     // Older or hand-written lines may lack a field: absent reads as unknown.
-    auto health = load::health_fields(ctx);
+    auto health = ctx.server.health_fields();
     if (auto cpus = cpus_in(health["cpus"]); cpus > 0)
         m.cores = cpus;
     if (auto threads = to_number(health["threads"]); health["model"] == "pool" && threads >= 1)
@@ -325,12 +325,12 @@ namespace {
 
 std::string cpu_text(double us)
 {
-    return us >= 1000 ? num(us / 1000, std::fmod(us, 1000) == 0 ? 0 : 1) + " ms" : num(us) + " µs";
+    return us >= 1000 ? fixed(us / 1000, std::fmod(us, 1000) == 0 ? 0 : 1) + " ms" : fixed(us, 0) + " µs";
 }
 
 std::string wait_text(double ms)
 {
-    return num(ms, ms < 1 && ms > 0 ? 1 : 0) + " ms";
+    return fixed(ms, ms < 1 && ms > 0 ? 1 : 0) + " ms";
 }
 
 std::string leaders_text(const map_cell& c)
@@ -377,7 +377,7 @@ std::string own_cost_sentence(const workload_map& m, bool early)
     }
     if (pool_hi == 0 || rest_hi == 0)
         return {};
-    auto range = [](double lo, double hi) { return num(lo) + (num(lo) == num(hi) ? "" : "–" + num(hi)) + " µs"; };
+    auto range = [](double lo, double hi) { return fixed(lo, 0) + (fixed(lo, 0) == fixed(hi, 0) ? "" : "–" + fixed(hi, 0)) + " µs"; };
     return " The pool falls behind before its workers run out: each request costs it " + range(pool_lo, pool_hi) +
            " of CPU over the C asked (its thread switches and hand-offs), the others " + range(rest_lo, rest_hi) +
            ", so its core fills first, or its threads queue for the core before it is full (each cell's reason is "
@@ -391,7 +391,7 @@ std::string answer(const workload_map& m)
         return {};
     std::ostringstream out;
     out << "With " << grouped(m.pool_workers) << " workers on " << m.cores << (m.cores == 1 ? " core" : " cores")
-        << ", theory has the pool keep up while a request waits less than " << num(double(m.pool_workers) / m.cores - 1)
+        << ", theory has the pool keep up while a request waits less than " << fixed(double(m.pool_workers) / m.cores - 1, 0)
         << " × its CPU time (" << grouped(m.pool_workers) << " / (C + W) ≥ " << m.cores << " / C";
     std::string examples;
     for (auto cpu : m.cpus)
@@ -439,7 +439,7 @@ std::string answer(const workload_map& m)
             out << keeps_verb << (keeps == m.waits.front() ? " at " : " up to ") << wait_text(keeps)
                 << " of wait and is behind from " << wait_text(behind);
         if (gap > 1)
-            out << " (" << ahead << ": " << (gap_bound ? "at least " : "") << num(gap, gap < 10 ? 1 : 0)
+            out << " (" << ahead << ": " << (gap_bound ? "at least " : "") << fixed(gap, gap < 10 ? 1 : 0)
                 << "× its capacity)";
     }
     out << "." << own_cost_sentence(m, early);
@@ -504,7 +504,7 @@ std::string map_section(const suite_data& s, const report_paths& paths)
             }
             auto measured = short_rps(it->search->result);
             r.push_back(it->predicted_rps > 0 ? measured + " / " + rate_figure(it->predicted_rps) +
-                                                    (it->ratio > 0 ? " (" + num(it->ratio, 2) + ")" : "")
+                                                    (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
                                               : measured + " / –");
         }
         r.push_back(cell_escape(leaders_text(c)));
@@ -512,13 +512,13 @@ std::string map_section(const suite_data& s, const report_paths& paths)
     }
     md << markdown_table(mheader, mrows) << "\n";
 
-    md << "**Where measured and predicted part by more than " << num(agreement * 100)
+    md << "**Where measured and predicted part by more than " << fixed(agreement * 100, 0)
        << " %**, or nothing predicts, and why (from each search's own steps):\n\n";
     for (const auto& c : m->cells)
         for (const auto& a : c.arms)
             if (!a.why.empty())
                 md << "- " << cpu_text(c.cpu_micros) << ", " << wait_text(c.wait_millis) << ", " << a.arm
-                   << (a.ratio > 0 ? " (" + num(a.ratio, 2) + ")" : "") << ": " << cell_escape(a.why) << "\n";
+                   << (a.ratio > 0 ? " (" + fixed(a.ratio, 2) + ")" : "") << ": " << cell_escape(a.why) << "\n";
     md << "\n";
     return md.str();
 }

@@ -269,11 +269,6 @@ scenario scenario_of(const json& j)
     return s;
 }
 
-std::string text_of(const json& v)
-{
-    return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 }  // namespace
 
 run_context context_of(const run_result& r)
@@ -362,7 +357,8 @@ result<run_context> parse_context(std::string_view line)
     read(arm, "model", c.arm.model);
     if (const auto& o = at(arm, "options"); o.is_object())
         for (const auto& [k, v] : o.items())
-            c.arm.options.emplace_back(k, text_of(v));
+            if (v.is_string())
+                c.arm.options.emplace_back(k, v.get<std::string>());
     if (const auto& o = at(j, "order"); o.is_object()) {
         run_order order;
         read(o, "kind", order.kind);
@@ -398,16 +394,6 @@ result<run_context> parse_context(std::string_view line)
     read(j, "partial", c.partial);
     read(j, "noisy", c.noisy);
     return c;
-}
-
-std::map<std::string, std::string> health_fields(const run_context& c)
-{
-    std::map<std::string, std::string> out;
-    auto health = json::parse(c.server.health_json, nullptr, false);
-    if (health.is_object())
-        for (const auto& [k, v] : health.items())
-            out[k] = text_of(v);
-    return out;
 }
 
 }  // namespace execbench::load

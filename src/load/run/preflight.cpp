@@ -74,33 +74,29 @@ std::string health_key(const std::string& option)
     return out;
 }
 
-std::string text_of(const nlohmann::json& v)
-{
-    return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 }  // namespace
 
 std::vector<std::string> server_mismatches(const scenario& s, const target& t, const observed_server& server)
 {
     std::vector<std::string> out;
-    auto health = nlohmann::json::parse(server.health_json, nullptr, false);
-    if (!health.is_object())
+    auto health = server.health_fields();
+    if (health.empty())
         return out;
     const auto where = "the server at " + t.host_header + " (/health: model " + server.model + ")";
-    if (s.server.downstream == "separate" && max_call_depth(s) > 0 && health.contains("downstream") &&
-        health["downstream"].is_string()) {
-        auto d = http::parse_url(health["downstream"].get<std::string>());
+    if (auto down = health.find("downstream");
+        s.server.downstream == "separate" && max_call_depth(s) > 0 && down != health.end()) {
+        auto d = http::parse_url(down->second);
         if (d && d->port == t.port && http::is_loopback_literal(d->host))
             out.push_back("scenario " + s.name + " wants a separate downstream server (server.downstream = " +
-                          "separate), but " + where + " calls itself (downstream " +
-                          health["downstream"].get<std::string>() + "); start it with --downstream URL");
+                          "separate), but " + where + " calls itself (downstream " + down->second +
+                          "); start it with --downstream URL");
     }
     for (const auto& [option, wanted] : s.server.options) {
         auto key = health_key(option);
-        if (!health.contains(key))
+        auto found = health.find(key);
+        if (found == health.end())
             continue;
-        auto actual = text_of(health[key]);
+        const auto& actual = found->second;
         if (actual != wanted)
             out.push_back("scenario " + s.name + " wants server.options." + option + " = " + wanted + ", but " + where +
                           " has " + key + " = " + actual + "; start it with --" + option +

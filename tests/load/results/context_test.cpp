@@ -110,7 +110,7 @@ TEST_CASE("a context line reads back as the context that was written", "[load][r
     CHECK(s.server.options.at("threads") == "4");
     CHECK(read->scale_note == "run at 0.5 scale: 200 peak users");
     CHECK(read->server.pid == 4242);
-    CHECK(health_fields(*read) ==
+    CHECK(read->server.health_fields() ==
           std::map<std::string, std::string>{{"cpus", "0"}, {"model", "pool"}, {"status", "up"}, {"threads", "400"}});
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("an older or hand-written context line reads with what it lacks as unk
     CHECK_FALSE(c->scenario_used.load.rate_from);
     CHECK(c->url.empty());
     CHECK(c->machine.cpu_model.empty());
-    CHECK(health_fields(*c).empty());
+    CHECK(c->server.health_fields().empty());
 
     CHECK_FALSE(parse_context("[1, 2]").ok());
     CHECK_FALSE(parse_context("{not json").ok());

@@ -49,8 +49,4 @@ std::string to_json(const run_context& c);
 /// Reads a line `to_json` wrote, of this or an earlier version; fails only when the line is not a JSON object.
 result<run_context> parse_context(std::string_view line);
 
-/// The server's /health fields as text (strings as they are, other values as JSON), in key order; empty when the
-/// server gave no health object.
-std::map<std::string, std::string> health_fields(const run_context& c);
-
 }  // namespace execbench::load

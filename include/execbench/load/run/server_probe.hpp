@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,9 @@ struct observed_server {
     bool local = false;
     std::optional<pid_t> pid;
     std::string sampling = "none";  ///< "proc", "metrics" or "none"
+    /// The /health fields as text (strings as they are, other values as JSON), in key order; empty when the body is
+    /// no JSON object.
+    [[nodiscard]] std::map<std::string, std::string> health_fields() const;
 };
 
 struct target;
