@@ -244,7 +244,7 @@ std::string capacity_section(const suite_data& s, const report_paths& paths)
                 r.emplace_back("–");
                 continue;
             }
-            r.push_back(num(e->cpu_micros.at(m), e->cpu_micros.at(m) < 10 ? 1 : 0) + " µs");
+            r.push_back(fixed(e->cpu_micros.at(m), e->cpu_micros.at(m) < 10 ? 1 : 0) + " µs");
         }
         erows.push_back(std::move(r));
     }

@@ -26,21 +26,16 @@ namespace execbench::report {
 
 namespace metric = load::metric;
 
-std::string num(double v, int decimals)
-{
-    return fixed(v, decimals);
-}
-
 std::string millis(double v)
 {
     // The precision follows the size as it will be printed: 99.97 is "100", not "100.0" beside a "100".
     if (v >= 999.5)
         return count(v);
     if (v >= 99.95)
-        return num(v, 0);
+        return fixed(v, 0);
     if (v >= 9.995)
-        return num(v, 1);
-    return num(v, 2);
+        return fixed(v, 1);
+    return fixed(v, 2);
 }
 
 double whole(double v)
@@ -51,7 +46,7 @@ double whole(double v)
 
 std::string count(double v)
 {
-    auto s = num(whole(v), 0);
+    auto s = fixed(whole(v), 0);
     if (s == "-0")
         s = "0";
     std::string out;
@@ -172,7 +167,7 @@ std::string joined(const std::set<std::string>& v)
 std::string range_text(const std::vector<double>& v)
 {
     auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    return *lo == *hi ? num(*lo, 1) : num(*lo, 1) + "–" + num(*hi, 1);
+    return *lo == *hi ? fixed(*lo, 1) : fixed(*lo, 1) + "–" + fixed(*hi, 1);
 }
 
 }  // namespace
@@ -382,7 +377,6 @@ std::string readable_message(const std::string& message)
     }
     return out;
 }
-
 
 /// One scenario: the arms side by side, or why none ran.
 void scenario_section(std::ostringstream& md, const suite_data& s, const winners_table& w, const std::string& sc,

@@ -1,5 +1,6 @@
 #include "execbench/report/profile_section.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/markdown.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 /// A per-request figure: two decimals, three below 0.1 so a rare call still shows.
 std::string per_request(double v)
 {
-    return v == 0 ? std::string{"0"} : num(v, v < 0.1 ? 3 : 2);
+    return v == 0 ? std::string{"0"} : fixed(v, v < 0.1 ? 3 : 2);
 }
 
 /// The system calls that matter in some arm, most frequent first, at most twelve; "other" (not counted by name) last.
@@ -51,7 +52,7 @@ void top_functions_table(std::ostringstream& md, const std::map<std::string, pro
         std::vector<std::string> r{std::to_string(i + 1)};
         for (const auto& arm : arms) {
             const auto& top = by_arm.at(arm).top;
-            r.push_back(i < top.size() ? "`" + cell_escape(top[i].function) + "` " + num(top[i].percent, 1) + " %"
+            r.push_back(i < top.size() ? "`" + cell_escape(top[i].function) + "` " + fixed(top[i].percent, 1) + " %"
                                        : std::string{"–"});
         }
         top_rows.push_back(std::move(r));
@@ -97,13 +98,13 @@ void profile_section(std::ostringstream& md, const suite_data& s, const std::str
         auto rps = r.trial("requests_per_second");
         const auto* v = find_run(s, sc, arm);
         auto median = v && v->ran() ? v->number(metric::requests_per_second) : 0;
-        return count(rps) + (median > 0 ? " (" + num(rps / median, 2) + "×)" : std::string{});
+        return count(rps) + (median > 0 ? " (" + fixed(rps / median, 2) + "×)" : std::string{});
     });
     row("requests in the trial",
         [](const load::profile_record& r, const std::string&) { return count(r.trial("requests")); });
     row("CPU µs / request", [&](const load::profile_record& r, const std::string&) {
         const auto* c = r.find("cpu", "cpu_micros");
-        return c ? num(c->per_request, 1) : std::string{"–"};
+        return c ? fixed(c->per_request, 1) : std::string{"–"};
     });
     row("context switches / request (voluntary / involuntary)", [&](const load::profile_record& r, const std::string&) {
         return count_cell(r, "switches", "context_switches") + " (" + count_cell(r, "switches", "voluntary") + " / " +

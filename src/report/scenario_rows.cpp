@@ -1,6 +1,7 @@
 // A scenario's table on its suite page: one row per figure, one cell per arm.
 #include "execbench/report/scenario_rows.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/markdown.hpp"
@@ -48,7 +49,7 @@ std::string unsent_percent(const run_view& v)
     if (unsent <= 0)
         return {};
     auto planned = whole(v.number(metric::requests_ok)) + whole(v.number(metric::requests_error)) + unsent;
-    return num(100.0 * unsent / planned, 0);
+    return fixed(100.0 * unsent / planned, 0);
 }
 
 std::string status_text(const run_view& v)
@@ -183,7 +184,7 @@ void add_latency_rows(table_builder& t)
 void add_server_rows(table_builder& t)
 {
     t.evidence("RSS avg / max (MiB)", [](const run_view& v) {
-        return num(v.number(metric::server_rss_mb_avg), 1) + " / " + num(v.number(metric::server_rss_mb_max), 1);
+        return fixed(v.number(metric::server_rss_mb_avg), 1) + " / " + fixed(v.number(metric::server_rss_mb_max), 1);
     });
     // What a connection costs the server, where the column was recorded and some arm opened connections.
     if (t.any_run([](const run_view& v) { return v.number(metric::server_rss_bytes_per_connection) > 0; }))
@@ -198,7 +199,7 @@ void add_server_rows(table_builder& t)
                    (trials.size() > 1 ? " (" + count(*low) + "–" + count(*high) + ")" : std::string{});
         });
     t.evidence("CPU avg / max (%)", [](const run_view& v) {
-        return num(v.number(metric::server_cpu_percent_avg)) + " / " + num(v.number(metric::server_cpu_percent_max));
+        return fixed(v.number(metric::server_cpu_percent_avg), 0) + " / " + fixed(v.number(metric::server_cpu_percent_max), 0);
     });
     t.evidence("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
     t.evidence("ctx switches vol / invol", [](const run_view& v) {
@@ -207,7 +208,7 @@ void add_server_rows(table_builder& t)
     });
     t.evidence("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
     t.evidence(row_label(metric::loadgen_cpu_percent),
-               [](const run_view& v) { return num(v.number(metric::loadgen_cpu_percent)); });
+               [](const run_view& v) { return fixed(v.number(metric::loadgen_cpu_percent), 0); });
 }
 
 /// A rate that is a multiple of each arm's capacity: the capacity, and how much of it the arm served.
@@ -299,7 +300,7 @@ std::string goodput_text(const capacity_basis& b)
     const auto& r = b.goodput_ratios;
     if (r.empty())
         return "–";
-    return num((r[(r.size() - 1) / 2] + r[r.size() / 2]) / 2, 2) + " (" + num(r.front(), 2) + "–" + num(r.back(), 2) +
+    return fixed((r[(r.size() - 1) / 2] + r[r.size() / 2]) / 2, 2) + " (" + fixed(r.front(), 2) + "–" + fixed(r.back(), 2) +
            ")";
 }
 

@@ -10,7 +10,6 @@
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/sampler.hpp"
 
-
 #include <algorithm>
 #include <fstream>
 

@@ -11,9 +11,6 @@
 
 namespace execbench::report {
 
-/// `v` with a fixed number of decimals.
-std::string num(double v, int decimals = 0);
-
 /// Milliseconds at a precision that suits their size.
 std::string millis(double v);
 
