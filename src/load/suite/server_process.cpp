@@ -84,13 +84,19 @@ std::string describe_exit(int status)
 
 }  // namespace
 
+void server_process::kill_group() noexcept
+{
+    if (pid_ <= 0)
+        return;
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+}
+
 server_process::~server_process()
 {
-    if (pid_ > 0) {
-        ::kill(-pid_, SIGKILL);
-        int status = 0;
-        ::waitpid(pid_, &status, 0);
-    }
+    kill_group();
     if (!dir_.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(dir_, ec);
@@ -131,12 +137,7 @@ result<void> server_process::launch(const std::vector<std::string>& argv)
 result<void> server_process::give_up(const std::string& why)
 {
     std::string tail = stderr_tail();
-    if (pid_ > 0) {
-        ::kill(-pid_, SIGKILL);
-        int status = 0;
-        ::waitpid(pid_, &status, 0);
-        pid_ = -1;
-    }
+    kill_group();
     return fail(label_ + " " + why + (tail.empty() ? "" : "; its stderr: " + tail));
 }
 

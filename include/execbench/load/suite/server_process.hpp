@@ -59,6 +59,8 @@ private:
 
     result<void> launch(const std::vector<std::string>& argv);
     result<void> give_up(const std::string& why);
+    /// SIGKILL to its whole group, then reaps it: nothing of it outlives this object.
+    void kill_group() noexcept;
     /// Polls `ready` until it holds, the process ends ("... before `before`") or `deadline` passes (`late`).
     result<void> await_ready(const std::function<bool()>& ready, const std::string& before, const std::string& late,
                              std::chrono::steady_clock::time_point deadline);
