@@ -1,6 +1,5 @@
 #include "capacity_arms.hpp"
 
-#include "execbench/core/build_info.hpp"
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
@@ -151,12 +150,7 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
     std::vector<suite_entry> entries(arms.size());
     std::vector<std::thread> searches;
     for (std::size_t k = 0; k < arms.size(); ++k) {
-        auto& e = entries[k];
-        e.suite = o.suite;
-        e.scenario = s.name;
-        e.model = arms[k].model;
-        e.arm = arms[k].name;
-        e.started_at = utc_timestamp();
+        entries[k] = entry_for(o, s, arms[k]);
         searches.emplace_back([&, k] { search_arm(c, k, arms[k], records[k], first_steps[k], entries[k]); });
     }
     for (auto& t : searches)

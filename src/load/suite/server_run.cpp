@@ -1,5 +1,6 @@
 #include "server_run.hpp"
 
+#include "execbench/core/build_info.hpp"
 #include "execbench/core/file.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/profile_files.hpp"
@@ -94,6 +95,17 @@ run_options options_for(const suite_options& o, const arm_spec& a, const pinning
 }
 
 }  // namespace
+
+suite_entry entry_for(const suite_options& o, const scenario& s, const arm_spec& arm)
+{
+    suite_entry e;
+    e.suite = o.suite;
+    e.scenario = s.name;
+    e.model = arm.model;
+    e.arm = arm.name;
+    e.started_at = utc_timestamp();
+    return e;
+}
 
 servers_outcome with_servers(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
                              const server_body& body)

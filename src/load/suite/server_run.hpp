@@ -15,6 +15,9 @@ namespace execbench::load::detail {
 /// Appends `note` to `to`, "; "-separated; an empty note adds nothing.
 void add_note(std::string& to, const std::string& note);
 
+/// A ledger line of this suite for scenario `s` on `arm`, stamped with the time it starts.
+suite_entry entry_for(const suite_options& o, const scenario& s, const arm_spec& arm);
+
 /// What one server lifetime produced: why it did not run, or its result with the server's samples.
 struct run_outcome {
     run_status status = run_status::failed;  ///< when there is no result: failed or not_run

@@ -3,7 +3,6 @@
 #include "capacity_arms.hpp"
 #include "server_run.hpp"
 
-#include "execbench/core/build_info.hpp"
 #include "execbench/core/file.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
@@ -378,14 +377,8 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
     std::vector<arm_record> records(n);
     std::vector<std::optional<std::string>> arm_not_runnable(n);
     auto per_arm = per_arm_scenarios(c, per_server, records, arm_not_runnable);
-    for (std::size_t k = 0; k < n; ++k) {
-        auto& e = records[k].entry;
-        e.suite = o.suite;
-        e.scenario = s.name;
-        e.model = c.arms[k].model;
-        e.arm = c.arms[k].name;
-        e.started_at = utc_timestamp();
-    }
+    for (std::size_t k = 0; k < n; ++k)
+        records[k].entry = detail::entry_for(o, s, c.arms[k]);
     for (unsigned round = 1; round <= rounds && !blocked; ++round) {
         auto order = c.interleaved ? round_order(n, o.seed, round) : round_order(n, 0, 0);
         if (!c.interleaved)
