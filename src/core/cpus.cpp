@@ -1,5 +1,7 @@
 #include "execbench/core/cpus.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -38,10 +40,7 @@ result<cpu_list> parse_cpu_list(std::string_view text)
     if (text.empty())
         return bad("empty");
     cpu_list out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        auto comma = text.find(',', start);
-        auto item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    for (auto item : split_fields(text, ',')) {
         auto dash = item.find('-');
         unsigned lo = 0, hi = 0;
         if (dash == std::string_view::npos) {
@@ -55,9 +54,6 @@ result<cpu_list> parse_cpu_list(std::string_view text)
             return bad("CPU " + std::to_string(hi) + " is beyond " + std::to_string(max_cpu));
         for (unsigned c = lo; c <= hi; ++c)
             out.push_back(c);
-        if (comma == std::string_view::npos)
-            break;
-        start = comma + 1;
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());

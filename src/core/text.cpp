@@ -24,6 +24,18 @@ std::vector<std::string> split_list(std::string_view text)
     return out;
 }
 
+std::vector<std::string_view> split_fields(std::string_view text, char separator)
+{
+    std::vector<std::string_view> out;
+    for (std::size_t start = 0;;) {
+        auto at = text.find(separator, start);
+        out.push_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+        if (at == std::string_view::npos)
+            return out;
+        start = at + 1;
+    }
+}
+
 std::string xml_escape(std::string_view s)
 {
     std::string out;

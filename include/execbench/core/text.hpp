@@ -26,6 +26,9 @@ std::string_view trim(std::string_view s) noexcept;
 
 /// The items of a comma-separated list, empty ones left out: "pool,,loop" → {"pool", "loop"}.
 std::vector<std::string> split_list(std::string_view text);
+/// The fields of `text` between `separator`s, empty ones kept ("a,,b" → {"a", "", "b"}; "" → {""}): for formats
+/// where an empty field is a mistake to name or a value of its own. The views point into `text`.
+std::vector<std::string_view> split_fields(std::string_view text, char separator);
 
 /// `s` with &, <, > and " as entities, for HTML and SVG text and attribute values.
 std::string xml_escape(std::string_view s);

@@ -198,14 +198,7 @@ result<perf_counts> parse_perf_stat(std::string_view text)
         if (line.empty() || line.front() == '#')
             continue;
         // value,unit,event,run time,percentage,...
-        std::vector<std::string_view> f;
-        for (std::size_t b = 0;;) {
-            auto comma = line.find(',', b);
-            f.push_back(line.substr(b, comma == std::string_view::npos ? std::string_view::npos : comma - b));
-            if (comma == std::string_view::npos)
-                break;
-            b = comma + 1;
-        }
+        auto f = split_fields(line, ',');
         if (f.size() < 3)
             return fail("perf stat line " + std::to_string(line_number) + ": not perf's CSV: '" + std::string(line) +
                         "'");

@@ -1,6 +1,7 @@
 #include "execbench/load/run/arm.hpp"
 
 #include "execbench/core/model_names.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/http/url.hpp"
 #include "execbench/load/scenario/duration.hpp"
 
@@ -101,10 +102,7 @@ result<arm_spec> parse_arm(std::string_view text)
     if (opts.empty())
         return bad("no options after ':'");
     const auto& known = arm_option_names();
-    std::size_t start = 0;
-    while (start <= opts.size()) {
-        auto comma = opts.find(',', start);
-        auto item = opts.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    for (auto item : split_fields(opts, ',')) {
         auto oeq = item.find('=');
         if (oeq == std::string_view::npos || oeq == 0 || oeq + 1 == item.size())
             return bad("option '" + std::string(item) + "' is not OPTION=VALUE");
@@ -127,9 +125,6 @@ result<arm_spec> parse_arm(std::string_view text)
         if (std::any_of(a.options.begin(), a.options.end(), [&](const auto& o) { return o.first == name; }))
             return bad("option " + name + " given twice");
         a.options.emplace_back(std::move(name), std::move(value));
-        if (comma == std::string_view::npos)
-            break;
-        start = comma + 1;
     }
     return a;
 }
