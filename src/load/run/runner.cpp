@@ -45,34 +45,6 @@ load_spec warmup_load(const load_spec& l, duration warmup)
 
 }  // namespace
 
-bool run_result::noisy() const noexcept
-{
-    return std::any_of(summary.begin(), summary.end(), [](const auto& m) { return m.noisy; });
-}
-
-bool run_result::had_errors() const noexcept
-{
-    return std::any_of(trials.begin(), trials.end(),
-                       [](const auto& t) { return t.measured.foreground.count.error_total() > 0; });
-}
-
-bool run_result::had_unsent() const noexcept
-{
-    return std::any_of(trials.begin(), trials.end(),
-                       [](const auto& t) { return t.measured.foreground.count.unsent > 0; });
-}
-
-const std::string& run_result::arm_name() const noexcept
-{
-    return arm.name.empty() ? server.model : arm.name;
-}
-
-std::size_t run_result::generator_bound_trials() const noexcept
-{
-    return static_cast<std::size_t>(
-        std::count_if(trials.begin(), trials.end(), [](const auto& t) { return t.generator_bound; }));
-}
-
 trial_plan make_plan(const scenario& s, const target& t, const run_options& options)
 {
     trial_plan p;

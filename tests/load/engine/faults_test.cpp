@@ -1,5 +1,5 @@
 // bench-load, the binary, against misbehaving servers: every fault is classified in the results file, the run ends
-// within its bound, and the exit code says the results have errors. engine_test.cpp covers the same faults
+// within its bound, and the exit code says the results have errors. load/run/runner_test.cpp covers the same faults
 // through the library and a server dying mid-run through the binary; this covers the rest through the binary,
 // plus memory over a long open-loop run and the refusal of remote targets.
 #include "support/child_process.hpp"

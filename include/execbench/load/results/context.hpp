@@ -3,7 +3,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/machine_context.hpp"
-#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/run_result.hpp"
 #include "execbench/load/run/server_probe.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 

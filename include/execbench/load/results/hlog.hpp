@@ -2,7 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/paths.hpp"
-#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/run_result.hpp"
 
 #include <filesystem>
 #include <string>

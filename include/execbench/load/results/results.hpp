@@ -3,7 +3,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/csv_lines.hpp"  // read_csv and csv_table, read beside the writers
 #include "execbench/load/results/paths.hpp"
-#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/run_result.hpp"
 #include "execbench/stats/histogram.hpp"
 
 #include <filesystem>

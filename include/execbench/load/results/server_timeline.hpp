@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/run/runner.hpp"
+#include "execbench/load/run/run_result.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include <chrono>
