@@ -504,7 +504,12 @@ TEST_CASE("a server that dies mid-run: errors counted, results written, bounded,
         std::filesystem::create_directories(dir);
         auto t0 = clock_type::now();
         auto status = std::async(std::launch::async, [&] { return std::system(cmd.c_str()); });
-        std::this_thread::sleep_for(600ms);
+        // Mid-run, not mid-start: the pre-flight's one request and then some of the run's (under ASan on a busy
+        // machine bench-load's start alone took longer than a fixed 600 ms, and the server then died before the
+        // pre-flight, which rightly exits 2 with nothing written).
+        auto started = clock_type::now();
+        while (server.answered() < 5 && clock_type::now() - started < 15s)
+            std::this_thread::sleep_for(10ms);
         server.die();
         REQUIRE(status.wait_for(20s) == std::future_status::ready);
         int rc = status.get();
