@@ -13,8 +13,6 @@
 #include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -6,8 +6,6 @@
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/markdown.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>

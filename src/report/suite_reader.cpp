@@ -11,8 +11,6 @@
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/sampler.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
