@@ -24,6 +24,17 @@ std::vector<std::string> split_list(std::string_view text)
     return out;
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator)
+{
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            out += separator;
+        out += items[i];
+    }
+    return out;
+}
+
 std::vector<std::string_view> split_fields(std::string_view text, char separator)
 {
     std::vector<std::string_view> out;

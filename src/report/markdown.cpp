@@ -7,6 +7,7 @@
 #include "execbench/report/workload_map.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/finding.hpp"
+#include "execbench/report/page/markdown.hpp"
 #include "execbench/report/parity.hpp"
 #include "execbench/report/profile_section.hpp"
 #include "execbench/report/scenario_rows.hpp"
@@ -95,7 +96,7 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
     return out;
 }
 
-std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
+bullets grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
 {
     std::vector<std::pair<std::string, std::string>> lines;  // arms, note
     for (const auto& arm_note : arm_notes) {
@@ -107,9 +108,9 @@ std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>
         else
             it->first += ", " + arm;
     }
-    std::string out;
+    bullets out;
     for (const auto& [arms, note] : lines)
-        out += "- " + arms + ": " + note + "\n";
+        out.items.push_back(arms + ": " + note);
     return out;
 }
 
@@ -248,32 +249,32 @@ std::string load_text(const run_view& v, const std::string& rates = {})
 }
 
 /// Where and when, from the contexts of the runs shown.
-void context_section(std::ostringstream& md, const suite_data& s, const report_paths& paths)
+void context_section(page& p, const suite_data& s, const report_paths& paths)
 {
     auto c = summarize_contexts(s.contexts);
     std::vector<std::vector<std::string>> rows{
         {"runs started", (c.first.empty() ? "–" : c.first + " – " + c.last) +
                              (capacity_steps_text(s).empty() ? "" : "; " + capacity_steps_text(s))},
-        {"machine", cell_escape(c.machine)},
-        {"kernel", cell_escape(c.kernel)},
-        {"build", cell_escape(c.build)},
-        {"revision", cell_escape(c.revision)},
-        {"load generator", cell_escape(c.generator)},
-        {"sharing", cell_escape(c.sharing)},
-        {"pinning", cell_escape(c.pinning)},
+        {"machine", c.machine},
+        {"kernel", c.kernel},
+        {"build", c.build},
+        {"revision", c.revision},
+        {"load generator", c.generator},
+        {"sharing", c.sharing},
+        {"pinning", c.pinning},
     };
     if (auto order = order_text(s); !order.empty())
-        rows.push_back({"order", cell_escape(order)});
-    md << markdown_table({"", ""}, rows);
-    md << "\n";
-    md << "Figures are per-figure medians across trials (each column's median is taken on its own, so a p99 can "
+        rows.push_back({"order", order});
+    p.add(text_table({"", ""}, rows));
+    p.add(paragraph{
+        "Figures are per-figure medians across trials (each column's median is taken on its own, so a p99 can "
           "exceed the max). Latency in milliseconds from the moment a request was issued (open shape: from its "
           "intended send time), successful requests only (\"–\" when none succeeded); service time from the "
           "actual send; RSS in MiB; CPU in percent of one core; counts are whole numbers (a median of two trials "
           "rounded half to even). A run is **noisy** when a key figure's trial range exceeds 20 % of its median. "
-          "Raw data: [`"
-       << raw_results_file(s) << "`](" << paths.results_link << "/" << s.name << "/" << raw_results_file(s)
-       << ") and the files beside it; how to read them: [methodology](" << paths.methodology_link << ").\n\n";
+          "Raw data: [`" +
+        raw_results_file(s) + "`](" + paths.results_link + "/" + s.name + "/" + raw_results_file(s) +
+        ") and the files beside it; how to read them: [methodology](" + paths.methodology_link + ")."});
 }
 
 /// How the runs compare with their file, in a table cell: "ran shorter", "ran longer", or both ways.
@@ -283,7 +284,7 @@ std::string ran_text(settings_change c)
                                            : "ran " + std::string(to_string(c));
 }
 
-void scenario_table(std::ostringstream& md, const suite_data& s)
+void scenario_table(page& p, const suite_data& s)
 {
     std::vector<std::vector<std::string>> rows;
     for (const auto& sc : s.scenarios) {
@@ -310,7 +311,7 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
         std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
-                                   any ? cell_escape(load_text(*any, rates) + scale_suffix(s, sc)) : "–",
+                                   any ? load_text(*any, rates) + scale_suffix(s, sc) : "–",
                                    any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
                                    get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
@@ -318,8 +319,8 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
                         : s.file_settings.count(sc) ? "**" + s.file_settings.at(sc) + "** (" +
                                                           ran_text(s.file_change.at(sc)) + ")"
                                                     : "same");
-        r.push_back(cell_escape(server.empty() ? "–" : server));
-        r.push_back(cell_escape(desc.empty() ? "–" : desc));
+        r.push_back(server.empty() ? "–" : server);
+        r.push_back(desc.empty() ? "–" : desc);
         rows.push_back(std::move(r));
     }
     std::vector<std::string> header{"scenario", "load", "duration", "warm-up", "trials"};
@@ -327,17 +328,12 @@ void scenario_table(std::ostringstream& md, const suite_data& s)
         header.push_back("scenario file");
     header.push_back("server");
     header.push_back("description");
-    md << "## Scenarios\n\n" << markdown_table(header, rows) << "\n";
+    p.add(heading{2, "Scenarios"}).add(text_table(header, rows));
     if (!s.file_settings.empty())
-        md << "Runs shown in **bold** under \"scenario file\" differ from their scenario files (bench-suite "
+        p.add(paragraph{"Runs shown in **bold** under \"scenario file\" differ from their scenario files (bench-suite "
               "overrides): *shorter* or *longer* when every setting that differs went that way (duration, warm-up, "
               "trials), else shorter in some and longer in others; an open loop that falls behind grows its latency with the trial length, so "
-              "those figures would differ at the file's length.\n\n";
-}
-
-void winners_section(std::ostringstream& md, const suite_data& s, const winners_table& w, const report_paths& paths)
-{
-    md << winners_markdown(s, w, paths.methodology_link);
+              "those figures would differ at the file's length."});
 }
 
 /// A run's ledger message as a reader reads it: bench-suite's "requests_unsent=150501 (max 150600)" and
@@ -377,15 +373,15 @@ std::string readable_message(const std::string& message)
 }
 
 /// One scenario: the arms side by side, or why none ran.
-void scenario_section(std::ostringstream& md, const suite_data& s, const winners_table& w, const std::string& sc,
-                      const report_paths& paths)
+page scenario_section(const suite_data& s, const winners_table& w, const std::string& sc, const report_paths& paths)
 {
-    md << "\n### " << sc << "\n\n";
+    page p;
+    p.add(heading{3, sc});
     if (auto finding = finding_sentence(s, w, sc); !finding.empty())
-        md << finding << "\n\n";
+        p.add(paragraph{finding});
     if (s.descriptions.count(sc))
-        md << s.descriptions.at(sc) << "\n\n";
-    md << arm_notes(s, sc);
+        p.add(paragraph{s.descriptions.at(sc)});
+    p.append(arm_notes(s, sc));
     if (!any_ran(s, sc)) {
         // Nothing to compare: only why each arm did not run.
         std::vector<std::pair<std::string, std::string>> why;
@@ -394,28 +390,29 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const winners
                 why.emplace_back(m, v->status == load::run_status::not_run && !v->message.empty()
                                         ? v->message
                                         : status_text(*v) + (v->message.empty() ? "" : ": " + v->message));
-        md << grouped_notes(why);
-        return;
+        if (!why.empty())
+            p.add(grouped_notes(why));
+        return p;
     }
     std::set<std::string> notes_shown;
     for (const auto& m : s.models) {
         const auto* v = find_run(s, sc, m);
         auto note = v && v->context ? v->context->scale_note : std::string{};
         if (v && v->ran() && v->scale() != 1 && notes_shown.insert(note).second)
-            md << "**Scaled:** " << (note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : note)
-               << ". A run at this scale is " << load::scale_meaning(v->scale()) << ".\n\n";
+            p.add(paragraph{"**Scaled:** " + (note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : note) +
+                            ". A run at this scale is " + load::scale_meaning(v->scale()) + "."});
     }
     if (scales_of(s, sc).size() > 1)
-        md << "**Not compared:** the arms ran at different scales" << scale_suffix(s, sc)
-           << ", so they measured different loads; no verdicts are drawn for this scenario.\n\n";
+        p.add(paragraph{"**Not compared:** the arms ran at different scales" + scale_suffix(s, sc) +
+                        ", so they measured different loads; no verdicts are drawn for this scenario."});
     std::vector<std::string> header{""};
     header.insert(header.end(), s.models.begin(), s.models.end());
-    md << markdown_table(header, scenario_rows(s, sc));
+    p.add(text_table(header, scenario_rows(s, sc)));
     std::vector<std::pair<std::string, std::string>> messages;
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, sc, m); v && !v->message.empty())
             messages.emplace_back(m, readable_message(v->message));
-    std::string notes = grouped_notes(messages);
+    auto notes = grouped_notes(messages);
     std::string above;  // arms whose p99 or p99.9 shows above their max
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, sc, m);
@@ -424,39 +421,43 @@ void scenario_section(std::ostringstream& md, const suite_data& s, const winners
                 v->number(metric::latency_millis_max))
             above += (above.empty() ? "" : ", ") + m;
     if (!above.empty())
-        notes += "- " + above +
-                 ": a percentile above max: each figure is the median of its own trials, and a "
-                 "percentile is the top of its histogram bucket (within 0.1 %).\n";
-    if (!notes.empty())
-        md << "\n" << notes;
-    auto data = scenario_chart_data(s, sc).dump();
-    md << "\n![" << sc << "](" << s.name << "/" << chart_name(sc) << ")\n<!-- chart data " << fnv1a_hex(data)
-       << " -->\n";
-    profile_section(md, s, sc, paths);
+        notes.items.push_back(above +
+                              ": a percentile above max: each figure is the median of its own trials, and a "
+                              "percentile is the top of its histogram bucket (within 0.1 %).");
+    if (!notes.items.empty())
+        p.add(std::move(notes));
+    p.add(chart_ref{sc, s.name + "/" + chart_name(sc), fnv1a_hex(scenario_chart_data(s, sc).dump())});
+    p.append(profile_section(s, sc, paths));
+    return p;
 }
 
 }  // namespace
 
-std::string suite_markdown(const suite_data& s, const report_paths& paths)
+page suite_page(const suite_data& s, const report_paths& paths)
 {
-    std::ostringstream md;
-    md << "# Results: `" << s.name << "` suite\n\n";
+    page p;
+    p.add(heading{1, "Results: `" + s.name + "` suite"});
     // The folder as read: a results folder given directly is not <root>/<name>.
-    md << "<!-- Generated by bench-report from " << s.dir.lexically_normal().generic_string()
-       << (s.dir.has_filename() ? "/" : "") << ". Do not edit: rerun the suite and `bench-report`. -->\n\n";
-    context_section(md, s, paths);
+    p.add(comment{"Generated by bench-report from " + s.dir.lexically_normal().generic_string() +
+                  (s.dir.has_filename() ? "/" : "") + ". Do not edit: rerun the suite and `bench-report`."});
+    context_section(p, s, paths);
     auto w = rank(figures_of(s), s.models);
     if (!s.scenarios.empty()) {  // a suite of capacity searches only has neither
-        scenario_table(md, s);
-        winners_section(md, s, w, paths);
+        scenario_table(p, s);
+        p.add(markdown_source{winners_markdown(s, w, paths.methodology_link)});
     }
-    md << map_section(s, paths);
-    md << capacity_section(s, paths);
+    p.add(markdown_source{map_section(s, paths)});
+    p.add(markdown_source{capacity_section(s, paths)});
     if (!s.scenarios.empty())
-        md << "## Per scenario\n";
+        p.add(heading{2, "Per scenario"});
     for (const auto& sc : s.scenarios)
-        scenario_section(md, s, w, sc, paths);
-    return md.str();
+        p.append(scenario_section(s, w, sc, paths));
+    return p;
+}
+
+std::string suite_markdown(const suite_data& s, const report_paths& paths)
+{
+    return to_markdown(suite_page(s, paths));
 }
 
 }  // namespace execbench::report

@@ -51,7 +51,7 @@ std::string order_text(const suite_data& s)
     return out;
 }
 
-std::string arm_notes(const suite_data& s, const std::string& scenario)
+page arm_notes(const suite_data& s, const std::string& scenario)
 {
     // arm → setting → value, from the context of the run shown for each arm.
     std::map<std::string, std::map<std::string, std::string>> settings;
@@ -62,13 +62,14 @@ std::string arm_notes(const suite_data& s, const std::string& scenario)
             if (!not_settings().count(k))
                 settings[c->arm.name][k] = v;
     }
+    page p;
     if (settings.empty())
-        return {};
+        return p;
     std::set<std::string> keys;
     for (const auto& [arm, kv] : settings)
         for (const auto& [k, v] : kv)
             keys.insert(k);
-    std::string out;
+    bullets differ;
     for (const auto& k : keys) {
         std::set<std::string> values;
         std::string line;
@@ -79,24 +80,24 @@ std::string arm_notes(const suite_data& s, const std::string& scenario)
             line += (line.empty() ? "" : ", ") + arm + " " + v;
         }
         if (values.size() > 1)
-            out += "- `" + k + "`: " + line + "\n";
+            differ.items.push_back("`" + k + "`: " + line);
     }
-    std::string md = settings.size() < 2 ? std::string{}
-                     : out.empty()
-                         ? "Server settings (from /health) are the same for every arm, model aside.\n\n"
-                         : "Server settings that differ between arms (from each server's /health):\n\n" + out + "\n";
+    if (settings.size() >= 2 && differ.items.empty())
+        p.add(paragraph{"Server settings (from /health) are the same for every arm, model aside."});
+    else if (settings.size() >= 2)
+        p.add(paragraph{"Server settings that differ between arms (from each server's /health):"}).add(std::move(differ));
     auto by_arm = s.runs.find(scenario);
     if (by_arm != s.runs.end())
         for (const auto& [arm, v] : by_arm->second) {
             auto bound = v.number("generator_bound_trials");
             if (bound > 0)
-                md +=
+                p.add(paragraph{
                     "**" + arm + "**: " + std::to_string(static_cast<long>(bound)) + " of " +
                     std::to_string(static_cast<long>(v.number("trials"))) +
                     " trial(s) generator-bound (the load generator, not the server, was the bottleneck); " +
-                    (bound < v.number("trials") ? "left out of the medians.\n\n" : "all kept, so read with care.\n\n");
+                    (bound < v.number("trials") ? "left out of the medians." : "all kept, so read with care.")});
         }
-    return md;
+    return p;
 }
 
 }  // namespace execbench::report

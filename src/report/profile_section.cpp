@@ -37,48 +37,50 @@ std::vector<std::pair<std::string, double>> busiest_syscalls(const std::map<std:
 }
 
 /// The functions with the most self time in each arm's profiled trial, rank by rank.
-void top_functions_table(std::ostringstream& md, const std::map<std::string, profile_view>& by_arm,
-                   const std::vector<std::string>& arms)
+void top_functions_table(page& p, const std::map<std::string, profile_view>& by_arm,
+                         const std::vector<std::string>& arms)
 {
     std::size_t longest = 0;
     for (const auto& arm : arms)
         longest = std::max(longest, by_arm.at(arm).top.size());
     if (longest == 0)
         return;
-    md << "\nTop functions by self time (the innermost frame of a sample; share of the server's CPU samples in "
-          "the profiled trial):\n\n";
-    std::vector<std::vector<std::string>> top_rows;
+    p.add(paragraph{"Top functions by self time (the innermost frame of a sample; share of the server's CPU samples "
+                    "in the profiled trial):"});
+    table top{{"#"}, {}};
+    top.header.insert(top.header.end(), arms.begin(), arms.end());
     for (std::size_t i = 0; i < longest; ++i) {
-        std::vector<std::string> r{std::to_string(i + 1)};
+        std::vector<cell> r{{std::to_string(i + 1), double(i + 1)}};
         for (const auto& arm : arms) {
-            const auto& top = by_arm.at(arm).top;
-            r.push_back(i < top.size() ? "`" + cell_escape(top[i].function) + "` " + fixed(top[i].percent, 1) + " %"
-                                       : std::string{"–"});
+            const auto& functions = by_arm.at(arm).top;
+            r.push_back(i < functions.size()
+                            ? cell{"`" + functions[i].function + "` " + fixed(functions[i].percent, 1) + " %",
+                                   functions[i].percent}
+                            : cell{"–"});
         }
-        top_rows.push_back(std::move(r));
+        top.rows.push_back(std::move(r));
     }
-    std::vector<std::string> top_header{"#"};
-    top_header.insert(top_header.end(), arms.begin(), arms.end());
-    md << markdown_table(top_header, top_rows);
+    p.add(std::move(top));
 }
 
 }  // namespace
 
-void profile_section(std::ostringstream& md, const suite_data& s, const std::string& sc, const report_paths& paths)
+page profile_section(const suite_data& s, const std::string& sc, const report_paths& paths)
 {
+    page p;
     auto at = s.profiles.find(sc);
     if (at == s.profiles.end() || at->second.empty())
-        return;
+        return p;
     const auto& by_arm = at->second;
     std::vector<std::string> arms;
     for (const auto& m : s.models)
         if (by_arm.count(m))
             arms.push_back(m);
-    md << "\n#### Profile of " << sc << ": one extra trial under perf, not a result\n\n"
-       << "After the measured trials, one more per arm on a fresh server under `perf record` and `perf stat`, its "
-          "counts taken over exactly that trial and divided by its requests. perf slows the server, so this trial "
-          "is in no table, median or verdict above ([methodology]("
-       << paths.methodology_link << "#profiles)).\n\n";
+    p.add(heading{4, "Profile of " + sc + ": one extra trial under perf, not a result"});
+    p.add(paragraph{"After the measured trials, one more per arm on a fresh server under `perf record` and `perf stat`, "
+                    "its counts taken over exactly that trial and divided by its requests. perf slows the server, so "
+                    "this trial is in no table, median or verdict above ([methodology](" +
+                    paths.methodology_link + "#profiles))."});
     std::vector<std::vector<std::string>> rows;
     auto row = [&](const std::string& label, auto cell) {
         std::vector<std::string> r{label};
@@ -123,19 +125,19 @@ void profile_section(std::ostringstream& md, const suite_data& s, const std::str
     });
     std::vector<std::string> header{""};
     header.insert(header.end(), arms.begin(), arms.end());
-    md << markdown_table(header, rows);
-
-    top_functions_table(md, by_arm, arms);
+    p.add(text_table(header, rows));
+    top_functions_table(p, by_arm, arms);
     std::vector<std::pair<std::string, std::string>> notes;
     for (const auto& arm : arms)
         for (const auto& note : by_arm.at(arm).record.notes())
             notes.emplace_back(arm, note);
     if (!notes.empty())
-        md << "\n" << grouped_notes(notes);
+        p.add(grouped_notes(notes));
     for (const auto& arm : arms)
         if (by_arm.at(arm).flame_graph)
-            md << "\n![flame graph of " << sc << " under " << arm << " (profiled trial, not a result)]("
-               << paths.results_link << "/" << s.name << "/profile/" << sc << "-" << arm << ".svg)\n";
+            p.add(chart_ref{"flame graph of " + sc + " under " + arm + " (profiled trial, not a result)",
+                            paths.results_link + "/" + s.name + "/profile/" + sc + "-" + arm + ".svg", ""});
+    return p;
 }
 
 }  // namespace execbench::report

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+using execbench::join;
 using execbench::split_fields;
 using execbench::split_list;
 
@@ -15,4 +16,12 @@ TEST_CASE("a list drops empty items, fields keep them", "[core][text]")
     CHECK(split_fields("", ',') == std::vector<std::string_view>{""});
     CHECK(split_fields("a,", ',') == std::vector<std::string_view>{"a", ""});
     CHECK(split_fields("0-3", ',') == std::vector<std::string_view>{"0-3"});
+}
+
+TEST_CASE("join puts the separator between items only", "[core][text]")
+{
+    CHECK(join({"pool", "loop"}, ", ") == "pool, loop");
+    CHECK(join({"", "loop"}, ", ") == ", loop");  // an empty first item keeps its place
+    CHECK(join({"pool"}, ", ") == "pool");
+    CHECK(join({}, ", ").empty());
 }

@@ -1,5 +1,7 @@
 #include "execbench/report/parity.hpp"
 
+#include "execbench/report/page/markdown.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace execbench::report;
@@ -20,23 +22,23 @@ TEST_CASE("the parity audit lists the server settings that differ between arms",
 {
     suite_data s;
     s.contexts = {context_of("pool", "pool", 200), context_of("loop", "loop", 2)};
-    auto notes = arm_notes(s, "io");
+    auto notes = to_markdown(arm_notes(s, "io"));
     CHECK_THAT(notes, Catch::Contains("- `threads`: loop 2, pool 200"));
     CHECK_THAT(notes, !Catch::Contains("queue") && !Catch::Contains("inFlight") && !Catch::Contains("downstream"));
-    CHECK(arm_notes(s, "other").empty());
+    CHECK(to_markdown(arm_notes(s, "other")).empty());
     CHECK(order_text(s) == "interleaved, seed 9; CPUs: server 0, generator 1, downstream any");
 
     s.contexts = {context_of("a", "loop", 2), context_of("b", "loop", 2)};
-    CHECK_THAT(arm_notes(s, "io"), Catch::Contains("the same for every arm"));
+    CHECK_THAT(to_markdown(arm_notes(s, "io")), Catch::Contains("the same for every arm"));
 
     s.runs["io"]["b"].summary = {{"generator_bound_trials", "1"}, {"trials", "5"}};
-    CHECK_THAT(arm_notes(s, "io"),
+    CHECK_THAT(to_markdown(arm_notes(s, "io")),
                Catch::Contains("**b**: 1 of 5 trial(s) generator-bound") && Catch::Contains("left out of the medians"));
 
     // Results recorded before arms: nothing to say, so old pages stay as they were.
     s.contexts = {*execbench::load::parse_context(
         R"({"run_id":"x","scenario":{"name":"io"},"server":{"health":{"threads":2}}})")};
     s.runs.clear();
-    CHECK(arm_notes(s, "io").empty());
+    CHECK(to_markdown(arm_notes(s, "io")).empty());
     CHECK(order_text(s).empty());
 }

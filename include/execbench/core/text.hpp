@@ -29,6 +29,8 @@ std::vector<std::string> split_list(std::string_view text);
 /// The fields of `text` between `separator`s, empty ones kept ("a,,b" → {"a", "", "b"}; "" → {""}): for formats
 /// where an empty field is a mistake to name or a value of its own. The views point into `text`.
 std::vector<std::string_view> split_fields(std::string_view text, char separator);
+/// The items with `separator` between them: split_list's inverse for ", " ({"pool", "loop"} → "pool, loop").
+std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 /// `s` with &, <, > and " as entities, for HTML and SVG text and attribute values.
 std::string xml_escape(std::string_view s);

@@ -4,16 +4,9 @@
 #include "execbench/report/suite_reader.hpp"
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace execbench::report {
-
-/// Markdown inline text (`**bold**`, `*italic*`, `` `code` ``, `[text](link)`, `<br>`) as HTML, the rest escaped.
-std::string inline_html(std::string_view md);
-
-/// Markdown paragraphs and pipe tables (all this report writes) as HTML; tables become sortable.
-std::string block_html(std::string_view md);
 
 /// The HTML page of one suite: inline CSS, a few lines of inline script to sort tables, and each chart as an
 /// `<img>` of the SVG file the markdown links (relative, so it works from file://). Fetches nothing else.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/report/page/page.hpp"
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
 
@@ -23,7 +24,7 @@ std::string count(double v);
 /// A latency column of a run in milliseconds, or "–" when no request succeeded (there is no latency to show).
 std::string latency(const run_view& v, std::string_view column);
 
-/// Text safe inside a markdown table cell: `|` escaped, newlines as spaces.
+/// Text safe inside a markdown table cell: `|` escaped, newlines as spaces (for the tables still written as text).
 std::string cell_escape(std::string s);
 
 /// A markdown table: header row, separator and rows, each cell as given (escape them first).
@@ -31,7 +32,7 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 
 /// Notes per arm as bullets, arms with the same note on one line ("pool, fiber, loop: not run: ..."), in the order
 /// the notes first appear.
-std::string grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes);
+bullets grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes);
 
 /// What the recorded contexts of a set of runs say about where they ran, each field "; "-joined over the runs.
 struct context_summary {
@@ -47,6 +48,9 @@ struct context_summary {
 
 /// Summarizes the contexts of runs; fields they did not record (older results) read as unknown, never as a guess.
 context_summary summarize_contexts(const std::vector<load::run_context>& contexts);
+
+/// The page of one suite, which its markdown and HTML files render.
+page suite_page(const suite_data& suite, const report_paths& paths);
 
 /// The markdown page of one suite.
 std::string suite_markdown(const suite_data& suite, const report_paths& paths);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/report/page/page.hpp"
 #include "execbench/report/suite_reader.hpp"
 
 #include <string>
@@ -10,8 +11,8 @@ namespace execbench::report {
 /// or "" for results recorded before arms, order and pinning were.
 std::string order_text(const suite_data& s);
 
-/// Markdown notes under a scenario: the server settings (as each arm's /health reported them) that differ between
-/// arms, and the arms with generator-bound trials. "" for results recorded before arms.
-std::string arm_notes(const suite_data& s, const std::string& scenario);
+/// The notes under a scenario: the server settings (as each arm's /health reported them) that differ between arms,
+/// and the arms with generator-bound trials. Nothing for results recorded before arms.
+page arm_notes(const suite_data& s, const std::string& scenario);
 
 }  // namespace execbench::report

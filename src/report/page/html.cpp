@@ -1,0 +1,285 @@
+#include "execbench/report/page/html.hpp"
+
+#include "execbench/core/text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cctype>
+#include <sstream>
+
+namespace execbench::report {
+
+namespace {
+
+/// A heading's anchor as GitHub makes it, so the markdown's `#scenario` links work in the HTML too.
+std::string slug(std::string_view text)
+{
+    std::string out;
+    for (char c : text) {
+        auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) || c == '-' || c == '_')
+            out += static_cast<char>(std::tolower(u));
+        else if (c == ' ')
+            out += '-';
+    }
+    return out;
+}
+
+/// A markdown link target as the HTML page should follow it: sibling pages as their HTML version.
+std::string html_target(std::string target)
+{
+    auto hash = target.find('#');
+    auto path_end = hash == std::string::npos ? target.size() : hash;
+    auto md = target.rfind(".md", path_end);
+    bool sibling = target.find('/') == std::string::npos || target.rfind("./", 0) == 0;
+    if (sibling && md != std::string::npos && md + 3 == path_end && target.find("://") == std::string::npos)
+        target.replace(md, 3, ".html");
+    return target;
+}
+
+std::vector<std::string> table_cells(std::string_view line)
+{
+    std::vector<std::string> cells;
+    std::string cur;
+    for (std::size_t i = 1; i < line.size(); ++i) {  // skip the leading '|'
+        if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+            cur += '|';
+            ++i;
+        } else if (line[i] == '|') {
+            auto b = cur.find_first_not_of(' ');
+            auto e = cur.find_last_not_of(' ');
+            cells.push_back(b == std::string::npos ? std::string{} : cur.substr(b, e - b + 1));
+            cur.clear();
+        } else {
+            cur += line[i];
+        }
+    }
+    return cells;
+}
+
+}  // namespace
+
+std::string inline_html(std::string_view text)
+{
+    auto md = text;
+    std::string out;
+    std::size_t i = 0;
+    while (i < md.size()) {
+        if (md.substr(i, 2) == "**") {
+            auto e = md.find("**", i + 2);
+            if (e != std::string_view::npos) {
+                out += "<strong>" + inline_html(md.substr(i + 2, e - i - 2)) + "</strong>";
+                i = e + 2;
+                continue;
+            }
+        }
+        if (md[i] == '*' && i + 1 < md.size() && md[i + 1] != '*' && md[i + 1] != ' ') {
+            auto e = md.find('*', i + 1);
+            if (e != std::string_view::npos && md[e - 1] != ' ') {
+                out += "<em>" + inline_html(md.substr(i + 1, e - i - 1)) + "</em>";
+                i = e + 1;
+                continue;
+            }
+        }
+        // The one tag the pages' markdown uses: line breaks inside a table cell (every pair's verdict on its line).
+        if (md.substr(i, 4) == "<br>") {
+            out += "<br>";
+            i += 4;
+            continue;
+        }
+        if (md[i] == '`') {
+            auto e = md.find('`', i + 1);
+            if (e != std::string_view::npos) {
+                out += "<code>" + xml_escape(md.substr(i + 1, e - i - 1)) + "</code>";
+                i = e + 1;
+                continue;
+            }
+        }
+        if (md[i] == '[') {
+            auto close = md.find("](", i);
+            auto end = close == std::string_view::npos ? close : md.find(')', close);
+            if (end != std::string_view::npos) {
+                out += "<a href=\"" + xml_escape(html_target(std::string(md.substr(close + 2, end - close - 2)))) + "\">" +
+                       inline_html(md.substr(i + 1, close - i - 1)) + "</a>";
+                i = end + 1;
+                continue;
+            }
+        }
+        out += xml_escape(md.substr(i, 1));
+        ++i;
+    }
+    return out;
+}
+
+namespace {
+
+
+/// A chart as a figure: the SVG file the markdown links, not a copy of it (each picture is committed once).
+std::string figure_html(const std::string& file, const std::string& caption_text)
+{
+    auto src = xml_escape(file);
+    auto caption = xml_escape(caption_text);
+    return "<figure class=\"chart\" data-chart=\"" + src + "\"><img src=\"" + src + "\" alt=\"" + caption +
+           "\" loading=\"lazy\"><figcaption>" + caption + " (<a href=\"" + src + "\">SVG</a>)</figcaption></figure>\n";
+}
+
+/// A sort key as the shortest text that reads back as the same number.
+std::string sort_key_text(double v)
+{
+    std::array<char, 32> buf{};
+    auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return ec == std::errc{} ? std::string(buf.data(), end) : std::string{"0"};
+}
+
+/// A markdown table's lines (header, rule, rows) as a sortable HTML table.
+std::string source_table_html(const std::vector<std::string>& table)
+{
+    std::string html = "<table class=\"sortable\">";
+    auto header = table_cells(table[0]);
+    bool blank = std::all_of(header.begin(), header.end(), [](const std::string& c) { return c.empty(); });
+    if (!blank) {  // a key/value table has no header worth a row
+        html += "<thead><tr>";
+        for (const auto& c : header)
+            html += "<th>" + inline_html(c) + "</th>";
+        html += "</tr></thead>";
+    }
+    html += "<tbody>\n";
+    for (std::size_t r = 2; r < table.size(); ++r) {
+        html += "<tr>";
+        for (const auto& c : table_cells(table[r]))
+            html += "<td>" + inline_html(c) + "</td>";
+        html += "</tr>\n";
+    }
+    return html + "</tbody></table>\n";
+}
+
+/// A markdown image line `![caption](file.svg)` as a figure; "" when the line is not one.
+std::string source_figure_html(const std::string& line)
+{
+    auto close = line.find("](");
+    auto end = line.find(')', close);
+    if (close == std::string::npos || end == std::string::npos)
+        return {};
+    return figure_html(line.substr(close + 2, end - close - 2), line.substr(2, close - 2));
+}
+
+/// Markdown written as text (markdown_source) as HTML: paragraphs, lists, pipe tables, images, headings.
+std::string source_html(std::string_view md)
+{
+    std::ostringstream html;
+    std::istringstream in{std::string(md)};
+    std::string line, paragraph;
+    std::vector<std::string> table, list;
+    bool in_comment = false;
+    auto flush = [&] {
+        if (!paragraph.empty())
+            html << "<p>" << inline_html(paragraph) << "</p>\n";
+        paragraph.clear();
+        if (!list.empty()) {
+            html << "<ul>\n";
+            for (const auto& item : list)
+                html << "<li>" << inline_html(item) << "</li>\n";
+            html << "</ul>\n";
+        }
+        list.clear();
+        if (table.size() >= 2)
+            html << source_table_html(table);
+        table.clear();
+    };
+    while (std::getline(in, line)) {
+        if (in_comment || line.rfind("<!--", 0) == 0) {
+            in_comment = line.find("-->") == std::string::npos;
+            continue;
+        }
+        if (line.rfind("<details>", 0) == 0 || line.rfind("</details>", 0) == 0) {
+            flush();
+            html << line << "\n";
+        } else if (line.rfind('#', 0) == 0) {
+            flush();
+            auto level = line.find_first_not_of('#');
+            auto text = line.substr(level + 1);
+            html << "<h" << level << " id=\"" << slug(text) << "\">" << inline_html(text) << "</h" << level << ">\n";
+        } else if (line.rfind('|', 0) == 0) {
+            if (!paragraph.empty() || !list.empty()) {
+                auto keep = table;
+                table.clear();
+                flush();
+                table = keep;
+            }
+            table.push_back(line);
+        } else if (line.rfind("- ", 0) == 0) {
+            if (!table.empty() || !paragraph.empty())
+                flush();
+            list.push_back(line.substr(2));
+        } else if (line.rfind("![", 0) == 0) {
+            flush();
+            html << source_figure_html(line);
+        } else if (line.empty()) {
+            flush();
+        } else {
+            if (!table.empty() || !list.empty())
+                flush();
+            paragraph += (paragraph.empty() ? "" : " ") + line;
+        }
+    }
+    flush();
+    return html.str();
+}
+
+struct writer {
+    std::string& out;
+
+    void operator()(const heading& h) const
+    {
+        auto n = std::to_string(h.level);
+        out += "<h" + n + " id=\"" + slug(h.text) + "\">" + inline_html(h.text) + "</h" + n + ">\n";
+    }
+    void operator()(const paragraph& p) const { out += "<p>" + inline_html(p.text) + "</p>\n"; }
+    void operator()(const bullets& b) const
+    {
+        out += "<ul>\n";
+        for (const auto& item : b.items)
+            out += "<li>" + inline_html(item) + "</li>\n";
+        out += "</ul>\n";
+    }
+    void operator()(const table& t) const
+    {
+        out += "<table class=\"sortable\">";
+        bool blank = std::all_of(t.header.begin(), t.header.end(), [](const std::string& c) { return c.empty(); });
+        if (!blank) {  // a key/value table has no header worth a row
+            out += "<thead><tr>";
+            for (const auto& c : t.header)
+                out += "<th>" + inline_html(c) + "</th>";
+            out += "</tr></thead>";
+        }
+        out += "<tbody>\n";
+        for (const auto& row : t.rows) {
+            out += "<tr>";
+            for (const auto& c : row)
+                out += (c.sort_key ? "<td data-sort=\"" + sort_key_text(*c.sort_key) + "\">" : std::string{"<td>"}) +
+                       inline_html(c.text) + "</td>";
+            out += "</tr>\n";
+        }
+        out += "</tbody></table>\n";
+    }
+    void operator()(const chart_ref& c) const { out += figure_html(c.file, c.caption); }
+    void operator()(const comment&) const {}
+    void operator()(const details& d) const
+    {
+        out += "<details><summary>" + inline_html(d.summary) + "</summary>\n" + to_html(d.body) + "</details>\n";
+    }
+    void operator()(const markdown_source& m) const { out += source_html(m.text); }
+};
+
+}  // namespace
+
+std::string to_html(const page& p)
+{
+    std::string out;
+    for (const auto& b : p.blocks)
+        std::visit(writer{out}, b.item);
+    return out;
+}
+
+}  // namespace execbench::report

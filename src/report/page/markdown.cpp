@@ -1,0 +1,89 @@
+#include "execbench/report/page/markdown.hpp"
+
+namespace execbench::report {
+
+namespace {
+
+// A cell's text on one table line: a '|' would end the cell, a newline the row.
+std::string cell_markdown(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
+
+template <class Cells, class Text>
+std::string table_line(const Cells& cells, Text text_of)
+{
+    std::string out = "|";
+    for (const auto& c : cells) {
+        auto text = cell_markdown(text_of(c));
+        out += text.empty() ? " |" : " " + text + " |";
+    }
+    return out + "\n";
+}
+
+// Markdown written as text, without the blank lines around it: the page puts one between blocks.
+std::string trimmed(const std::string& text)
+{
+    auto b = text.find_first_not_of('\n');
+    return b == std::string::npos ? std::string{} : text.substr(b, text.find_last_not_of('\n') - b + 1);
+}
+
+struct writer {
+    std::string& out;
+
+    void operator()(const heading& h) const { out += std::string(std::size_t(h.level), '#') + " " + h.text + "\n"; }
+    void operator()(const paragraph& p) const { out += p.text + "\n"; }
+    void operator()(const bullets& b) const
+    {
+        for (const auto& item : b.items)
+            out += "- " + item + "\n";
+    }
+    void operator()(const table& t) const
+    {
+        out += table_line(t.header, [](const std::string& s) { return s; }) + "|";
+        for (std::size_t i = 0; i < t.header.size(); ++i)
+            out += "---|";
+        out += "\n";
+        for (const auto& row : t.rows)
+            out += table_line(row, [](const cell& c) { return c.text; });
+    }
+    void operator()(const chart_ref& c) const
+    {
+        out += "![" + c.caption + "](" + c.file + ")\n";
+        if (!c.data_hash.empty())
+            out += "<!-- chart data " + c.data_hash + " -->\n";
+    }
+    void operator()(const comment& c) const { out += "<!-- " + c.text + " -->\n"; }
+    void operator()(const details& d) const
+    {
+        out += "<details><summary>" + d.summary + "</summary>\n\n" + to_markdown(d.body) + "\n</details>\n";
+    }
+    void operator()(const markdown_source& m) const { out += trimmed(m.text) + "\n"; }
+};
+
+}  // namespace
+
+std::string to_markdown(const page& p)
+{
+    std::string out;
+    for (const auto& b : p.blocks) {
+        // Markdown written as text may be empty: a producer with nothing to say.
+        if (const auto* m = std::get_if<markdown_source>(&b.item); m && trimmed(m->text).empty())
+            continue;
+        if (!out.empty())
+            out += "\n";  // one blank line between blocks
+        std::visit(writer{out}, b.item);
+    }
+    return out;
+}
+
+}  // namespace execbench::report
