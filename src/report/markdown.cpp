@@ -444,7 +444,7 @@ page suite_page(const suite_data& s, const report_paths& paths)
     auto w = rank(figures_of(s), s.models);
     if (!s.scenarios.empty()) {  // a suite of capacity searches only has neither
         scenario_table(p, s);
-        p.add(markdown_source{winners_markdown(s, w, paths.methodology_link)});
+        p.append(winners_section(s, w, paths.methodology_link));
     }
     p.add(markdown_source{map_section(s, paths)});
     p.add(markdown_source{capacity_section(s, paths)});

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace execbench::report {
 
@@ -147,62 +146,68 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
 
 namespace {
 
-/// How a cell is decided, with the limits the verdicts rest on.
-void write_method(std::ostringstream& md, std::string_view methodology_link)
+/// A count in a table, sorted as the number it is.
+cell count_cell(unsigned n)
 {
-    md << "Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
-          "bootstrap interval (method and limits in [methodology]("
-       << methodology_link
-       << "#statistics)). An arm wins a cell only when it ranks above every other arm: an arm whose failed and unsent "
-          "requests exceed "
-       << tolerance_text()
-       << " of a trial's requests ranks below every arm without (the cells name the arm and its worst trial's "
-          "count); otherwise a pair is decided only where the whole interval lies more than "
-       << tie_margin * 100
-       << " % from 1 (the A/A noise floor: a smaller difference is a tie, however consistent). Arms that tie with each "
-          "other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); anything else "
-          "is a **tie**. No verdict: *too few trials* (an arm with fewer than "
-       << min_verdict_trials << " trials that are not generator-bound), *not sampled* (a trial with fewer than "
-       << min_server_samples
-       << " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
-          "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket), "
-          "*unequal work* (context switches, which grow with the work done, where the arms' "
-          "requests ok differ by more than the noise floor). CPU is ranked as CPU-seconds per 1,000 completed "
-          "requests (CPU avg × wall time ÷ requests ok) only, so an arm that serves fewer requests, or spreads the "
-          "same work over three times as long, does not win it by doing less at a time; CPU max, RSS and threads "
-          "are shown beside the verdicts and never decide one (memory per connection is the memory suite's "
-          "figure). Requests ok, requests per second and sockets are higher-is-better, everything else "
-          "lower-is-better, as "
-          "in the Loom/WebFlux study. Arms that failed or did not run take no part.\n\n";
+    return {std::to_string(n), double(n)};
+}
+
+/// How a cell is decided, with the limits the verdicts rest on.
+paragraph method_text(std::string_view methodology_link)
+{
+    return {"Per scenario, metric and pair of arms: the ratio of the medians over the trials with a 95 % percentile "
+            "bootstrap interval (method and limits in [methodology](" +
+            std::string(methodology_link) +
+            "#statistics)). An arm wins a cell only when it ranks above every other arm: an arm whose failed and "
+            "unsent requests exceed " +
+            tolerance_text() +
+            " of a trial's requests ranks below every arm without (the cells name the arm and its worst trial's "
+            "count); otherwise a pair is decided only where the whole interval lies more than " +
+            fixed(tie_margin * 100, 0) +
+            " % from 1 (the A/A noise floor: a smaller difference is a tie, however consistent). Arms that tie with "
+            "each other and each rank above every remaining arm **share the lead** (shown as `fiber = loop`); "
+            "anything else is a **tie**. No verdict: *too few trials* (an arm with fewer than " +
+            std::to_string(min_verdict_trials) +
+            " trials that are not generator-bound), *not sampled* (a trial with fewer than " +
+            std::to_string(min_server_samples) +
+            " server samples: the CPU, memory, thread and switch figures of a short burst), *not ranked* (sockets, "
+            "set by the load generator's connections; per-second req/s of a trial shorter than 2 s, one bucket), "
+            "*unequal work* (context switches, which grow with the work done, where the arms' "
+            "requests ok differ by more than the noise floor). CPU is ranked as CPU-seconds per 1,000 completed "
+            "requests (CPU avg × wall time ÷ requests ok) only, so an arm that serves fewer requests, or spreads the "
+            "same work over three times as long, does not win it by doing less at a time; CPU max, RSS and threads "
+            "are shown beside the verdicts and never decide one (memory per connection is the memory suite's "
+            "figure). Requests ok, requests per second and sockets are higher-is-better, everything else "
+            "lower-is-better, as in the Loom/WebFlux study. Arms that failed or did not run take no part."};
 }
 
 /// Each arm's leads alone (and by failures) and shared, and the cells by kind.
-void write_counts(std::ostringstream& md, const suite_data& s, const winners_table& w)
+void write_counts(page& p, const suite_data& s, const winners_table& w)
 {
     // Counts beside each other: a share of the decided cells alone made a lead over 13 cells read larger than the
     // 35 cells whose lead was shared.
-    md << "| arm | led alone | of which by failures | shared leads |\n|---|---|---|---|\n";
+    table counts{{"arm", "led alone", "of which by failures", "shared leads"}, {}};
     for (const auto& m : w.ranking())
-        md << "| " << m << " | " << w.wins.at(m) << " | " << w.wins_by_failures.at(m) << " | "
-           << w.shared_leads.at(m) << " |\n";
-    md << "\nDecided cells: " << w.decided << " (" << w.decided_by_failures
-       << " with an arm ranked down for failures); shared leads: " << w.shared << "; ties: " << w.ties
-       << "; no verdict: " << w.too_few_trials << " too few trials, " << w.not_sampled << " not sampled, "
-       << w.not_ranked << " not ranked, " << w.unequal_work << " unequal work.\n\n";
+        counts.rows.push_back({m, count_cell(w.wins.at(m)), count_cell(w.wins_by_failures.at(m)),
+                               count_cell(w.shared_leads.at(m))});
+    p.add(std::move(counts));
+    p.add(paragraph{"Decided cells: " + std::to_string(w.decided) + " (" + std::to_string(w.decided_by_failures) +
+                    " with an arm ranked down for failures); shared leads: " + std::to_string(w.shared) +
+                    "; ties: " + std::to_string(w.ties) + "; no verdict: " + std::to_string(w.too_few_trials) +
+                    " too few trials, " + std::to_string(w.not_sampled) + " not sampled, " +
+                    std::to_string(w.not_ranked) + " not ranked, " + std::to_string(w.unequal_work) +
+                    " unequal work."});
     if (w.decided + w.shared + w.ties > 0)
-        md << "![winners](" << s.name << "/winners.svg)\n\n";
+        p.add(chart_ref{"winners", s.name + "/winners.svg", ""});
 }
 
 /// A row per scenario: each arm's leads alone, the shared leads, ties and cells without a verdict.
-void write_scenario_counts(std::ostringstream& md, const suite_data& s, const winners_table& w)
+table scenario_counts(const suite_data& s, const winners_table& w)
 {
-    md << "| scenario |";
+    table t{{"scenario"}, {}};
     for (const auto& m : s.models)
-        md << " " << m << " led alone |";
-    md << " shared leads | ties | no verdict |\n|---|";
-    for (std::size_t i = 0; i < s.models.size(); ++i)
-        md << "---|";
-    md << "---|---|---|\n";
+        t.header.push_back(m + " led alone");
+    t.header.insert(t.header.end(), {"shared leads", "ties", "no verdict"});
     for (const auto& sc : w.scenarios) {
         std::map<std::string, unsigned> per;
         unsigned shared = 0, ties = 0, none = 0;
@@ -216,36 +221,34 @@ void write_scenario_counts(std::ostringstream& md, const suite_data& s, const wi
             else
                 ++none;
         }
-        md << "| " << sc << scale_suffix(s, sc) << " |";
+        std::vector<cell> row{sc + scale_suffix(s, sc)};
         for (const auto& m : s.models)
-            md << " " << per[m] << " |";
-        md << " " << shared << " | " << ties << " | " << none << " |\n";
+            row.push_back(count_cell(per[m]));
+        row.insert(row.end(), {count_cell(shared), count_cell(ties), count_cell(none)});
+        t.rows.push_back(std::move(row));
     }
-
+    return t;
 }
 
 /// The verdict of every metric in every scenario, and the failures a lead "by failures" rests on.
-void write_verdicts_per_metric(std::ostringstream& md, const suite_data& s, const winners_table& w)
+page verdicts_per_metric(const suite_data& s, const winners_table& w)
 {
-    md << "\n<details><summary>Verdict per metric</summary>\n\n| metric |";
-    for (const auto& sc : w.scenarios)
-        md << " " << sc << " |";
-    md << "\n|---|";
-    for (std::size_t i = 0; i < w.scenarios.size(); ++i)
-        md << "---|";
-    md << "\n";
+    page p;
+    table t{{"metric"}, {}};
+    t.header.insert(t.header.end(), w.scenarios.begin(), w.scenarios.end());
     for (const auto& rule : winner_metrics()) {
-        md << "| " << rule.label << (rule.direction == better::higher ? " ↑" : " ↓") << " |";
+        std::vector<cell> row{rule.label + (rule.direction == better::higher ? " ↑" : " ↓")};
         for (const auto& sc : w.scenarios) {
             const auto& cells = w.cells.at(sc);
             auto it = cells.find(rule.column);
-            md << " " << (it == cells.end() ? std::string{"–"} : cell_text(it->second))
-               << (it != cells.end() && it->second.by_failures() ? " (by failures)" : "") << " |";
+            row.push_back((it == cells.end() ? std::string{"–"} : cell_text(it->second)) +
+                          (it != cells.end() && it->second.by_failures() ? " (by failures)" : ""));
         }
-        md << "\n";
+        t.rows.push_back(std::move(row));
     }
+    p.add(std::move(t));
     // What "by failures" rests on: each arm's worst trial, per scenario.
-    std::string failed;
+    bullets failed;
     for (const auto& sc : w.scenarios) {
         std::map<std::string, failure_record> by_arm;  // the same trials in every cell of the scenario
         for (const auto& [col, c] : w.cells.at(sc))
@@ -255,20 +258,22 @@ void write_verdicts_per_metric(std::ostringstream& md, const suite_data& s, cons
             if (auto it = by_arm.find(m); it != by_arm.end())
                 arms += (arms.empty() ? "" : ", ") + m + " " + failure_text(it->second);
         if (!arms.empty())
-            failed += "- " + sc + ": " + arms + "\n";
+            failed.items.push_back(sc + ": " + arms);
     }
-    if (!failed.empty())
-        md << "\nFailed or unsent requests (worst trial; *by failures* where they exceed " << tolerance_text()
-           << " of a trial's requests):\n\n"
-           << failed;
+    if (!failed.items.empty())
+        p.add(paragraph{"Failed or unsent requests (worst trial; *by failures* where they exceed " + tolerance_text() +
+                        " of a trial's requests):"})
+            .add(std::move(failed));
+    return p;
 }
 
 /// Every pair's ratio of medians with its interval, per scenario and metric.
-void write_ratios(std::ostringstream& md, const winners_table& w)
+page ratios(const winners_table& w)
 {
+    page p;
     for (const auto& sc : w.scenarios) {
         const auto& cells = w.cells.at(sc);
-        md << "**" << sc << "**\n\n";
+        p.add(paragraph{"**" + sc + "**"});
         bool any = std::any_of(cells.begin(), cells.end(), [](const auto& c) { return !c.second.pairs.empty(); });
         if (!any) {
             std::set<std::string_view> why;
@@ -277,43 +282,41 @@ void write_ratios(std::ostringstream& md, const winners_table& w)
             std::string reasons;
             for (auto r : why)
                 reasons += (reasons.empty() ? "" : ", ") + std::string(r);
-            md << "No ratios: " << (reasons.empty() ? std::string{"no metric"} : reasons) << ".\n\n";
+            p.add(paragraph{"No ratios: " + (reasons.empty() ? std::string{"no metric"} : reasons) + "."});
             continue;
         }
-        md << "| metric | verdict |\n|---|---|\n";
+        table t{{"metric", "verdict"}, {}};
         for (const auto& rule : winner_metrics()) {
             auto it = cells.find(rule.column);
             if (it == cells.end() || it->second.pairs.empty())
                 continue;
             std::string text;
-            for (const auto& p : it->second.pairs)
-                text += (text.empty() ? "" : "<br>") + describe(p, rule);
-            md << "| " << rule.label << " | " << text << " |\n";
+            for (const auto& pair : it->second.pairs)
+                text += (text.empty() ? "" : "<br>") + describe(pair, rule);
+            t.rows.push_back({rule.label, text});
         }
-        md << "\n";
+        p.add(std::move(t));
     }
+    return p;
 }
 
 }  // namespace
 
-std::string winners_markdown(const suite_data& s, const winners_table& w, std::string_view methodology_link)
+page winners_section(const suite_data& s, const winners_table& w, std::string_view methodology_link)
 {
-    std::ostringstream md;
-    md << "## Winners\n\n";
-    write_method(md, methodology_link);
+    page p;
+    p.add(heading{2, "Winners"}).add(method_text(methodology_link));
     if (w.single_arm) {
-        md << "n/a: a suite with one arm has no winners.\n\n";
-        return md.str();
+        p.add(paragraph{"n/a: a suite with one arm has no winners."});
+        return p;
     }
-    write_counts(md, s, w);
+    write_counts(p, s, w);
     if (w.scenarios.empty())
-        return md.str();
-    write_scenario_counts(md, s, w);
-    write_verdicts_per_metric(md, s, w);
-    md << "\n</details>\n\n<details><summary>Ratios of medians with 95 % intervals, per pair of arms</summary>\n\n";
-    write_ratios(md, w);
-    md << "</details>\n\n";
-    return md.str();
+        return p;
+    p.add(scenario_counts(s, w));
+    p.add(details{"Verdict per metric", verdicts_per_metric(s, w)});
+    p.add(details{"Ratios of medians with 95 % intervals, per pair of arms", ratios(w)});
+    return p;
 }
 
 }  // namespace execbench::report

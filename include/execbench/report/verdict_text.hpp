@@ -1,6 +1,7 @@
 #pragma once
 // The winners' verdicts in words: a pair, a cell, the shares and the page's "## Winners" section (winners.hpp judges).
 
+#include "execbench/report/page/page.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/winners.hpp"
 
@@ -20,9 +21,9 @@ const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule
 /// "tie: fiber / loop 1.008× (0.982–1.029)", or why there is none ("too few trials").
 std::string verdict_line(const cell_verdict& c, const metric_rule& rule);
 
-/// The "## Winners" section of a suite page: the rules, the shares, per scenario counts, the verdict per metric
-/// and every pair's ratio with its interval.
-std::string winners_markdown(const suite_data& suite, const winners_table& t,
-                             std::string_view methodology_link = "../methodology.md");
+/// The "Winners" section of a suite page: the rules, the shares, per scenario counts, the verdict per metric and
+/// every pair's ratio with its interval.
+page winners_section(const suite_data& suite, const winners_table& t,
+                     std::string_view methodology_link = "../methodology.md");
 
 }  // namespace execbench::report
