@@ -197,83 +197,90 @@ std::string capacity_steps_text(const suite_data& s)
                       : std::string{});
 }
 
-std::string capacity_section(const suite_data& s, const report_paths& paths)
+cell capacity_table_cell(const load::capacity_result& r)
 {
+    // Sorted by the rate it shows, a lower bound included; one that measured nothing sorts as text.
+    if (r.capacity_rps > 0 && r.what != load::capacity_result::outcome::stopped)
+        return {capacity_cell(r), r.capacity_rps};
+    return {capacity_cell(r)};
+}
+
+page capacity_section(const suite_data& s, const report_paths& paths)
+{
+    page p;
     if (s.capacity_scenarios.empty())
-        return {};
-    std::ostringstream md;
-    md << "## Capacity\n\n"
-       << "The highest open-loop rate at which each arm met its scenario's SLO, found by `bench-suite`'s search "
-          "(bracket by doubling, bisect to the scenario's resolution, repeat the bisection at the boundary; the 95 % "
-          "interval is a bootstrap over the repeated bisections: "
-          "[methodology]("
-       << paths.methodology_link
-       << "#capacity-the-highest-rate-that-meets-an-slo)). Each arm ran on its own "
-          "fresh server, one step of each arm in turn. A `≥` figure is a lower bound, not the arm's capacity: the "
-          "generator, not the server, limited the next step, or the search reached its highest rate. A capacity *bounded "
-          "by the scenario's connections* is the scenario's limit, not the server's: above it requests found no free "
-          "connection, at about connections / latency.\n\n";
-    std::vector<std::string> header{"scenario", "SLO", "connections"};
-    header.insert(header.end(), s.models.begin(), s.models.end());
-    std::vector<std::vector<std::string>> rows;
+        return p;
+    p.add(heading{2, "Capacity"});
+    p.add(paragraph{
+        "The highest open-loop rate at which each arm met its scenario's SLO, found by `bench-suite`'s search "
+        "(bracket by doubling, bisect to the scenario's resolution, repeat the bisection at the boundary; the 95 % "
+        "interval is a bootstrap over the repeated bisections: [methodology](" +
+        paths.methodology_link +
+        "#capacity-the-highest-rate-that-meets-an-slo)). Each arm ran on its own fresh server, one step of each arm "
+        "in turn. A `≥` figure is a lower bound, not the arm's capacity: the generator, not the server, limited the "
+        "next step, or the search reached its highest rate. A capacity *bounded by the scenario's connections* is "
+        "the scenario's limit, not the server's: above it requests found no free connection, at about connections / "
+        "latency."});
+    table capacities{{"scenario", "SLO", "connections"}, {}};
+    capacities.header.insert(capacities.header.end(), s.models.begin(), s.models.end());
     for (const auto& sc : s.capacity_scenarios) {
         auto searches = searches_of(s, sc);
         if (searches.empty())
             continue;
-        std::vector<std::string> r{sc, "`" + cell_escape(searches.front()->slo) + "`",
-                                   cell_escape(searches.front()->connections)};
+        std::vector<cell> r{sc, "`" + searches.front()->slo + "`", searches.front()->connections};
         for (const auto& m : s.models) {
             auto it = s.capacity.at(sc).find(m);
-            r.push_back(it == s.capacity.at(sc).end() ? "–" : cell_escape(capacity_cell(it->second.result)));
+            r.push_back(it == s.capacity.at(sc).end() ? cell{"–"} : capacity_table_cell(it->second.result));
         }
-        rows.push_back(std::move(r));
+        capacities.rows.push_back(std::move(r));
     }
-    md << markdown_table(header, rows) << "\n";
+    p.add(std::move(capacities));
 
-    md << "**Efficiency: server CPU per request at a common rate** (µs of server CPU per successful request, from the "
-          "10 Hz samples of the step; the rate is the highest bracket step every arm met the SLO at, so every arm did "
-          "the same work):\n\n";
-    std::vector<std::string> eheader{"scenario", "rate"};
-    eheader.insert(eheader.end(), s.models.begin(), s.models.end());
-    std::vector<std::vector<std::string>> erows;
+    p.add(paragraph{"**Efficiency: server CPU per request at a common rate** (µs of server CPU per successful request, "
+                    "from the 10 Hz samples of the step; the rate is the highest bracket step every arm met the SLO "
+                    "at, so every arm did the same work):"});
+    table efficiency{{"scenario", "rate"}, {}};
+    efficiency.header.insert(efficiency.header.end(), s.models.begin(), s.models.end());
     for (const auto& sc : s.capacity_scenarios) {
         auto e = common_rate_efficiency(s.capacity.at(sc));
-        std::vector<std::string> r{sc, e ? rps_text(e->rate) + " req/s" : "no rate every arm passed"};
+        std::vector<cell> r{sc, e ? cell{rps_text(e->rate) + " req/s", e->rate} : cell{"no rate every arm passed"}};
         for (const auto& m : s.models) {
             if (!e || !e->cpu_micros.count(m)) {
                 r.emplace_back("–");
                 continue;
             }
-            r.push_back(fixed(e->cpu_micros.at(m), e->cpu_micros.at(m) < 10 ? 1 : 0) + " µs");
+            auto micros = e->cpu_micros.at(m);
+            r.emplace_back(fixed(micros, micros < 10 ? 1 : 0) + " µs", micros);
         }
-        erows.push_back(std::move(r));
+        efficiency.rows.push_back(std::move(r));
     }
-    md << markdown_table(eheader, erows) << "\n";
+    p.add(std::move(efficiency));
 
     for (const auto& sc : s.capacity_scenarios) {
-        md << "### " << sc << " (capacity)\n\n";
+        p.add(heading{3, sc + " (capacity)"});
         if (s.descriptions.count(sc))
-            md << s.descriptions.at(sc) << "\n\n";
+            p.add(paragraph{s.descriptions.at(sc)});
+        bullets searches;
         for (const auto* r : searches_of(s, sc)) {
             std::size_t bound = std::count_if(r->result.steps.begin(), r->result.steps.end(),
                                               [](const auto& st) { return st.generator_bound; });
-            md << "- " << r->arm << ": " << capacity_cell(r->result) << "; " << r->result.steps.size()
-               << (r->result.steps.size() == 1 ? " step" : " steps") << ", estimates";
+            auto item = r->arm + ": " + capacity_cell(r->result) + "; " + std::to_string(r->result.steps.size()) +
+                        (r->result.steps.size() == 1 ? " step" : " steps") + ", estimates";
             for (auto e : r->result.estimates)
-                md << " " << rps_text(e);
+                item += " " + rps_text(e);
             if (r->result.estimates.empty())
-                md << " none";
+                item += " none";
             if (bound > 0)
-                md << "; the last step was " << cell_escape(r->result.steps.back().note);
-            md << "\n";
+                item += "; the last step was " + r->result.steps.back().note;
+            searches.items.push_back(std::move(item));
         }
+        if (!searches.items.empty())
+            p.add(std::move(searches));
         auto data = capacity_chart_data(s, sc);
         if (!data["arms"].empty())
-            md << "\n![" << sc << " capacity](" << s.name << "/" << capacity_chart_name(sc) << ")\n<!-- chart data "
-               << fnv1a_hex(data.dump()) << " -->\n";
-        md << "\n";
+            p.add(chart_ref{sc + " capacity", s.name + "/" + capacity_chart_name(sc), fnv1a_hex(data.dump())});
     }
-    return md.str();
+    return p;
 }
 
 std::string capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,

@@ -447,7 +447,7 @@ page suite_page(const suite_data& s, const report_paths& paths)
         p.append(winners_section(s, w, paths.methodology_link));
     }
     p.add(markdown_source{map_section(s, paths)});
-    p.add(markdown_source{capacity_section(s, paths)});
+    p.append(capacity_section(s, paths));
     if (!s.scenarios.empty())
         p.add(heading{2, "Per scenario"});
     for (const auto& sc : s.scenarios)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/load/results/capacity_results.hpp"
+#include "execbench/report/page/page.hpp"
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
 
@@ -40,9 +41,9 @@ std::optional<capacity_efficiency> common_rate_efficiency(const std::map<std::st
 /// from each step's warm-up and length in the contexts; "" when the suite has no capacity search.
 std::string capacity_steps_text(const suite_data& s);
 
-/// The suite page's capacity section: the table, each scenario's chart and the efficiency figure; "" when the suite
-/// has no capacity search.
-std::string capacity_section(const suite_data& s, const report_paths& paths);
+/// The suite page's capacity section: the table, each scenario's chart and the efficiency figure; nothing when the
+/// suite has no capacity search.
+page capacity_section(const suite_data& s, const report_paths& paths);
 
 /// The README's capacity table over `shown` suites (suite, scenario, one capacity per arm, SLO); "" when none has
 /// a capacity search.
