@@ -283,33 +283,34 @@ page capacity_section(const suite_data& s, const report_paths& paths)
     return p;
 }
 
-std::string capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
-                              const report_paths& paths)
+page capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
+                       const report_paths& paths)
 {
-    std::vector<std::vector<std::string>> rows;
+    table t{{"suite", "scenario"}, {}};
+    t.header.insert(t.header.end(), arms.begin(), arms.end());
+    t.header.emplace_back("SLO");
     for (const auto* s : shown)
         for (const auto& sc : s->capacity_scenarios) {
             auto searches = searches_of(*s, sc);
             if (searches.empty())
                 continue;
-            std::vector<std::string> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md#capacity)", sc};
+            std::vector<cell> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md#capacity)", sc};
             for (const auto& m : arms) {
                 auto it = s->capacity.at(sc).find(m);
-                r.push_back(it == s->capacity.at(sc).end() ? "–" : cell_escape(capacity_cell(it->second.result)));
+                r.push_back(it == s->capacity.at(sc).end() ? cell{"–"} : capacity_table_cell(it->second.result));
             }
-            r.push_back("`" + cell_escape(searches.front()->slo) + "`");
-            rows.push_back(std::move(r));
+            r.emplace_back("`" + searches.front()->slo + "`");
+            t.rows.push_back(std::move(r));
         }
-    if (rows.empty())
-        return {};
-    std::vector<std::string> header{"suite", "scenario"};
-    header.insert(header.end(), arms.begin(), arms.end());
-    header.emplace_back("SLO");
-    return "\nCapacity: the highest open-loop rate each arm sustained within the scenario's SLO, with its 95 % "
-           "interval; `≥` marks a lower bound (the generator, not the server, stopped the search, or the search reached its "
-           "highest rate), and a figure bounded by the scenario's connections is the scenario's limit, not the "
-           "server's:\n\n" +
-           markdown_table(header, rows);
+    page p;
+    if (t.rows.empty())
+        return p;
+    p.add(paragraph{"Capacity: the highest open-loop rate each arm sustained within the scenario's SLO, with its 95 % "
+                    "interval; `≥` marks a lower bound (the generator, not the server, stopped the search, or the "
+                    "search reached its highest rate), and a figure bounded by the scenario's connections is the "
+                    "scenario's limit, not the server's:"});
+    p.add(std::move(t));
+    return p;
 }
 
 }  // namespace execbench::report

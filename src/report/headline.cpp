@@ -4,6 +4,7 @@
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/page/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
 #include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
@@ -18,15 +19,16 @@ namespace metric = load::metric;
 
 namespace {
 
-/// One headline cell: p99 · req/s (bursts: p99 · wall time), with errors, unsent share and the noise mark.
-std::string headline_cell(const run_view* v)
+/// One headline cell: p99 · req/s (bursts: p99 · wall time), with errors, unsent share and the noise mark; it
+/// sorts by its p99.
+cell headline_cell(const run_view* v)
 {
     if (!v)
-        return "–";
+        return {"–"};
     if (!v->ran())
-        return v->status == load::run_status::not_run ? "not run" : "failed";
+        return {v->status == load::run_status::not_run ? "not run" : "failed"};
     if (auto why = v->not_a_result(); !why.empty())
-        return "*" + why + "*";
+        return {"*" + why + "*"};
     const bool none_ok = v->number(metric::requests_ok) == 0;
     const bool burst = v->text(load::column::shape) == "burst";
     std::string cell;
@@ -49,7 +51,9 @@ std::string headline_cell(const run_view* v)
             cell += " · " + failure_text(f);
     if (v->scale() != 1)
         cell += " · *at " + load::format_scale(v->scale()) + " scale*";
-    return cell;
+    if (none_ok)
+        return {cell};
+    return {cell, v->number(metric::latency_millis_p99)};
 }
 
 }  // namespace
@@ -82,8 +86,9 @@ std::vector<std::string> arms_of(const std::vector<const suite_data*>& shown)
 
 /// The sentence above the table: the machine, the revisions, how to read a cell, which suites' runs were shortened,
 /// and where the details are.
-void write_intro(std::ostringstream& rb, const std::vector<const suite_data*>& shown, const report_paths& paths)
+paragraph intro(const std::vector<const suite_data*>& shown, const report_paths& paths)
 {
+    std::ostringstream rb;
     std::vector<load::run_context> contexts;
     std::vector<std::string> shortened;
     for (const auto* s : shown) {
@@ -124,25 +129,26 @@ void write_intro(std::ostringstream& rb, const std::vector<const suite_data*>& s
            << "/) (open `index.html` there in a browser for the HTML report)";
     rb << "; how to read them in [methodology]("
        << (std::filesystem::path(paths.docs_link) / paths.methodology_link).lexically_normal().generic_string()
-       << ").\n\n";
+       << ").";
+    return {rb.str()};
 }
 
 /// The table of every scenario shown, a cell per arm and the p99 verdict, and the notes its cells call for.
-void write_scenario_table(std::ostringstream& rb, const std::vector<const suite_data*>& shown,
-                          const std::vector<std::string>& arms, const report_paths& paths)
+page scenario_table(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
+                    const report_paths& paths)
 {
-    std::vector<std::string> header{"suite", "scenario"};
-    header.insert(header.end(), arms.begin(), arms.end());
-    header.emplace_back("p99 verdict (95 % interval)");
+    page p;
+    table t{{"suite", "scenario"}, {}};
+    t.header.insert(t.header.end(), arms.begin(), arms.end());
+    t.header.emplace_back("p99 verdict (95 % interval)");
     const auto& p99 = winner_metric(metric::latency_millis_p99);
-    std::vector<std::vector<std::string>> rows;
     bool any_scaled = false;
     bool any_bound = false;
     bool any_awaiting = false;
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
         for (const auto& sc : s->scenarios) {
-            std::vector<std::string> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md)", sc};
+            std::vector<cell> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md)", sc};
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale() != 1;
@@ -157,85 +163,98 @@ void write_scenario_table(std::ostringstream& rb, const std::vector<const suite_
                 r.emplace_back("–");
             else
                 r.push_back(verdict_line(cells->second.at(p99.column), p99));
-            rows.push_back(std::move(r));
+            t.rows.push_back(std::move(r));
         }
     }
-    rb << markdown_table(header, rows);
+    p.add(std::move(t));
     if (any_bound)
-        rb << "\n*generator-bound*: every trial of the arm saturated the load generator (its CPU at the bound over "
+        p.add(paragraph{"*generator-bound*: every trial of the arm saturated the load generator (its CPU at the bound over "
               "the trial or for three seconds in a row), so its figures measure the generator, not the server; "
-              "they are on the page as evidence and take part in no verdict.\n";
+              "they are on the page as evidence and take part in no verdict."});
     if (any_awaiting)
-        rb << "\n*awaits re-measurement*: a ramp recorded before the generator was checked second by second; its "
+        p.add(paragraph{"*awaits re-measurement*: a ramp recorded before the generator was checked second by second; its "
               "average may hide a generator saturated at the peak, which would make the figures the generator's. "
-              "They take part in no verdict until the scenario is run again.\n";
+              "They take part in no verdict until the scenario is run again."});
     if (any_scaled)
-        rb << "\n*at F scale*: the scenario ran with its users, connections and rates times F to fit this machine's "
-              "open-file limits; from "
-           << load::format_scale(load::representative_scale)
-           << " up it stands for the scenario, below that it is a smaller load and not the scenario "
-              "([scaled runs](docs/methodology.md#scaled-runs)).\n";
+        p.add(paragraph{"*at F scale*: the scenario ran with its users, connections and rates times F to fit this "
+                        "machine's open-file limits; from " +
+                        load::format_scale(load::representative_scale) +
+                        " up it stands for the scenario, below that it is a smaller load and not the scenario "
+                        "([scaled runs](docs/methodology.md#scaled-runs))."});
+    return p;
 }
 
 /// Leads per suite, as counts. Not a share of decided cells: "loop 85 %" of 13 decided cells read as "loop wins"
 /// where 35 cells were leads it shared with fiber. Every figure here is a count of verdicts as the pages state them.
-void write_leads(std::ostringstream& rb, const std::vector<const suite_data*>& shown,
-                 const std::vector<std::string>& arms)
+page leads(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms)
 {
-    rb << "\nLeads per suite, counted over every metric × scenario cell: *alone* where one arm ranks above every other "
+    std::ostringstream rb;
+    rb << "Leads per suite, counted over every metric × scenario cell: *alone* where one arm ranks above every other "
           "(the 95 % bootstrap interval of the ratio of medians more than "
        << tie_margin * 100
        << " % from 1, or the others failing over "
        << failure_tolerance * 100
        << " % of a trial's requests), *shared* where arms that tie with each other rank above the rest (`fiber = "
           "loop`). CPU ranks per request only; CPU max, RSS and threads never decide a cell. Ties and cells without a "
-          "verdict are counted apart; the pages say which is which:\n\n";
-    std::vector<std::string> header{"suite"};
+          "verdict are counted apart; the pages say which is which:";
+    page p;
+    p.add(paragraph{rb.str()});
+    table t{{"suite"}, {}};
     for (const auto& m : arms)
-        header.push_back(m + ": alone · shared");
-    header.push_back("cells");
-    header.push_back("ties");
-    std::vector<std::vector<std::string>> rows;
+        t.header.push_back(m + ": alone · shared");
+    t.header.insert(t.header.end(), {"cells", "ties"});
+    // A count sorts as its number; "n/a" (one arm, or an arm the suite lacks) as text.
+    auto count_cell = [](bool shown, unsigned n, std::string text) {
+        return shown ? cell{std::move(text), double(n)} : cell{"n/a"};
+    };
     for (const auto* s : shown) {
         auto w = rank(figures_of(*s), s->models);
-        std::vector<std::string> r{s->name};
+        std::vector<cell> r{s->name};
         for (const auto& m : arms) {
             bool in = std::find(s->models.begin(), s->models.end(), m) != s->models.end();
-            r.push_back(w.single_arm || !in ? "n/a"
-                                            : std::to_string(w.wins.at(m)) + " · " + std::to_string(w.shared_leads.at(m)));
+            r.push_back(count_cell(!w.single_arm && in, in ? w.wins.at(m) : 0,
+                                   in ? std::to_string(w.wins.at(m)) + " · " + std::to_string(w.shared_leads.at(m))
+                                      : std::string{}));
         }
         unsigned cells = w.decided + w.shared + w.ties + w.too_few_trials + w.not_sampled + w.not_ranked +
                          w.unequal_work;
-        r.push_back(w.single_arm ? "n/a" : std::to_string(cells));
-        r.push_back(w.single_arm ? "n/a" : std::to_string(w.ties));
-        rows.push_back(std::move(r));
+        r.push_back(count_cell(!w.single_arm, cells, std::to_string(cells)));
+        r.push_back(count_cell(!w.single_arm, w.ties, std::to_string(w.ties)));
+        t.rows.push_back(std::move(r));
     }
-    rb << markdown_table(header, rows) << "\n";
+    p.add(std::move(t));
+    return p;
 }
 
 }  // namespace
 
-std::string headline_block(const std::vector<suite_data>& suites, const report_paths& paths)
+page headline_page(const std::vector<suite_data>& suites, const report_paths& paths)
 {
     auto shown = headline_suites(suites, paths);
-    std::ostringstream rb;
-    rb << "\n<!-- Generated by bench-report from " << paths.results_label.generic_string()
-       << "/: do not edit between the markers. -->\n\n";
+    page p;
+    p.add(comment{"Generated by bench-report from " + paths.results_label.generic_string() +
+                  "/: do not edit between the markers."});
     if (shown.empty()) {
-        rb << "No results yet: run `bench-suite --suite reactive` and `bench-report`.\n\n";
-        return rb.str();
+        p.add(paragraph{"No results yet: run `bench-suite --suite reactive` and `bench-report`."});
+        return p;
     }
     auto arms = arms_of(shown);
-    write_intro(rb, shown, paths);
-    write_scenario_table(rb, shown, arms, paths);
+    p.add(intro(shown, paths));
+    p.append(scenario_table(shown, arms, paths));
     // Capacity searches of any suite, shown or not: the headline's one figure per arm and scenario.
     std::vector<const suite_data*> searched;
     for (const auto& s : suites)
         if (!s.capacity_scenarios.empty())
             searched.push_back(&s);
-    rb << capacity_headline(searched, arms_of(searched), paths);
-    write_leads(rb, shown, arms);
-    return rb.str();
+    p.append(capacity_headline(searched, arms_of(searched), paths));
+    p.append(leads(shown, arms));
+    return p;
+}
+
+std::string headline_block(const std::vector<suite_data>& suites, const report_paths& paths)
+{
+    // A blank line after the begin marker and before the end marker.
+    return "\n" + to_markdown(headline_page(suites, paths)) + "\n";
 }
 
 std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<std::string>& only)

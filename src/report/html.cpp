@@ -84,7 +84,7 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
     for (const auto& s : suites)
         if (auto map = map_headline(s, local); !map.empty())
             p.add(heading{2, "Where each model wins"}).add(markdown_source{map});
-    p.add(heading{2, "Headline"}).add(markdown_source{headline_block(suites, local)});
+    p.add(heading{2, "Headline"}).append(headline_page(suites, local));
     p.add(heading{2, "Suites"});
     // The headline's suites in its order, then the rest as they come.
     auto listed = headline_suites(suites, paths);

@@ -45,9 +45,9 @@ std::string capacity_steps_text(const suite_data& s);
 /// suite has no capacity search.
 page capacity_section(const suite_data& s, const report_paths& paths);
 
-/// The README's capacity table over `shown` suites (suite, scenario, one capacity per arm, SLO); "" when none has
-/// a capacity search.
-std::string capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
-                              const report_paths& paths);
+/// The headline's capacity table over `shown` suites (suite, scenario, one capacity per arm, SLO); nothing when
+/// none has a capacity search.
+page capacity_headline(const std::vector<const suite_data*>& shown, const std::vector<std::string>& arms,
+                       const report_paths& paths);
 
 }  // namespace execbench::report

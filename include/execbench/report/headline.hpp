@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/report/page/page.hpp"
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
 
@@ -12,8 +13,11 @@ namespace execbench::report {
 /// The suites the headline shows: the listed headline suites found in `suites`, or every suite when none is.
 std::vector<const suite_data*> headline_suites(const std::vector<suite_data>& suites, const report_paths& paths);
 
-/// The README headline table of the headline suites, without the markers: built from every suite given, whatever
-/// subset of pages is being written.
+/// The headline of the headline suites: built from every suite given, whatever subset of pages is being written.
+/// The README shows it between its markers, the HTML index under "Headline".
+page headline_page(const std::vector<suite_data>& suites, const report_paths& paths);
+
+/// The headline as the README's markdown between its markers.
 std::string headline_block(const std::vector<suite_data>& suites, const report_paths& paths);
 
 /// The key verdicts of a suite in the headline's words, one line per scenario (of `only`, or every one when
