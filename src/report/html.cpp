@@ -83,7 +83,7 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
     // The map answers "which model for my mix" at a glance: above the tables (issue 42).
     for (const auto& s : suites)
         if (auto map = map_headline(s, local); !map.empty())
-            p.add(heading{2, "Where each model wins"}).add(markdown_source{map});
+            p.add(heading{2, "Where each model wins"}).append(std::move(map));
     p.add(heading{2, "Headline"}).append(headline_page(suites, local));
     p.add(heading{2, "Suites"});
     // The headline's suites in its order, then the rest as they come.

@@ -65,37 +65,6 @@ std::string latency(const run_view& v, std::string_view column)
     return v.number(metric::requests_ok) > 0 ? millis(v.number(column)) : std::string{"–"};
 }
 
-std::string cell_escape(std::string s)
-{
-    std::string out;
-    for (char c : s) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
-            out += ' ';
-        else
-            out += c;
-    }
-    return out;
-}
-
-std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows)
-{
-    auto line = [](const std::vector<std::string>& cells) {
-        std::string out = "|";
-        for (const auto& c : cells)
-            out += c.empty() ? " |" : " " + c + " |";
-        return out + "\n";
-    };
-    std::string out = line(header) + "|";
-    for (std::size_t i = 0; i < header.size(); ++i)
-        out += "---|";
-    out += "\n";
-    for (const auto& r : rows)
-        out += line(r);
-    return out;
-}
-
 bullets grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes)
 {
     std::vector<std::pair<std::string, std::string>> lines;  // arms, note
@@ -446,7 +415,7 @@ page suite_page(const suite_data& s, const report_paths& paths)
         scenario_table(p, s);
         p.append(winners_section(s, w, paths.methodology_link));
     }
-    p.add(markdown_source{map_section(s, paths)});
+    p.append(map_section(s, paths));
     p.append(capacity_section(s, paths));
     if (!s.scenarios.empty())
         p.add(heading{2, "Per scenario"});

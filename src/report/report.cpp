@@ -7,6 +7,7 @@
 #include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
 #include "execbench/report/markdown.hpp"
+#include "execbench/report/page/markdown.hpp"
 #include "execbench/report/workload_map.hpp"
 
 #include <nlohmann/json.hpp>
@@ -69,8 +70,8 @@ report_output build_report(const std::vector<suite_data>& suites, const report_p
     }
     out.readme_block = headline_block(suites, paths);
     for (const auto& s : suites)
-        if (out.readme_map = map_headline(s, paths); !out.readme_map.empty()) {
-            out.readme_map = "\n" + out.readme_map + "\n";
+        if (auto map = map_headline(s, paths); !map.empty()) {
+            out.readme_map = "\n" + to_markdown(map) + "\n";
             break;
         }
     if (!suites.empty()) {

@@ -448,89 +448,92 @@ std::string answer(const workload_map& m)
 
 }  // namespace
 
-std::string map_section(const suite_data& s, const report_paths& paths)
+page map_section(const suite_data& s, const report_paths& paths)
 {
+    page p;
     auto m = read_workload_map(s);
     if (!m)
-        return {};
-    std::ostringstream md;
-    md << "## Workload map\n\n"
-       << "Each cell is a request that waits W, then computes for C µs of the serving thread's CPU "
-          "(`/cpu?cpuMicros=C&delayInMillis=W`), and each arm's capacity there: the highest open-loop rate within the "
-          "cell's SLO, found by the capacity search below. A cell is coloured by the arm whose 95 % interval lies "
-          "above "
-          "every other's; arms whose intervals overlap at the top share the lead, and a cell where all overlap is a "
-          "tie. The line is the predicted boundary between the pool and the rest (Little's law: a pool of N workers "
-          "serves at most N / (C + W); one core at most 1 / C). Why the two bounds, and where they stop holding: "
-          "[methodology]("
-       << paths.methodology_link << "#the-workload-map-cpu-per-request-against-wait-per-request).\n\n";
-    auto data = map_chart_data(s, *m);
-    md << "![workload map](" << s.name << "/" << map_chart_name << ")\n<!-- chart data " << fnv1a_hex(data.dump())
-       << " -->\n\n";
+        return p;
+    p.add(heading{2, "Workload map"});
+    p.add(paragraph{
+        "Each cell is a request that waits W, then computes for C µs of the serving thread's CPU "
+        "(`/cpu?cpuMicros=C&delayInMillis=W`), and each arm's capacity there: the highest open-loop rate within the "
+        "cell's SLO, found by the capacity search below. A cell is coloured by the arm whose 95 % interval lies "
+        "above every other's; arms whose intervals overlap at the top share the lead, and a cell where all overlap "
+        "is a tie. The line is the predicted boundary between the pool and the rest (Little's law: a pool of N "
+        "workers serves at most N / (C + W); one core at most 1 / C). Why the two bounds, and where they stop "
+        "holding: [methodology](" +
+        paths.methodology_link + "#the-workload-map-cpu-per-request-against-wait-per-request)."});
+    p.add(chart_ref{"workload map", s.name + "/" + std::string(map_chart_name), fnv1a_hex(map_chart_data(s, *m).dump())});
     if (auto a = answer(*m); !a.empty())
-        md << a << "\n\n";
+        p.add(paragraph{a});
 
-    md << "**Who leads** (CPU per request down, wait per request across):\n\n";
-    std::vector<std::string> header{"CPU \\ wait"};
+    p.add(paragraph{"**Who leads** (CPU per request down, wait per request across):"});
+    table leads{{"CPU \\ wait"}, {}};
     for (auto w : m->waits)
-        header.push_back(wait_text(w));
-    std::vector<std::vector<std::string>> rows;
+        leads.header.push_back(wait_text(w));
     for (auto cpu : m->cpus) {
-        std::vector<std::string> r{cpu_text(cpu)};
+        std::vector<cell> r{{cpu_text(cpu), cpu}};
         for (auto w : m->waits) {
             const auto* c = m->at(cpu, w);
-            r.push_back(c ? cell_escape(leaders_text(*c)) : "–");
+            r.emplace_back(c ? leaders_text(*c) : "–");
         }
-        rows.push_back(std::move(r));
+        leads.rows.push_back(std::move(r));
     }
-    md << markdown_table(header, rows) << "\n";
+    p.add(std::move(leads));
 
-    md << "**Measured / predicted** (req/s; predicted = min(cores / C, workers / (C + W)) with the pool's "
-       << grouped(m->pool_workers) << " workers and " << m->cores << (m->cores == 1 ? " core" : " cores")
-       << "; an event arm has no worker bound, and with no CPU asked nothing bounds it in theory, so its predicted "
-          "figure is `–`):\n\n";
-    std::vector<std::string> mheader{"CPU", "wait", "SLO"};
-    mheader.insert(mheader.end(), s.models.begin(), s.models.end());
-    mheader.emplace_back("leads");
-    std::vector<std::vector<std::string>> mrows;
+    p.add(paragraph{"**Measured / predicted** (req/s; predicted = min(cores / C, workers / (C + W)) with the pool's " +
+                    grouped(m->pool_workers) + " workers and " + std::to_string(m->cores) +
+                    (m->cores == 1 ? " core" : " cores") +
+                    "; an event arm has no worker bound, and with no CPU asked nothing bounds it in theory, so its "
+                    "predicted figure is `–`):"});
+    table measured{{"CPU", "wait", "SLO"}, {}};
+    measured.header.insert(measured.header.end(), s.models.begin(), s.models.end());
+    measured.header.emplace_back("leads");
     for (const auto& c : m->cells) {
-        std::vector<std::string> r{cpu_text(c.cpu_micros), wait_text(c.wait_millis),
-                                   c.arms.empty() ? "" : "`" + cell_escape(c.arms.front().search->slo) + "`"};
+        std::vector<cell> r{{cpu_text(c.cpu_micros), c.cpu_micros},
+                            {wait_text(c.wait_millis), c.wait_millis},
+                            c.arms.empty() ? "" : "`" + c.arms.front().search->slo + "`"};
         for (const auto& arm : s.models) {
             auto it = std::find_if(c.arms.begin(), c.arms.end(), [&](const map_arm& a) { return a.arm == arm; });
             if (it == c.arms.end()) {
                 r.emplace_back("–");
                 continue;
             }
-            auto measured = short_rps(it->search->result);
-            r.push_back(it->predicted_rps > 0 ? measured + " / " + rate_figure(it->predicted_rps) +
-                                                    (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
-                                              : measured + " / –");
+            auto text = short_rps(it->search->result) + " / " +
+                        (it->predicted_rps > 0 ? rate_figure(it->predicted_rps) +
+                                                     (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
+                                               : "–");
+            r.emplace_back(std::move(text), it->search->result.capacity_rps);
         }
-        r.push_back(cell_escape(leaders_text(c)));
-        mrows.push_back(std::move(r));
+        r.emplace_back(leaders_text(c));
+        measured.rows.push_back(std::move(r));
     }
-    md << markdown_table(mheader, mrows) << "\n";
+    p.add(std::move(measured));
 
-    md << "**Where measured and predicted part by more than " << fixed(agreement * 100, 0)
-       << " %**, or nothing predicts, and why (from each search's own steps):\n\n";
+    p.add(paragraph{"**Where measured and predicted part by more than " + fixed(agreement * 100, 0) +
+                    " %**, or nothing predicts, and why (from each search's own steps):"});
+    bullets why;
     for (const auto& c : m->cells)
         for (const auto& a : c.arms)
             if (!a.why.empty())
-                md << "- " << cpu_text(c.cpu_micros) << ", " << wait_text(c.wait_millis) << ", " << a.arm
-                   << (a.ratio > 0 ? " (" + fixed(a.ratio, 2) + ")" : "") << ": " << cell_escape(a.why) << "\n";
-    md << "\n";
-    return md.str();
+                why.items.push_back(cpu_text(c.cpu_micros) + ", " + wait_text(c.wait_millis) + ", " + a.arm +
+                                    (a.ratio > 0 ? " (" + fixed(a.ratio, 2) + ")" : "") + ": " + a.why);
+    if (!why.items.empty())
+        p.add(std::move(why));
+    return p;
 }
 
-std::string map_headline(const suite_data& s, const report_paths& paths)
+page map_headline(const suite_data& s, const report_paths& paths)
 {
+    page p;
     auto m = read_workload_map(s);
     if (!m)
-        return {};
-    return "![workload map: which model serves the most requests within the SLO, per CPU and wait per request](" +
-           paths.docs_link + "/" + s.name + "/" + map_chart_name + ")\n\n" + answer(*m) + " ([the map](" +
-           paths.docs_link + "/" + s.name + ".md#workload-map))\n";
+        return p;
+    p.add(chart_ref{"workload map: which model serves the most requests within the SLO, per CPU and wait per request",
+                    paths.docs_link + "/" + s.name + "/" + std::string(map_chart_name), ""});
+    p.add(paragraph{answer(*m) + " ([the map](" + paths.docs_link + "/" + s.name + ".md#workload-map))"});
+    return p;
 }
 
 }  // namespace execbench::report

@@ -272,7 +272,6 @@ TEST_CASE("counts are whole numbers rounded half to even, and no success shows n
     CHECK(latency(v, "latency_millis_p99") == "–");
     v.summary["requests_ok"] = "3";
     CHECK(latency(v, "latency_millis_p99") == "0.00");
-    CHECK(markdown_table({"", "a"}, {{"x", "1"}}) == "| | a |\n|---|---|\n| x | 1 |\n");
 }
 
 TEST_CASE("a results folder named by the user is read, given as the root or inside one", "[report]")

@@ -2,6 +2,7 @@
 
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/report/headline.hpp"
+#include "execbench/report/page/markdown.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -132,7 +133,7 @@ TEST_CASE("a grid of CPU x wait searches becomes a map: predictions, leads and w
     CHECK(data["boundary"].size() == 2);
     CHECK(data["boundary"][1]["wait"].get<double>() == Approx(99.5));
 
-    auto md = map_section(s, report_paths{});
+    auto md = to_markdown(map_section(s, report_paths{}));
     CHECK_THAT(md, Catch::StartsWith("## Workload map"));
     CHECK_THAT(md, Catch::Contains("map/workload-map.svg"));
     CHECK_THAT(md, Catch::Contains("| 500 µs | – | tie | loop |"));
@@ -141,7 +142,7 @@ TEST_CASE("a grid of CPU x wait searches becomes a map: predictions, leads and w
     CHECK_THAT(md, Catch::Contains("at 0 µs of CPU the pool is behind from 10 ms"));  // 0 ms is undecided
     // It falls behind where Little's law says it should (100 ms > 99.5 ms): no own-cost reason is offered.
     CHECK_THAT(md, !Catch::Contains("falls behind before its workers run out"));
-    CHECK_THAT(map_headline(s, report_paths{}), Catch::Contains("docs/results/map/workload-map.svg"));
+    CHECK_THAT(to_markdown(map_headline(s, report_paths{})), Catch::Contains("docs/results/map/workload-map.svg"));
 }
 
 TEST_CASE("a pool behind where Little's law has it keep up is explained by its own CPU per request", "[report][map]")
@@ -160,7 +161,7 @@ TEST_CASE("a pool behind where Little's law has it keep up is explained by its o
     }
     auto m = read_workload_map(s);
     REQUIRE(m);
-    auto md = map_section(s, report_paths{});
+    auto md = to_markdown(map_section(s, report_paths{}));
     CHECK_THAT(md, Catch::Contains("at 50 µs of CPU the pool is behind at every wait"));
     CHECK_THAT(md, Catch::Contains("at 5 ms of CPU the pool ties at every wait"));
     // Only the cells where the pool parts from its prediction count: 40 µs over C for the pool, 20 for the loop (the

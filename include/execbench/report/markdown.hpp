@@ -24,12 +24,6 @@ std::string count(double v);
 /// A latency column of a run in milliseconds, or "–" when no request succeeded (there is no latency to show).
 std::string latency(const run_view& v, std::string_view column);
 
-/// Text safe inside a markdown table cell: `|` escaped, newlines as spaces (for the tables still written as text).
-std::string cell_escape(std::string s);
-
-/// A markdown table: header row, separator and rows, each cell as given (escape them first).
-std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
-
 /// Notes per arm as bullets, arms with the same note on one line ("pool, fiber, loop: not run: ..."), in the order
 /// the notes first appear.
 bullets grouped_notes(const std::vector<std::pair<std::string, std::string>>& arm_notes);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/report/page/page.hpp"
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
 
@@ -60,11 +61,12 @@ inline constexpr const char* map_chart_name = "workload-map.svg";
 /// predicted boundary between the pool and the others.
 nlohmann::json map_chart_data(const suite_data& s, const workload_map& m);
 
-/// The suite page's map section (the picture, measured / predicted per cell and arm, the reasons they part); "" when
-/// the suite holds no map.
-std::string map_section(const suite_data& s, const report_paths& paths);
+/// The suite page's map section (the picture, measured / predicted per cell and arm, the reasons they part); nothing
+/// when the suite holds no map.
+page map_section(const suite_data& s, const report_paths& paths);
 
-/// The README's and index's lines on the map of `s`: the picture and the one sentence it answers; "" without a map.
-std::string map_headline(const suite_data& s, const report_paths& paths);
+/// The README's and index's lines on the map of `s`: the picture and the one sentence it answers; nothing without a
+/// map.
+page map_headline(const suite_data& s, const report_paths& paths);
 
 }  // namespace execbench::report

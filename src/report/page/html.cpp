@@ -6,7 +6,6 @@
 #include <array>
 #include <charconv>
 #include <cctype>
-#include <sstream>
 
 namespace execbench::report {
 
@@ -38,31 +37,10 @@ std::string html_target(std::string target)
     return target;
 }
 
-std::vector<std::string> table_cells(std::string_view line)
-{
-    std::vector<std::string> cells;
-    std::string cur;
-    for (std::size_t i = 1; i < line.size(); ++i) {  // skip the leading '|'
-        if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
-            cur += '|';
-            ++i;
-        } else if (line[i] == '|') {
-            auto b = cur.find_first_not_of(' ');
-            auto e = cur.find_last_not_of(' ');
-            cells.push_back(b == std::string::npos ? std::string{} : cur.substr(b, e - b + 1));
-            cur.clear();
-        } else {
-            cur += line[i];
-        }
-    }
-    return cells;
-}
-
 }  // namespace
 
-std::string inline_html(std::string_view text)
+std::string inline_html(std::string_view md)
 {
-    auto md = text;
     std::string out;
     std::size_t i = 0;
     while (i < md.size()) {
@@ -132,101 +110,6 @@ std::string sort_key_text(double v)
     return ec == std::errc{} ? std::string(buf.data(), end) : std::string{"0"};
 }
 
-/// A markdown table's lines (header, rule, rows) as a sortable HTML table.
-std::string source_table_html(const std::vector<std::string>& table)
-{
-    std::string html = "<table class=\"sortable\">";
-    auto header = table_cells(table[0]);
-    bool blank = std::all_of(header.begin(), header.end(), [](const std::string& c) { return c.empty(); });
-    if (!blank) {  // a key/value table has no header worth a row
-        html += "<thead><tr>";
-        for (const auto& c : header)
-            html += "<th>" + inline_html(c) + "</th>";
-        html += "</tr></thead>";
-    }
-    html += "<tbody>\n";
-    for (std::size_t r = 2; r < table.size(); ++r) {
-        html += "<tr>";
-        for (const auto& c : table_cells(table[r]))
-            html += "<td>" + inline_html(c) + "</td>";
-        html += "</tr>\n";
-    }
-    return html + "</tbody></table>\n";
-}
-
-/// A markdown image line `![caption](file.svg)` as a figure; "" when the line is not one.
-std::string source_figure_html(const std::string& line)
-{
-    auto close = line.find("](");
-    auto end = line.find(')', close);
-    if (close == std::string::npos || end == std::string::npos)
-        return {};
-    return figure_html(line.substr(close + 2, end - close - 2), line.substr(2, close - 2));
-}
-
-/// Markdown written as text (markdown_source) as HTML: paragraphs, lists, pipe tables, images, headings.
-std::string source_html(std::string_view md)
-{
-    std::ostringstream html;
-    std::istringstream in{std::string(md)};
-    std::string line, paragraph;
-    std::vector<std::string> table, list;
-    bool in_comment = false;
-    auto flush = [&] {
-        if (!paragraph.empty())
-            html << "<p>" << inline_html(paragraph) << "</p>\n";
-        paragraph.clear();
-        if (!list.empty()) {
-            html << "<ul>\n";
-            for (const auto& item : list)
-                html << "<li>" << inline_html(item) << "</li>\n";
-            html << "</ul>\n";
-        }
-        list.clear();
-        if (table.size() >= 2)
-            html << source_table_html(table);
-        table.clear();
-    };
-    while (std::getline(in, line)) {
-        if (in_comment || line.rfind("<!--", 0) == 0) {
-            in_comment = line.find("-->") == std::string::npos;
-            continue;
-        }
-        if (line.rfind("<details>", 0) == 0 || line.rfind("</details>", 0) == 0) {
-            flush();
-            html << line << "\n";
-        } else if (line.rfind('#', 0) == 0) {
-            flush();
-            auto level = line.find_first_not_of('#');
-            auto text = line.substr(level + 1);
-            html << "<h" << level << " id=\"" << slug(text) << "\">" << inline_html(text) << "</h" << level << ">\n";
-        } else if (line.rfind('|', 0) == 0) {
-            if (!paragraph.empty() || !list.empty()) {
-                auto keep = table;
-                table.clear();
-                flush();
-                table = keep;
-            }
-            table.push_back(line);
-        } else if (line.rfind("- ", 0) == 0) {
-            if (!table.empty() || !paragraph.empty())
-                flush();
-            list.push_back(line.substr(2));
-        } else if (line.rfind("![", 0) == 0) {
-            flush();
-            html << source_figure_html(line);
-        } else if (line.empty()) {
-            flush();
-        } else {
-            if (!table.empty() || !list.empty())
-                flush();
-            paragraph += (paragraph.empty() ? "" : " ") + line;
-        }
-    }
-    flush();
-    return html.str();
-}
-
 struct writer {
     std::string& out;
 
@@ -269,7 +152,6 @@ struct writer {
     {
         out += "<details><summary>" + inline_html(d.summary) + "</summary>\n" + to_html(d.body) + "</details>\n";
     }
-    void operator()(const markdown_source& m) const { out += source_html(m.text); }
 };
 
 }  // namespace

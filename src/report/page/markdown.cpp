@@ -30,13 +30,6 @@ std::string table_line(const Cells& cells, Text text_of)
     return out + "\n";
 }
 
-// Markdown written as text, without the blank lines around it: the page puts one between blocks.
-std::string trimmed(const std::string& text)
-{
-    auto b = text.find_first_not_of('\n');
-    return b == std::string::npos ? std::string{} : text.substr(b, text.find_last_not_of('\n') - b + 1);
-}
-
 struct writer {
     std::string& out;
 
@@ -67,7 +60,6 @@ struct writer {
     {
         out += "<details><summary>" + d.summary + "</summary>\n\n" + to_markdown(d.body) + "\n</details>\n";
     }
-    void operator()(const markdown_source& m) const { out += trimmed(m.text) + "\n"; }
 };
 
 }  // namespace
@@ -76,9 +68,6 @@ std::string to_markdown(const page& p)
 {
     std::string out;
     for (const auto& b : p.blocks) {
-        // Markdown written as text may be empty: a producer with nothing to say.
-        if (const auto* m = std::get_if<markdown_source>(&b.item); m && trimmed(m->text).empty())
-            continue;
         if (!out.empty())
             out += "\n";  // one blank line between blocks
         std::visit(writer{out}, b.item);

@@ -5,8 +5,8 @@
 #include <variant>
 #include <vector>
 
-// The pages' document model: what bench-report says, built once, then rendered as markdown (render_markdown) and
-// as HTML (render_html). Neither renderer reads the other's output.
+// The pages' document model: what bench-report says, built once, then rendered as markdown (page/markdown.hpp) and
+// as HTML (page/html.hpp). Neither renderer reads the other's output.
 //
 // Text fields are inline text: plain text with the few inline marks both renderers know: **bold**, *italic*,
 // `code`, [text](target) and <br> (a line break inside a table cell). Blocks carry the structure.
@@ -60,12 +60,6 @@ struct comment {
     std::string text;
 };
 
-/// Markdown a producer still writes as text: rendered as is, and read back for HTML. Each producer that moves onto
-/// the blocks above removes a use; when none is left, this kind goes.
-struct markdown_source {
-    std::string text;
-};
-
 struct block;
 
 /// Blocks in reading order: a page, or a part of one that a caller appends.
@@ -88,7 +82,7 @@ struct details {
 
 /// One block of a page.
 struct block {
-    std::variant<heading, paragraph, bullets, table, chart_ref, comment, details, markdown_source> item;
+    std::variant<heading, paragraph, bullets, table, chart_ref, comment, details> item;
 
     template <class T>
     block(T b) : item(std::move(b))  // NOLINT: every block kind is a block
