@@ -18,8 +18,9 @@
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
 #include "execbench/report/headline.hpp"
+#include "execbench/report/page/console.hpp"
+#include "execbench/report/run_table.hpp"
 #include "execbench/report/suite_reader.hpp"
-#include "execbench/report/winners.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -48,72 +49,6 @@ std::filesystem::path default_server_binary()
             return beside;
     }
     return "bench-server";
-}
-
-/// One line of the side-by-side table printed at the end.
-struct table_row {
-    std::string scenario, arm, status;
-    double ok = 0, errors = 0, unsent = 0, wall = 0, rps = 0, p50 = 0, p99 = 0, rss = 0, cpu = 0, threads = 0;
-    bool ran = false;
-};
-
-table_row row_of(const execbench::load::suite_entry& e, const execbench::load::run_result* r)
-{
-    table_row t{e.scenario, e.arm_name(), std::string(execbench::load::to_string(e.status))};
-    if (!r || r->summary.empty())
-        return t;
-    t.ran = true;
-    namespace metric = execbench::load::metric;
-    for (const auto& m : r->summary) {
-        auto v = m.spread.median;
-        if (m.name == metric::requests_ok)
-            t.ok = v;
-        else if (m.name == metric::requests_error)
-            t.errors = v;
-        else if (m.name == metric::requests_unsent)
-            t.unsent = v;
-        else if (m.name == metric::wall_millis)
-            t.wall = v;
-        else if (m.name == metric::requests_per_second)
-            t.rps = v;
-        else if (m.name == metric::latency_millis_p50)
-            t.p50 = v;
-        else if (m.name == metric::latency_millis_p99)
-            t.p99 = v;
-        else if (m.name == metric::server_rss_mb_max)
-            t.rss = v;
-        else if (m.name == metric::server_cpu_percent_avg)
-            t.cpu = v;
-        else if (m.name == metric::server_threads_max)
-            t.threads = v;
-    }
-    return t;
-}
-
-/// The arms side by side, one block per scenario (medians across trials).
-void print_table(const std::vector<table_row>& rows)
-{
-    std::printf("\n%-34s %-10s %-8s %9s %7s %8s %10s %9s %10s %10s %8s %6s %7s\n", "scenario", "arm", "status", "ok",
-                "errors", "unsent", "wall_ms", "req/s", "p50_ms", "p99_ms", "rss_MB", "cpu%", "threads");
-    std::string last;
-    bool no_latency = false;
-    for (const auto& r : rows) {
-        const char* name = r.scenario == last ? "" : r.scenario.c_str();
-        last = r.scenario;
-        if (!r.ran) {
-            std::printf("%-34s %-10s %-8s\n", name, r.arm.c_str(), r.status.c_str());
-            continue;
-        }
-        // Latency is of successful requests: with none, a 0.0 ms percentile would read as a perfect one.
-        auto latency = [&](double v) { return r.ok > 0 ? execbench::fixed(v, 1) : std::string("-"); };
-        no_latency = no_latency || r.ok <= 0;
-        std::printf("%-34s %-10s %-8s %9.0f %7.0f %8.0f %10.1f %9.0f %10s %10s %8.1f %6.0f %7.0f\n", name,
-                    r.arm.c_str(), r.status.c_str(), r.ok, r.errors, r.unsent, r.wall, r.rps, latency(r.p50).c_str(),
-                    latency(r.p99).c_str(), r.rss, r.cpu, r.threads);
-    }
-    if (no_latency)
-        std::printf("(p50_ms, p99_ms '-': no successful request, so no latency)\n");
-    std::printf("\n");
 }
 
 /// bench-suite's command line as given, before it becomes suite options.
@@ -340,7 +275,7 @@ public:
     {
         namespace load = execbench::load;
         if (!table_.empty())
-            print_table(table_);
+            std::printf("\n%s\n", execbench::report::to_console(table_.to_page()).c_str());
         print_verdicts(options);
         if (!capacities_.empty()) {
             std::printf("\ncapacity (steps interleaved across arms; %s):\n",
@@ -385,7 +320,7 @@ private:
             std::fflush(stdout);
             return;
         }
-        table_.push_back(row_of(e, r));
+        table_.add(e, r);
         if (r && !r->trials.empty()) {
             std::printf("%s\n", load::format_summary_line(*r).c_str());
             for (const auto& v : load::check_slo(gates_, *r))
@@ -414,18 +349,13 @@ private:
         std::vector<std::string> names;
         for (const auto& sc : options.scenarios)
             names.push_back(sc.name);
-        auto lines = execbench::report::verdict_summary(*written, names);
-        if (!lines.empty())
-            std::printf("verdicts (ratio of medians, 95 %% bootstrap interval; a tie within %g %%):\n",
-                        execbench::report::tie_margin * 100);
-        for (const auto& line : lines)
-            std::printf("  %s\n", line.c_str());
+        std::printf("%s", execbench::report::to_console(execbench::report::verdicts_page(*written, names)).c_str());
     }
 
     std::vector<execbench::load::slo_gate> gates_;
     bool quiet_;
     execbench::load::progress_printer progress_{stderr};
-    std::vector<table_row> table_;
+    execbench::report::run_table table_;
     std::vector<std::string> broken_;
     std::vector<std::string> capacities_;
 };

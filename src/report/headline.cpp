@@ -1,5 +1,6 @@
 #include "execbench/report/headline.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
@@ -272,6 +273,18 @@ std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<
         }
     }
     return out;
+}
+
+page verdicts_page(const suite_data& s, const std::vector<std::string>& only)
+{
+    page p;
+    bullets lines{verdict_summary(s, only)};
+    if (lines.items.empty())
+        return p;
+    p.add(paragraph{"verdicts (ratio of medians, 95 % bootstrap interval; a tie within " + fixed(tie_margin * 100, 0) +
+                    " %):"});
+    p.add(std::move(lines));
+    return p;
 }
 
 namespace {

@@ -243,10 +243,13 @@ TEST_CASE("compare reads every folder bench-suite and bench-load write, whatever
     auto first = suite({"--out", (tmp.path / "a").string()});
     // The run ends with its answer, in the headline's words, and --quiet leaves out the per-round lines.
     INFO(first.out << first.err);
-    CHECK(first.out.find("\n\nverdicts (ratio of medians, 95 % bootstrap interval; a tie within 2 %):\n") !=
+    CHECK(first.out.find("\n\nverdicts (ratio of medians, 95 % bootstrap interval; a tie within 2 %):\n\n") !=
           std::string::npos);
-    CHECK(first.out.find("  smoke-burst-io latency p99 — ") != std::string::npos);
-    CHECK(first.out.find("  smoke-burst-io req/s — ") != std::string::npos);
+    CHECK(first.out.find("\n- smoke-burst-io latency p99 — ") != std::string::npos);
+    CHECK(first.out.find("\n- smoke-burst-io req/s — ") != std::string::npos);
+    // The closing table, rendered from the page model: a header line, and the scenario named on its first arm only.
+    CHECK(first.out.find("\nscenario ") != std::string::npos);
+    CHECK(first.out.find(" p99_ms ") != std::string::npos);
     CHECK(first.err.find("== [") == std::string::npos);
     suite({"--out", (tmp.path / "b").string()});
     suite({"--results-dir", (tmp.path / "root").string()});

@@ -25,6 +25,9 @@ std::string headline_block(const std::vector<suite_data>& suites, const report_p
 /// (2.93–3.00) lower than pool". Scenarios where fewer than two arms ran have none.
 std::vector<std::string> verdict_summary(const suite_data& s, const std::vector<std::string>& only = {});
 
+/// The verdict_summary lines under their one-line legend, as bench-suite prints them; nothing without a verdict.
+page verdicts_page(const suite_data& s, const std::vector<std::string>& only = {});
+
 /// Replaces the text between `<!-- results:begin -->` and `<!-- results:end -->` with `block` (markers kept);
 /// appends both markers and the block at the end when they are absent.
 std::string replace_headline(std::string_view readme, std::string_view block);
