@@ -2,6 +2,7 @@
 
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/report/page/markdown.hpp"
 #include "execbench/report/suite_reader.hpp"
 #include "execbench/report/trial_figures.hpp"
 #include "execbench/stats/trials.hpp"
@@ -258,40 +259,48 @@ result<comparison> compare_results(const compare_options& o)
     return c;
 }
 
-std::string compare_markdown(const comparison& c)
+page compare_page(const comparison& c)
 {
-    std::ostringstream md;
-    md << "# Compare: " << c.old_label << " → " << c.new_label << "\n\n";
-    md << "Ratio NEW / OLD of the medians over the trials, with its 95 % percentile bootstrap interval. A change "
-          "counts only when the whole interval lies beyond ±"
-       << figure(c.threshold_percent) << " %; *unchanged* when it lies within ±" << figure(c.threshold_percent)
-       << " %, *inconclusive* when it reaches past it.\n\n";
-    md << "| suite | scenario | arm | metric | OLD | NEW | NEW / OLD (95 % CI) | verdict |\n"
-          "|---|---|---|---|---|---|---|---|\n";
+    page p;
+    p.add(heading{1, "Compare: " + c.old_label + " → " + c.new_label});
+    p.add(paragraph{"Ratio NEW / OLD of the medians over the trials, with its 95 % percentile bootstrap interval. A "
+                    "change counts only when the whole interval lies beyond ±" +
+                    figure(c.threshold_percent) + " %; *unchanged* when it lies within ±" +
+                    figure(c.threshold_percent) + " %, *inconclusive* when it reaches past it."});
+    table t{{"suite", "scenario", "arm", "metric", "OLD", "NEW", "NEW / OLD (95 % CI)", "verdict"}, {}};
     for (const auto& r : c.rows)
         for (const auto& m : r.metrics) {
             bool measured = m.verdict != change::too_few_trials && m.verdict != change::not_sampled;
-            md << "| " << r.suite << " | " << r.scenario << " | " << r.arm << " | " << m.label << " | "
-               << figure(m.old_median) << " | " << figure(m.new_median) << " | "
-               << (measured ? figure(m.ratio.ratio) + "× (" + figure(m.ratio.low) + "–" + figure(m.ratio.high) + ")"
-                            : std::string{"–"})
-               << " | " << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "")
-               << to_string(m.verdict) << (m.verdict == change::regressed || m.verdict == change::improved ? "**" : "")
-               << " |\n";
+            bool changed = m.verdict == change::regressed || m.verdict == change::improved;
+            auto verdict = std::string(to_string(m.verdict));
+            t.rows.push_back({r.suite, r.scenario, r.arm, m.label, cell{figure(m.old_median), m.old_median},
+                              cell{figure(m.new_median), m.new_median},
+                              measured ? cell{figure(m.ratio.ratio) + "× (" + figure(m.ratio.low) + "–" +
+                                                  figure(m.ratio.high) + ")",
+                                              m.ratio.ratio}
+                                       : cell{"–"},
+                              changed ? "**" + verdict + "**" : verdict});
         }
-    md << "\n"
-       << c.count(change::regressed) << " regressed, " << c.count(change::improved) << " improved, "
-       << c.count(change::unchanged) << " unchanged";
+    p.add(std::move(t));
+    auto summary = std::to_string(c.count(change::regressed)) + " regressed, " +
+                   std::to_string(c.count(change::improved)) + " improved, " +
+                   std::to_string(c.count(change::unchanged)) + " unchanged";
     if (auto n = c.count(change::inconclusive))
-        md << ", " << n << " inconclusive (the interval reaches past ±" << figure(c.threshold_percent) << " %)";
+        summary += ", " + std::to_string(n) + " inconclusive (the interval reaches past ±" +
+                   figure(c.threshold_percent) + " %)";
     if (auto n = c.count(change::too_few_trials) + c.count(change::not_sampled))
-        md << ", " << n << " without a verdict (too few trials or not sampled)";
-    md << ".\n";
-    for (const auto& s : c.only_one_side)
-        md << "- " << s << "\n";
+        summary += ", " + std::to_string(n) + " without a verdict (too few trials or not sampled)";
+    p.add(paragraph{summary + "."});
+    if (!c.only_one_side.empty())
+        p.add(bullets{c.only_one_side});
     for (const auto& w : c.warnings)
-        md << "\n**Warning:** " << w << ".\n";
-    return md.str();
+        p.add(paragraph{"**Warning:** " + w + "."});
+    return p;
+}
+
+std::string compare_markdown(const comparison& c)
+{
+    return to_markdown(compare_page(c));
 }
 
 std::string compare_json(const comparison& c)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/report/page/page.hpp"
 #include "execbench/stats/bootstrap.hpp"
 
 #include <filesystem>
@@ -67,6 +68,9 @@ struct comparison {
 /// of the medians NEW / OLD with its bootstrap interval, and a verdict. Fails on bad input: a missing folder, no
 /// scenario × arm in common, no comparable metric, or different load scales without allow_scale_mismatch.
 result<comparison> compare_results(const compare_options& options);
+
+/// The comparison as a page: the rule, a row per suite, scenario, arm and metric, the counts and the warnings.
+page compare_page(const comparison& c);
 
 /// The comparison as a markdown report.
 std::string compare_markdown(const comparison& c);
