@@ -36,8 +36,8 @@ std::vector<std::string> error_classes(const run_view& v)
 {
     std::vector<std::string> out;
     for (const auto& [k, val] : v.summary)
-        if (metric::is_errors_column(k) && whole(to_number(val)) > 0)
-            out.push_back(k.substr(metric::errors_prefix.size()) + " " + count(to_number(val)));
+        if (metric::is_errors_column(k) && whole(load::number_of(val)) > 0)
+            out.push_back(k.substr(metric::errors_prefix.size()) + " " + count(load::number_of(val)));
     return out;
 }
 

@@ -20,33 +20,6 @@ namespace column = load::column;
 
 namespace {
 
-/// A CSV row's value in column `c`; "" when the row has no such column.
-std::string field(const std::map<std::string, std::string>& row, std::string_view c)
-{
-    auto it = row.find(std::string(c));
-    return it == row.end() ? std::string{} : it->second;
-}
-
-/// The arm a summary row belongs to; results written before arms existed name only the model.
-std::string arm_of(const std::map<std::string, std::string>& row)
-{
-    auto arm = field(row, column::arm);
-    return arm.empty() ? field(row, column::model) : arm;
-}
-
-/// Rows of a CSV as column → value maps.
-std::vector<std::map<std::string, std::string>> rows_of(const load::csv_table& t)
-{
-    std::vector<std::map<std::string, std::string>> out;
-    for (const auto& row : t.rows) {
-        std::map<std::string, std::string> m;
-        for (std::size_t i = 0; i < t.header.size() && i < row.size(); ++i)
-            m[t.header[i]] = row[i];
-        out.push_back(std::move(m));
-    }
-    return out;
-}
-
 /// The percentiles a spectrum is drawn at, HdrHistogram style: dense towards the tail.
 constexpr double spectrum_points[] = {0,    10,    20,   30,    40,     50,    60,     70,     75, 80,
                                       85,   90,    92.5, 95,    96.25,  97.5,  98.125, 98.75,  99, 99.25,
@@ -87,15 +60,15 @@ std::string server_settings_text(const load::server_spec& server)
 result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, std::string_view run_selector,
                               std::set<std::string>& arms)
 {
-    std::map<std::string, std::map<std::string, std::string>> summary_by_run;
+    std::map<std::string, load::summary_row> summary_by_run;
     std::vector<std::string> summary_order;
     if (std::filesystem::exists(paths.summary)) {
-        auto t = load::read_csv(paths.summary);
-        if (!t)
-            return t.err();
-        for (auto& row : rows_of(*t)) {
-            summary_order.push_back(field(row, column::run_id));
-            summary_by_run[field(row, column::run_id)] = std::move(row);
+        auto rows = load::read_summary(paths.summary);
+        if (!rows)
+            return rows.err();
+        for (auto& row : *rows) {
+            summary_order.push_back(load::cell_of(row, column::run_id));
+            summary_by_run[load::cell_of(row, column::run_id)] = std::move(row);
         }
     }
     // A selected run: its run id or its summary row's git revision starts with the selector.
@@ -104,7 +77,7 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
             return true;
         auto it = summary_by_run.find(run_id);
         return it != summary_by_run.end() && !run_id.empty() &&
-               field(it->second, column::git_revision).starts_with(run_selector);
+               load::cell_of(it->second, column::git_revision).starts_with(run_selector);
     };
     auto ledger_file = load::ledger_path(d.dir, d.stem);
     if (std::filesystem::exists(ledger_file)) {
@@ -124,7 +97,7 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
             v.run_id = e.run_id;
             if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end()) {
                 v.summary = it->second;
-                v.arm = arm_of(v.summary);
+                v.arm = load::arm_of(v.summary);
             }
             arms.insert(v.arm);
             d.runs[e.scenario][v.arm] = std::move(v);  // later lines replace earlier ones
@@ -137,16 +110,16 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
             continue;
         const auto& row = summary_by_run[id];
         run_view v;
-        v.scenario = field(row, column::scenario);
-        v.model = field(row, column::model);
-        v.arm = arm_of(row);
+        v.scenario = load::cell_of(row, column::scenario);
+        v.model = load::cell_of(row, column::model);
+        v.arm = load::arm_of(row);
         v.run_id = id;
         v.summary = row;
         // The order of load::status_of: a stopped run says so before its errors.
-        v.status = field(row, column::partial) == "1"                   ? load::run_status::stopped
-                   : to_number(field(row, metric::requests_error)) > 0  ? load::run_status::errors
-                   : to_number(field(row, metric::requests_unsent)) > 0 ? load::run_status::behind
-                                                                        : load::run_status::ok;
+        v.status = v.text(column::partial) == "1"              ? load::run_status::stopped
+                   : v.number(metric::requests_error) > 0  ? load::run_status::errors
+                   : v.number(metric::requests_unsent) > 0 ? load::run_status::behind
+                                                           : load::run_status::ok;
         note_scenario(d, v.scenario);
         arms.insert(v.arm);
         d.runs[v.scenario][v.arm] = std::move(v);
@@ -225,20 +198,17 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
 {
     if (!std::filesystem::exists(file))
         return {};
-    auto t = load::read_csv(file);
-    if (!t)
-        return t.err();
+    auto rows = load::read_trial_rows(file);
+    if (!rows)
+        return rows.err();
     std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
     std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
-    for (auto& row : rows_of(*t))
-        if (shown.count(field(row, column::run_id))) {
-            by_run[field(row, column::run_id)].emplace_back(
-                to_number(field(row, metric::latency_millis_p99)),
-                static_cast<unsigned>(to_number(field(row, column::trial))));
-            auto& numbers = rows_by_run[field(row, column::run_id)].emplace_back();
-            for (const auto& [column, text] : row)
-                numbers[column] = to_number(text);
-            add_derived_metrics(numbers);
+    for (auto& row : *rows)
+        if (shown.count(row.run_id)) {
+            by_run[row.run_id].emplace_back(row.figures[std::string(metric::latency_millis_p99)],
+                                            static_cast<unsigned>(row.figures[std::string(column::trial)]));
+            add_derived_metrics(row.figures);
+            rows_by_run[row.run_id].push_back(std::move(row.figures));
         }
     for (auto& [sc, by_model] : d.runs)
         for (auto& [m, v] : by_model) {
@@ -258,30 +228,17 @@ result<void> read_series(suite_data& d, const std::filesystem::path& file,
 {
     if (!std::filesystem::exists(file))
         return {};
-    auto t = load::read_csv(file);
-    if (!t)
-        return t.err();
+    auto rows = load::read_second_rows(file);
+    if (!rows)
+        return rows.err();
     std::map<std::string, run_view*> by_id;
     for (auto& [sc, by_model] : d.runs)
         for (auto& [m, v] : by_model)
             if (v.ran())
                 by_id[v.run_id] = &v;
-    auto id_col = t->column(column::run_id);
-    auto trial_col = t->column(column::trial);
-    for (const auto& row : t->rows) {
-        if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size())
-            return fail(file.string() + ": missing run_id or trial column");
-        auto it = by_id.find(row[id_col]);
-        if (it == by_id.end() || static_cast<unsigned>(to_number(row[trial_col])) != it->second->chart_trial)
-            continue;
-        std::map<std::string, double> values;
-        // An empty cell is a figure the shape does not have (a ramp's users in an open run): absent, not 0.
-        for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-            if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
-                t->header[i] != column::model && t->header[i] != column::arm)
-                values[t->header[i]] = to_number(row[i]);
-        (it->second->*member).push_back(std::move(values));
-    }
+    for (auto& row : *rows)
+        if (auto it = by_id.find(row.run_id); it != by_id.end() && row.trial == it->second->chart_trial)
+            (it->second->*member).push_back(std::move(row.figures));
     return {};
 }
 

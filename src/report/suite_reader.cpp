@@ -46,31 +46,20 @@ std::string raw_results_file(const suite_data& s)
     return file.string();
 }
 
-double to_number(const std::string& s)
-{
-    if (s.empty())
-        return 0;
-    char* end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    return end == s.c_str() ? 0 : v;
-}
-
 double run_view::number(std::string_view column) const
 {
-    auto it = summary.find(std::string(column));
-    return it == summary.end() ? 0 : to_number(it->second);
+    return load::number_of(load::cell_of(summary, column));
 }
 
 std::string run_view::text(std::string_view column) const
 {
-    auto it = summary.find(std::string(column));
-    return it == summary.end() ? std::string{} : it->second;
+    return load::cell_of(summary, column);
 }
 
 double run_view::scale() const
 {
-    auto it = summary.find(std::string(load::column::scale));
-    return it == summary.end() || it->second.empty() ? 1 : to_number(it->second);
+    auto scale = text(load::column::scale);
+    return scale.empty() ? 1 : load::number_of(scale);
 }
 
 namespace {
@@ -222,7 +211,7 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
             if (sc->load.kind != load::shape::burst)
                 way(seconds(get(column::duration)), seconds(file_duration));
             way(seconds(get(column::warmup)), seconds(file_warmup));
-            way(get(column::trials).empty() ? -1.0 : to_number(get(column::trials)), double(sc->trials));
+            way(get(column::trials).empty() ? -1.0 : load::number_of(get(column::trials)), double(sc->trials));
             s.file_change[name] = ways.size() != 1    ? settings_change::different
                                   : *ways.begin() < 0 ? settings_change::shorter
                                                       : settings_change::longer;

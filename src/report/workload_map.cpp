@@ -213,7 +213,7 @@ void read_context(const load::run_context& ctx, std::pair<double, double>& where
     auto health = ctx.server.health_fields();
     if (auto cpus = cpus_in(health["cpus"]); cpus > 0)
         m.cores = cpus;
-    if (auto threads = to_number(health["threads"]); health["model"] == "pool" && threads >= 1)
+    if (auto threads = load::number_of(health["threads"]); health["model"] == "pool" && threads >= 1)
         m.pool_workers = unsigned(threads);
 }
 

@@ -27,7 +27,7 @@ struct run_view {
     load::run_status status = load::run_status::failed;
     std::string message;
     std::string run_id;
-    std::map<std::string, std::string> summary;           ///< summary CSV column → value (empty when it did not run)
+    load::summary_row summary;                            ///< its summary file row (empty when it did not run)
     unsigned chart_trial = 0;                             ///< the trial charted: median by latency p99
     std::vector<std::map<std::string, double>> trials;    ///< every trial row, for the verdicts
     std::vector<std::map<std::string, double>> timeline;  ///< that trial's timeline rows
@@ -87,9 +87,6 @@ inline constexpr std::size_t top_functions = 8;
 
 /// The models in display order before any other: the three execution models.
 const std::vector<std::string>& known_models();
-
-/// A CSV cell as a number: 0 when empty or not a number.
-double to_number(const std::string& s);
 
 /// The file a page links as the suite's raw data: `<stem>.csv`, or `<stem>-capacity.csv` for a suite of
 /// capacity searches only (which writes no `<stem>.csv`).

@@ -311,6 +311,89 @@ result<void> append_context(const run_result& r, const output_paths& paths)
     return {};
 }
 
+std::string cell_of(const summary_row& row, std::string_view column)
+{
+    auto it = row.find(std::string(column));
+    return it == row.end() ? std::string{} : it->second;
+}
+
+double number_of(std::string_view cell)
+{
+    if (cell.empty())
+        return 0;
+    std::string text(cell);
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    return end == text.c_str() ? 0 : v;
+}
+
+std::string arm_of(const summary_row& row)
+{
+    auto arm = cell_of(row, column::arm);
+    return arm.empty() ? cell_of(row, column::model) : arm;
+}
+
+namespace {
+
+std::vector<summary_row> rows_of(const csv_table& t)
+{
+    std::vector<summary_row> out;
+    for (const auto& row : t.rows) {
+        summary_row m;
+        for (std::size_t i = 0; i < t.header.size() && i < row.size(); ++i)
+            m[t.header[i]] = row[i];
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace
+
+result<std::vector<summary_row>> read_summary(const std::filesystem::path& file)
+{
+    auto t = read_csv(file);
+    if (!t)
+        return t.err();
+    return rows_of(*t);
+}
+
+result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file)
+{
+    auto t = read_csv(file);
+    if (!t)
+        return t.err();
+    std::vector<trial_row> out;
+    for (const auto& row : rows_of(*t)) {
+        auto& r = out.emplace_back();
+        r.run_id = cell_of(row, column::run_id);
+        for (const auto& [name, text] : row)
+            r.figures[name] = number_of(text);
+    }
+    return out;
+}
+
+result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file)
+{
+    auto t = read_csv(file);
+    if (!t)
+        return t.err();
+    auto id_col = t->column(column::run_id);
+    auto trial_col = t->column(column::trial);
+    std::vector<second_row> out;
+    for (const auto& row : t->rows) {
+        if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size() || std::size_t(trial_col) >= row.size())
+            return fail(file.string() + ": missing run_id or trial column");
+        auto& r = out.emplace_back();
+        r.run_id = row[id_col];
+        r.trial = static_cast<unsigned>(number_of(row[trial_col]));
+        for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
+            if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
+                t->header[i] != column::model && t->header[i] != column::arm)
+                r.figures[t->header[i]] = number_of(row[i]);
+    }
+    return out;
+}
+
 result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file)
 {
     std::ifstream in(file, std::ios::binary);

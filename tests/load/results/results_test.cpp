@@ -148,6 +148,24 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     auto timeline = read_csv(paths.timeline);
     REQUIRE(timeline.ok());
     CHECK(timeline->rows.size() == 12);  // 2 seconds × 3 trials × 2 writes
+
+    // The typed readers beside the writers: a summary row per run, a trial row per trial, a row per second.
+    auto summaries = read_summary(paths.summary);
+    REQUIRE(summaries.ok());
+    REQUIRE(summaries->size() == 2);
+    CHECK(arm_of(summaries->front()) == "fiber");
+    CHECK(number_of(cell_of(summaries->front(), "trials")) == 3);
+    CHECK(cell_of(summaries->front(), "no_such_column").empty());
+    auto trial_rows = read_trial_rows(paths.trials);
+    REQUIRE(trial_rows.ok());
+    REQUIRE(trial_rows->size() == 6);
+    CHECK(trial_rows->front().run_id == r.run_id);
+    CHECK(trial_rows->front().figures.at("trial") == 1);
+    auto seconds = read_second_rows(paths.timeline);
+    REQUIRE(seconds.ok());
+    REQUIRE(seconds->size() == 12);
+    CHECK(seconds->front().figures.at("requests_ok") == 600);
+    CHECK(seconds->front().figures.count("run_id") == 0);  // identifiers are not figures
     CHECK(timeline->rows[0][static_cast<std::size_t>(timeline->column("requests_ok"))] == "600");
 
     auto hist = read_histograms(paths.histograms);
@@ -245,5 +263,26 @@ TEST_CASE("an earlier version's results file is widened to this version's column
     REQUIRE_FALSE(lost.ok());
     CHECK_THAT(lost.err().message, Catch::Contains("has column 'kernel_resets_sent'"));
     CHECK(read_csv(file)->rows == before->rows);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a per-second row leaves out the figures it does not have, and a file without run_id fails", "[load]")
+{
+    auto dir = std::filesystem::temp_directory_path() / ("execbench-seconds-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "t.csv") << "run_id,trial,second,users,requests_ok\nr1,2,0,,10\n";
+    auto rows = read_second_rows(dir / "t.csv");
+    REQUIRE(rows.ok());
+    REQUIRE(rows->size() == 1);
+    CHECK(rows->front().trial == 2);
+    CHECK(rows->front().figures.count("users") == 0);  // a ramp's users in an open run: absent, not 0
+    CHECK(rows->front().figures.at("requests_ok") == 10);
+    std::ofstream(dir / "bad.csv") << "trial,second\n1,0\n";
+    auto bad = read_second_rows(dir / "bad.csv");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.err().message, Catch::Contains("missing run_id or trial column"));
+    CHECK(number_of("12.5") == 12.5);
+    CHECK(number_of("") == 0);
+    CHECK(number_of("n/a") == 0);
     std::filesystem::remove_all(dir);
 }

@@ -7,6 +7,7 @@
 #include "execbench/stats/histogram.hpp"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,38 @@ std::vector<std::string> trial_columns();
 result<void> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
 /// Appends the run's context (`to_json(context_of(r))`, load/results/context.hpp) to the context file.
 result<void> append_context(const run_result& r, const output_paths& paths);
+
+/// A row of a summary file read back: each cell under its column's name, as written. A row is a dictionary, not a
+/// struct of fields, because every reader walks it by the names in load/metrics (metric_table(), and the open-ended
+/// errors_<class> columns); a file an earlier version wrote reads with the columns it has.
+using summary_row = std::map<std::string, std::string>;
+/// The cell of `column` in a row; "" when the row has no such column.
+std::string cell_of(const summary_row& row, std::string_view column);
+/// A cell as a number: 0 when empty or not a number (a figure the run did not have).
+double number_of(std::string_view cell);
+/// The arm a summary row belongs to: its arm, or its model in a file written before arms existed.
+std::string arm_of(const summary_row& row);
+/// Reads a summary file (summary_columns()), one row per run in the order written.
+result<std::vector<summary_row>> read_summary(const std::filesystem::path& file);
+
+/// A row of a per-trial file read back: its run, and every figure as a number (an empty cell, a figure the trial
+/// did not have, reads 0).
+struct trial_row {
+    std::string run_id;
+    std::map<std::string, double> figures;
+};
+/// Reads a per-trial file (trial_columns()).
+result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file);
+
+/// A row of a per-second file (a trial's timeline, or the server's samples) read back: its run and trial, and the
+/// figures it holds. An empty cell is a figure the row does not have (a ramp's users in an open run): absent, not 0.
+struct second_row {
+    std::string run_id;
+    unsigned trial = 0;
+    std::map<std::string, double> figures;
+};
+/// Reads a per-second file; fails when it has no run_id or trial column.
+result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file);
 
 /// One line of a histograms file, read back.
 struct histogram_record {
