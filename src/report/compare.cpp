@@ -53,6 +53,7 @@ struct headline_metric {
     std::string column;
     bool higher_is_better;
     bool server_sampled;
+    std::string unit;  ///< "" for a count
 };
 
 /// The headline metrics of a run; the first is wall time for a burst and req/s for every other shape. Labels and
@@ -63,13 +64,14 @@ std::vector<headline_metric> headline_metrics(bool burst)
         const auto& m = load::metric_of(column);
         // The server's figures are the columns named server_* (metric_names.hpp); they need server samples.
         bool server = std::string_view(m.column).starts_with("server_");
-        return headline_metric{std::string(prefix) + m.label, m.column, m.direction == load::better::higher, server};
+        return headline_metric{std::string(prefix) + m.label, m.column, m.direction == load::better::higher, server,
+                               m.unit};
     };
     return {
         of(burst ? metric::wall_millis : metric::requests_per_second),
         of(metric::latency_millis_p50),
         of(metric::latency_millis_p99),
-        {"errors + unsent", failures_column, false, false},
+        {"errors + unsent", failures_column, false, false, ""},
         of(metric::server_rss_mb_max, "server "),
         of(metric::server_cpu_percent_avg, "server "),
     };
@@ -83,8 +85,11 @@ struct run_rows {
     std::vector<trial_row> trials;
 };
 
-/// scenario → arm → the chosen run.
-using suite_runs = std::map<std::string, std::map<std::string, run_rows>>;
+/// A results folder's runs: scenario → arm → the chosen run, under the suite's name as its files give it.
+struct suite_runs {
+    std::string name;
+    std::map<std::string, std::map<std::string, run_rows>> runs;
+};
 
 /// The runs of a results folder, read as `bench-report --results` reads it (read_suite): the latest selected run
 /// of each scenario × arm that ran.
@@ -94,6 +99,7 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
     if (!suite)
         return suite.err();
     suite_runs out;
+    out.name = suite->stem;
     for (const auto& [sc, arms] : suite->runs)
         for (const auto& [arm, v] : arms) {
             if (!v.ran())
@@ -105,7 +111,7 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
             r.trials = v.trials;
             for (auto& t : r.trials)
                 t[failures_column] = t[std::string(metric::requests_error)] + t[std::string(metric::requests_unsent)];
-            out[sc][arm] = std::move(r);
+            out.runs[sc][arm] = std::move(r);
         }
     return out;
 }
@@ -153,6 +159,7 @@ arm_comparison compare_arm(const run_rows& old_run, const run_rows& new_run, dou
     for (const auto& h : headline_metrics(burst)) {
         metric_change m;
         m.label = h.label;
+        m.unit = h.unit;
         m.column = h.column;
         m.higher_is_better = h.higher_is_better;
         auto ov = values_of(old_trials, h.column);
@@ -206,17 +213,21 @@ result<comparison> compare_results(const compare_options& o)
     c.old_label = o.old_dir.string() + (o.old_run.empty() ? "" : " @ " + o.old_run);
     c.new_label = o.new_dir.string() + (o.new_run.empty() ? "" : " @ " + o.new_run);
     c.threshold_percent = o.threshold_percent;
-    for (const auto& [name, old_dir, new_dir] : pairs) {
-        auto old_runs = read_runs(old_dir, o.old_run);
-        if (!old_runs)
-            return old_runs.err();
-        auto new_runs = read_runs(new_dir, o.new_run);
-        if (!new_runs)
-            return new_runs.err();
-        for (const auto& [sc, arms] : *new_runs)
+    for (const auto& [folder, old_dir, new_dir] : pairs) {
+        auto old_read = read_runs(old_dir, o.old_run);
+        if (!old_read)
+            return old_read.err();
+        auto new_read = read_runs(new_dir, o.new_run);
+        if (!new_read)
+            return new_read.err();
+        // The suite as its files name it: two single folders pair whatever their names ("runs/a", "runs/b").
+        const auto& name = new_read->name.empty() ? folder : new_read->name;
+        const auto& old_runs = old_read->runs;
+        const auto& new_runs = new_read->runs;
+        for (const auto& [sc, arms] : new_runs)
             for (const auto& [arm, nr] : arms) {
-                auto os = old_runs->find(sc);
-                if (os == old_runs->end() || !os->second.count(arm)) {
+                auto os = old_runs.find(sc);
+                if (os == old_runs.end() || !os->second.count(arm)) {
                     c.only_one_side.push_back(name + "/" + sc + "/" + arm + ": only in NEW");
                     continue;
                 }
@@ -230,10 +241,10 @@ result<comparison> compare_results(const compare_options& o)
                 a.arm = arm;
                 c.rows.push_back(std::move(a));
             }
-        for (const auto& [sc, arms] : *old_runs)
+        for (const auto& [sc, arms] : old_runs)
             for (const auto& [arm, r] : arms) {
-                auto ns = new_runs->find(sc);
-                if (ns == new_runs->end() || !ns->second.count(arm))
+                auto ns = new_runs.find(sc);
+                if (ns == new_runs.end() || !ns->second.count(arm))
                     c.only_one_side.push_back(name + "/" + sc + "/" + arm + ": only in OLD");
             }
     }
@@ -273,8 +284,9 @@ page compare_page(const comparison& c)
             bool measured = m.verdict != change::too_few_trials && m.verdict != change::not_sampled;
             bool changed = m.verdict == change::regressed || m.verdict == change::improved;
             auto verdict = std::string(to_string(m.verdict));
-            t.rows.push_back({r.suite, r.scenario, r.arm, m.label, cell{figure(m.old_median), m.old_median},
-                              cell{figure(m.new_median), m.new_median},
+            auto unit = m.unit.empty() ? std::string{} : " " + m.unit;
+            t.rows.push_back({r.suite, r.scenario, r.arm, m.label, cell{figure(m.old_median) + unit, m.old_median},
+                              cell{figure(m.new_median) + unit, m.new_median},
                               measured ? cell{figure(m.ratio.ratio) + "× (" + figure(m.ratio.low) + "–" +
                                                   figure(m.ratio.high) + ")",
                                               m.ratio.ratio}
@@ -320,6 +332,7 @@ std::string compare_json(const comparison& c)
             auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
             row["metrics"].push_back({{"metric", m.label},
                                       {"column", m.column},
+                                      {"unit", m.unit},
                                       {"higher_is_better", m.higher_is_better},
                                       {"old_median", m.old_median},
                                       {"new_median", m.new_median},

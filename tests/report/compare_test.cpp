@@ -102,8 +102,27 @@ TEST_CASE("compare: the same figures are unchanged and exit 0", "[report][compar
     auto o = bench_report({"compare", (tmp.path / "old/reactive").string(), (tmp.path / "new/reactive").string()});
     INFO(o.out << o.err);
     CHECK(o.code == 0);
-    CHECK(o.out.find("| reactive | io-600 | loop | latency p99 | 100 | 100 | 1× (") != std::string::npos);
+    CHECK(o.out.find("| reactive | io-600 | loop | latency p99 | 100 ms | 100 ms | 1× (") != std::string::npos);
     CHECK(o.out.find("0 regressed, 0 improved, 12 unchanged") != std::string::npos);
+}
+
+TEST_CASE("compare: two folders named as a user names them are labelled by their suite, figures with units",
+          "[report][compare]")
+{
+    // The user review of 2026-12-03: `compare runs/a runs/b` labelled every row's suite `b`, the NEW folder's name.
+    temp_dir tmp;
+    write_suite(tmp.path / "runs", "adhoc", {run("r1"), run("r2", 300, "pool")});
+    std::filesystem::rename(tmp.path / "runs" / "adhoc", tmp.path / "runs" / "a");
+    write_suite(tmp.path / "runs", "adhoc", {run("r3"), run("r4", 300, "pool")});
+    std::filesystem::rename(tmp.path / "runs" / "adhoc", tmp.path / "runs" / "b");
+    auto o = bench_report({"compare", (tmp.path / "runs/a").string(), (tmp.path / "runs/b").string()});
+    INFO(o.out << o.err);
+    CHECK(o.code == 0);
+    CHECK(o.out.find("| adhoc | io-600 | loop | latency p99 | 100 ms | 100 ms |") != std::string::npos);
+    CHECK(o.out.find("| b |") == std::string::npos);
+    auto json = bench_report({"compare", "--format", "json", (tmp.path / "runs/a").string(),
+                              (tmp.path / "runs/b").string()});
+    CHECK(json.out.find("\"unit\": \"ms\"") != std::string::npos);
 }
 
 TEST_CASE("compare: a slower arm regresses (exit 1), a faster one improves", "[report][compare]")
@@ -154,11 +173,11 @@ TEST_CASE("compare: an interval that reaches past the threshold is inconclusive,
     auto o = bench_report({"compare", (tmp.path / "old/s").string(), (tmp.path / "new/s").string()});
     INFO(o.out << o.err);
     CHECK(o.code == 0);
-    CHECK(o.out.find("| latency p99 | 100 | 110 | 1.1× (") != std::string::npos);
+    CHECK(o.out.find("| latency p99 | 100 ms | 110 ms | 1.1× (") != std::string::npos);
     CHECK(o.out.find(") | inconclusive |") != std::string::npos);
     CHECK(o.out.find("inconclusive (the interval reaches past ±5 %)") != std::string::npos);
     // The unchanged metrics' intervals lie within ±5 %.
-    CHECK(o.out.find("| req/s | 1000 | 1000 | 1× (") != std::string::npos);
+    CHECK(o.out.find("| req/s | 1000 req/s | 1000 req/s | 1× (") != std::string::npos);
 }
 
 TEST_CASE("compare: bad input exits 2 with the reason", "[report][compare]")

@@ -31,6 +31,7 @@ const char* to_string(change c);
 /// One headline metric, NEW against OLD.
 struct metric_change {
     std::string label;  ///< e.g. "latency p99"
+    std::string unit;   ///< e.g. "ms"; "" for a count
     std::string column;
     bool higher_is_better = false;
     double old_median = 0;
