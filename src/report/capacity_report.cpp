@@ -5,7 +5,7 @@
 #include "execbench/load/run/slo.hpp"
 #include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/charts.hpp"
-#include "execbench/report/markdown.hpp"
+#include "execbench/report/words.hpp"
 #include "execbench/stats/trials.hpp"
 
 #include <algorithm>

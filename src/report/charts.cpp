@@ -2,9 +2,9 @@
 
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/ramp.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
+#include "execbench/report/words.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,9 +1,9 @@
 #include "execbench/report/finding.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
 #include "execbench/report/verdict_text.hpp"
+#include "execbench/report/words.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -4,9 +4,9 @@
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/capacity_report.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
+#include "execbench/report/suite_page.hpp"
 #include "execbench/report/verdict_text.hpp"
 #include "execbench/report/winners.hpp"
 

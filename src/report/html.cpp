@@ -3,8 +3,8 @@
 #include "execbench/core/text.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/page/html.hpp"
+#include "execbench/report/suite_page.hpp"
 #include "execbench/report/workload_map.hpp"
 
 #include <algorithm>

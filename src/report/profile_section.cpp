@@ -2,7 +2,7 @@
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/markdown.hpp"
+#include "execbench/report/suite_page.hpp"
 
 #include <algorithm>
 #include <map>

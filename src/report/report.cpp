@@ -6,8 +6,8 @@
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/page/markdown.hpp"
+#include "execbench/report/suite_page.hpp"
 #include "execbench/report/workload_map.hpp"
 
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
-#include "execbench/report/markdown.hpp"
+#include "execbench/report/words.hpp"
 
 #include <algorithm>
 #include <array>

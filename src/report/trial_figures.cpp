@@ -1,7 +1,7 @@
 #include "execbench/report/trial_figures.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/markdown.hpp"
+#include "execbench/report/words.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/report/capacity_report.hpp"
 #include "execbench/report/charts.hpp"
-#include "execbench/report/markdown.hpp"
+#include "execbench/report/words.hpp"
 
 #include <algorithm>
 #include <cmath>

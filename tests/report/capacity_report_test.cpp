@@ -3,7 +3,7 @@
 #include "execbench/core/run_command.hpp"
 #include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
-#include "execbench/report/markdown.hpp"
+#include "execbench/report/suite_page.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>

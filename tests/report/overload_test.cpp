@@ -1,6 +1,6 @@
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/scenario_rows.hpp"
+#include "execbench/report/suite_page.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,5 @@
 #include "execbench/report/report.hpp"
+#include "execbench/report/suite_page.hpp"
 
 #include "support/temp_dir.hpp"
 

@@ -3,7 +3,6 @@
 #include "execbench/core/result.hpp"
 #include "execbench/report/charts.hpp"
 #include "execbench/report/headline.hpp"
-#include "execbench/report/markdown.hpp"
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
 

@@ -3,6 +3,7 @@
 #include "execbench/report/page/page.hpp"
 #include "execbench/report/paths.hpp"
 #include "execbench/report/suite_reader.hpp"
+#include "execbench/report/words.hpp"
 
 #include <set>
 #include <string>
@@ -11,18 +12,6 @@
 #include <vector>
 
 namespace execbench::report {
-
-/// Milliseconds at a precision that suits their size.
-std::string millis(double v);
-
-/// The whole number a count is shown as (half to even): the one place medians of counts are rounded.
-double whole(double v);
-
-/// Integers with thin grouping: 12,345.
-std::string count(double v);
-
-/// A latency column of a run in milliseconds, or "–" when no request succeeded (there is no latency to show).
-std::string latency(const run_view& v, std::string_view column);
 
 /// Notes per arm as bullets, arms with the same note on one line ("pool, fiber, loop: not run: ..."), in the order
 /// the notes first appear.
