@@ -197,6 +197,9 @@ std::string capacity_steps_text(const suite_data& s)
                       : std::string{});
 }
 
+namespace {
+
+/// A capacity in a table cell, sorted by the rate it shows.
 cell capacity_table_cell(const load::capacity_result& r)
 {
     // Sorted by the rate it shows, a lower bound included; one that measured nothing sorts as text.
@@ -204,6 +207,8 @@ cell capacity_table_cell(const load::capacity_result& r)
         return {capacity_cell(r), r.capacity_rps};
     return {capacity_cell(r)};
 }
+
+}  // namespace
 
 page capacity_section(const suite_data& s, const report_paths& paths)
 {

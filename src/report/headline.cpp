@@ -169,13 +169,15 @@ page scenario_table(const std::vector<const suite_data*>& shown, const std::vect
     }
     p.add(std::move(t));
     if (any_bound)
-        p.add(paragraph{"*generator-bound*: every trial of the arm saturated the load generator (its CPU at the bound over "
-              "the trial or for three seconds in a row), so its figures measure the generator, not the server; "
-              "they are on the page as evidence and take part in no verdict."});
+        p.add(paragraph{
+            "*generator-bound*: every trial of the arm saturated the load generator (its CPU at the bound over "
+            "the trial or for three seconds in a row), so its figures measure the generator, not the server; "
+            "they are on the page as evidence and take part in no verdict."});
     if (any_awaiting)
-        p.add(paragraph{"*awaits re-measurement*: a ramp recorded before the generator was checked second by second; its "
-              "average may hide a generator saturated at the peak, which would make the figures the generator's. "
-              "They take part in no verdict until the scenario is run again."});
+        p.add(paragraph{
+            "*awaits re-measurement*: a ramp recorded before the generator was checked second by second; its "
+            "average may hide a generator saturated at the peak, which would make the figures the generator's. "
+            "They take part in no verdict until the scenario is run again."});
     if (any_scaled)
         p.add(paragraph{"*at F scale*: the scenario ran with its users, connections and rates times F to fit this "
                         "machine's open-file limits; from " +

@@ -328,7 +328,8 @@ page scenario_section(const suite_data& s, const winners_table& w, const std::st
         const auto* v = find_run(s, sc, m);
         auto note = v && v->context ? v->context->scale_note : std::string{};
         if (v && v->ran() && v->scale() != 1 && notes_shown.insert(note).second)
-            p.add(paragraph{"**Scaled:** " + (note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : note) +
+            p.add(paragraph{"**Scaled:** " +
+                            (note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : note) +
                             ". A run at this scale is " + load::scale_meaning(v->scale()) + "."});
     }
     if (scales_of(s, sc).size() > 1)

@@ -464,7 +464,8 @@ page map_section(const suite_data& s, const report_paths& paths)
         "workers serves at most N / (C + W); one core at most 1 / C). Why the two bounds, and where they stop "
         "holding: [methodology](" +
         paths.methodology_link + "#the-workload-map-cpu-per-request-against-wait-per-request)."});
-    p.add(chart_ref{"workload map", s.name + "/" + std::string(map_chart_name), fnv1a_hex(map_chart_data(s, *m).dump())});
+    p.add(
+        chart_ref{"workload map", s.name + "/" + std::string(map_chart_name), fnv1a_hex(map_chart_data(s, *m).dump())});
     if (auto a = answer(*m); !a.empty())
         p.add(paragraph{a});
 

@@ -51,7 +51,7 @@ TEST_CASE("the closing table shows each run's medians and says why a latency is 
     auto text = report::to_console(t.to_page());
     INFO(text);
     CHECK(text.find("io-600    pool   ok       1200       0") != std::string::npos);
-    CHECK(text.find("912.2") != std::string::npos);  // p99 at one decimal
+    CHECK(text.find("912.2") != std::string::npos);                                     // p99 at one decimal
     CHECK(text.find("\n          fiber  errors      0       7") != std::string::npos);  // the scenario named once
     CHECK(text.find("\ncpu-60    loop   not_run\n") != std::string::npos);
     CHECK(text.find("'-': no successful request") != std::string::npos);

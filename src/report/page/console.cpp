@@ -37,7 +37,8 @@ namespace {
 // Display width: a UTF-8 continuation byte starts no new character (×, –, µ are one column each).
 std::size_t width(const std::string& s)
 {
-    return std::size_t(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return std::size_t(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string padded(const std::string& s, std::size_t to, bool right)
@@ -70,7 +71,7 @@ void table_lines(std::string& out, const table& t)
         line([&](std::size_t c) { return plain_text(row[c].text); }, row.size());
 }
 
-struct writer {
+struct console_writer {
     std::string& out;
 
     void operator()(const heading& h) const { out += plain_text(h.text) + "\n"; }
@@ -96,7 +97,7 @@ std::string to_console(const page& p)
             continue;
         if (!out.empty())
             out += "\n";
-        std::visit(writer{out}, b.item);
+        std::visit(console_writer{out}, b.item);
     }
     return out;
 }

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 
 namespace execbench::report {
 
@@ -78,8 +79,8 @@ std::string inline_html(std::string_view md)
             auto close = md.find("](", i);
             auto end = close == std::string_view::npos ? close : md.find(')', close);
             if (end != std::string_view::npos) {
-                out += "<a href=\"" + xml_escape(html_target(std::string(md.substr(close + 2, end - close - 2)))) + "\">" +
-                       inline_html(md.substr(i + 1, close - i - 1)) + "</a>";
+                out += "<a href=\"" + xml_escape(html_target(std::string(md.substr(close + 2, end - close - 2)))) +
+                       "\">" + inline_html(md.substr(i + 1, close - i - 1)) + "</a>";
                 i = end + 1;
                 continue;
             }
@@ -92,7 +93,6 @@ std::string inline_html(std::string_view md)
 
 namespace {
 
-
 /// A chart as a figure: the SVG file the markdown links, not a copy of it (each picture is committed once).
 std::string figure_html(const std::string& file, const std::string& caption_text)
 {
@@ -102,15 +102,20 @@ std::string figure_html(const std::string& file, const std::string& caption_text
            "\" loading=\"lazy\"><figcaption>" + caption + " (<a href=\"" + src + "\">SVG</a>)</figcaption></figure>\n";
 }
 
-/// A sort key as the shortest text that reads back as the same number.
+/// A sort key as text the browser's parseFloat reads back: the shortest that round-trips, "Infinity" for a ratio
+/// against zero, and "" for no number at all (the cell then sorts by its text).
 std::string sort_key_text(double v)
 {
+    if (std::isnan(v))
+        return {};
+    if (std::isinf(v))
+        return v > 0 ? "Infinity" : "-Infinity";
     std::array<char, 32> buf{};
     auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
     return ec == std::errc{} ? std::string(buf.data(), end) : std::string{"0"};
 }
 
-struct writer {
+struct html_writer {
     std::string& out;
 
     void operator()(const heading& h) const
@@ -139,9 +144,11 @@ struct writer {
         out += "<tbody>\n";
         for (const auto& row : t.rows) {
             out += "<tr>";
-            for (const auto& c : row)
-                out += (c.sort_key ? "<td data-sort=\"" + sort_key_text(*c.sort_key) + "\">" : std::string{"<td>"}) +
-                       inline_html(c.text) + "</td>";
+            for (const auto& c : row) {
+                auto key = c.sort_key ? sort_key_text(*c.sort_key) : std::string{};
+                out += (key.empty() ? std::string{"<td>"} : "<td data-sort=\"" + key + "\">") + inline_html(c.text) +
+                       "</td>";
+            }
             out += "</tr>\n";
         }
         out += "</tbody></table>\n";
@@ -160,7 +167,7 @@ std::string to_html(const page& p)
 {
     std::string out;
     for (const auto& b : p.blocks)
-        std::visit(writer{out}, b.item);
+        std::visit(html_writer{out}, b.item);
     return out;
 }
 

@@ -30,7 +30,7 @@ std::string table_line(const Cells& cells, Text text_of)
     return out + "\n";
 }
 
-struct writer {
+struct markdown_writer {
     std::string& out;
 
     void operator()(const heading& h) const { out += std::string(std::size_t(h.level), '#') + " " + h.text + "\n"; }
@@ -70,7 +70,7 @@ std::string to_markdown(const page& p)
     for (const auto& b : p.blocks) {
         if (!out.empty())
             out += "\n";  // one blank line between blocks
-        std::visit(writer{out}, b.item);
+        std::visit(markdown_writer{out}, b.item);
     }
     return out;
 }

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 using namespace execbench::report;
 
 TEST_CASE("inline_html turns a page's inline marks into HTML and escapes the rest", "[report]")
@@ -29,7 +31,8 @@ TEST_CASE("a chart is shown from the file the markdown links, not copied into th
     CHECK(html.find("<svg") == std::string::npos);
 }
 
-TEST_CASE("a cell's sort key reaches the browser as data-sort, and the browser parses no number out of text", "[report]")
+TEST_CASE("a cell's sort key reaches the browser as data-sort, and the browser parses no number out of text",
+          "[report]")
 {
     page p;
     p.add(table{{"arm", "req/s"}, {{"loop", cell{"~32,000 (capacity)", 32000.5}}, {"pool | fiber", "–"}}});
@@ -37,6 +40,13 @@ TEST_CASE("a cell's sort key reaches the browser as data-sort, and the browser p
     CHECK(html.find("<td data-sort=\"32000.5\">~32,000 (capacity)</td>") != std::string::npos);
     CHECK(html.find("<td>pool | fiber</td><td>–</td>") != std::string::npos);  // no key: sorted as text
     CHECK(html.find("<thead><tr><th>arm</th><th>req/s</th></tr></thead>") != std::string::npos);
+    // A ratio against zero reaches the browser as "Infinity", which parseFloat reads; no number at all sorts as text.
+    page ratios;
+    ratios.add(table{{"ratio"},
+                     {{cell{"∞×", std::numeric_limits<double>::infinity()}},
+                      {cell{"?", std::numeric_limits<double>::quiet_NaN()}}}});
+    CHECK(to_html(ratios).find("<td data-sort=\"Infinity\">∞×</td>") != std::string::npos);
+    CHECK(to_html(ratios).find("<td>?</td>") != std::string::npos);
     // A key/value table has no header row.
     page kv;
     kv.add(table{{"", ""}, {{"machine", "EPYC"}}});
