@@ -58,7 +58,12 @@ bool request_cycle::stage1_done(const http::call_outcome& outcome)
 
 void request_cycle::append_head(std::string& out) const
 {
-    http::serialize_head(response, http::keeps_open(requested_keep_alive_, response, stopping_), out);
+    http::serialize_head(response, keeps_open(), out);
+}
+
+bool request_cycle::keeps_open() const noexcept
+{
+    return http::keeps_open(requested_keep_alive_, response, stopping_);
 }
 
 bool request_cycle::finish(bool written)
@@ -69,7 +74,7 @@ bool request_cycle::finish(bool written)
         app_.counters().request_rejected(response.code);
     open_ = false;
     started_ = false;
-    return written && http::keeps_open(requested_keep_alive_, response, stopping_);
+    return written && keeps_open();
 }
 
 }  // namespace execbench::endpoints

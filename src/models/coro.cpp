@@ -101,11 +101,18 @@ private:
         auto& cycle = state.cycle;
         auto got = read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
         while (got == arrival::incomplete) {
+            if (!state.held.empty() && !co_await write_held(conn, state))
+                co_return false;
             auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_read, use_values);
             got = ec ? reading_failed(cycle, ec) : read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
         }
-        if (got == arrival::closed)
+        if (got == arrival::closed) {
+            if (!state.held.empty())
+                co_await write_held(conn, state);  // what the client had asked before it left
             co_return false;
+        }
+        if (got == arrival::planned && state.must_flush_before_work() && !co_await write_held(conn, state))
+            co_return cycle.finish(false);
         if (got == arrival::planned) {
             // Stage 1: the downstream call or the delay.
             bool go_on = true;
@@ -137,12 +144,28 @@ private:
         }
         state.out.clear();
         cycle.append_head(state.out);
-        pending_buffers pending(std::array<asio::const_buffer, 2>{asio::buffer(std::string_view(state.out)),
-                                                                  asio::buffer(std::string_view(cycle.response.body))});
+        if (state.hold_answer())
+            co_return cycle.finish(true);
+        pending_buffers pending(std::array{asio::buffer(std::string_view(state.held)),
+                                           asio::buffer(std::string_view(state.out)),
+                                           asio::buffer(std::string_view(cycle.response.body))});
         auto sent = write_now(conn, pending);
         if (sent == write_state::blocked)
             sent = co_await write_rest(conn, pending);
+        state.held.clear();
         co_return cycle.finish(sent == write_state::done);
+    }
+
+    /// Writes the answers held for a pipeline before a wait; false when the connection is gone.
+    task<bool> write_held(watched_connection& conn, request_state& state)
+    {
+        pending_buffers pending(std::array{asio::buffer(std::string_view(state.held)), asio::const_buffer{},
+                                           asio::const_buffer{}});
+        auto sent = write_now(conn, pending);
+        if (sent == write_state::blocked)
+            sent = co_await write_rest(conn, pending);
+        state.held.clear();
+        co_return sent == write_state::done;
     }
 
     // The waits only some endpoints have are coroutines of their own: GCC gives every awaiter and local of a coroutine
@@ -187,7 +210,7 @@ private:
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
             out.clear();
             cycle.append_event(i, out);
-            pending_buffers pending(std::array<asio::const_buffer, 2>{asio::buffer(std::string_view(out)), {}});
+            pending_buffers pending(std::array{asio::buffer(std::string_view(out)), asio::const_buffer{}, asio::const_buffer{}});
             auto sent = write_now(conn, pending);
             if (sent == write_state::blocked)
                 sent = co_await write_rest(conn, pending);
@@ -197,8 +220,8 @@ private:
         co_return true;
     }
 
-    /// A response's head and body, as much of them as is still to be written.
-    using pending_buffers = beast::buffers_suffix<std::array<asio::const_buffer, 2>>;
+    /// Held answers, a response's head and its body, as much of them as is still to be written.
+    using pending_buffers = beast::buffers_suffix<std::array<asio::const_buffer, 3>>;
     enum class write_state { done, blocked, failed };
 
     /// Writes `pending` without waiting, under the write deadline: done once all of it went out, blocked when the

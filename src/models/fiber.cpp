@@ -81,7 +81,7 @@ private:
     {
         state->parser.emplace(state->cycle.storage);
         auto got = read_arrived(*conn, *state, carriers_.spares, context_.timeouts, stopping_);
-        if (got == arrival::closed)
+        if (got == arrival::closed && state->held.empty())
             return conn->close();  // no fiber needed
         spawn_fiber([this, conn = std::move(conn), state = std::move(state), got](const yield_type& yield) mutable {
             if (serve(*conn, *state, got, yield))
@@ -133,18 +133,24 @@ private:
     {
         auto& cycle = state.cycle;
         while (got == arrival::incomplete) {
+            if (!write_held(conn, state, yield))
+                return false;
             error_code ec;
             conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
             got = ec ? reading_failed(cycle, ec)
                      : read_arrived(conn, state, carriers_.spares, context_.timeouts, stopping_);
         }
-        if (got == arrival::closed)
+        if (got == arrival::closed) {
+            write_held(conn, state, yield);  // what the client had asked before it left
             return false;
+        }
+        if (got == arrival::planned && state.must_flush_before_work() && !write_held(conn, state, yield))
+            return cycle.finish(false);
         timer_type timer(yield.get_executor());
         std::optional<bool> streamed;
         if (got == arrival::planned && wait_or_call(cycle, timer, yield))
             streamed = do_work(conn, cycle, state.out, timer, yield);
-        return cycle.finish(streamed ? *streamed : write_response(conn, cycle, state.out, yield));
+        return cycle.finish(streamed ? *streamed : write_response(conn, state, yield));
     }
 
     /// Stage 1: the downstream call or the delay, parking the fiber either way; false when the call failed.
@@ -196,26 +202,41 @@ private:
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
             out.clear();
             cycle.append_event(i, out);
-            if (!write(conn, out, {}, yield))
+            if (!write(conn, {asio::buffer(out)}, yield))
                 return false;
         }
         return true;
     }
 
-    bool write_response(watched_connection& conn, const endpoints::request_cycle& cycle, std::string& out,
-                        const yield_type& yield)
+    /// Writes the answer built in `state` after the answers held before it, or holds it too (`hold_answer`).
+    bool write_response(watched_connection& conn, request_state& state, const yield_type& yield)
     {
-        out.clear();
-        cycle.append_head(out);
-        return write(conn, out, cycle.response.body, yield);
+        state.out.clear();
+        state.cycle.append_head(state.out);
+        if (state.hold_answer())
+            return true;
+        const bool written = write(conn,
+                                   {asio::buffer(state.held), asio::buffer(state.out),
+                                    asio::buffer(state.cycle.response.body)},
+                                   yield);
+        state.held.clear();
+        return written;
     }
 
-    /// Writes `head` and `body` in one gathered write, trying at once and parking the fiber only while the socket
-    /// has no room.
-    bool write(watched_connection& conn, std::string_view head, std::string_view body, const yield_type& yield) const
+    /// Writes the answers held for a pipeline before a wait; false when the connection is gone.
+    bool write_held(watched_connection& conn, request_state& state, const yield_type& yield)
+    {
+        if (state.held.empty())
+            return true;
+        const bool written = write(conn, {asio::buffer(state.held)}, yield);
+        state.held.clear();
+        return written;
+    }
+
+    /// Writes `buffers` in one gathered write, trying at once and parking the fiber only while the socket has no room.
+    bool write(watched_connection& conn, std::array<asio::const_buffer, 3> buffers, const yield_type& yield) const
     {
         conn.deadline.expires_after(context_.timeouts.write);
-        std::array buffers{asio::buffer(head), asio::buffer(body)};
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;

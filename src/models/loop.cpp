@@ -16,6 +16,7 @@
 
 #include <array>
 #include <atomic>
+#include <utility>
 
 namespace execbench::models {
 
@@ -107,7 +108,7 @@ private:
         error_code ec;
         if (!http::parse_buffered(*state_->parser, state_->buffer, ec)) {
             if (!ec)
-                return do_wait_readable();
+                return state_->held.empty() ? do_wait_readable() : do_write_held(&connection::do_wait_readable);
             return cycle().reject(ec) ? do_write_response() : close();
         }
         deadline_.expires_never();
@@ -115,6 +116,8 @@ private:
             loop_.spares.return_buffer(state_->buffer);  // a request in flight holds no read buffer
         if (!cycle().begin(stopping_.load(std::memory_order_relaxed)))
             return do_write_response();
+        if (state_->must_flush_before_work())
+            return do_write_held(&connection::do_wait_or_call);
         do_wait_or_call();
     }
 
@@ -172,7 +175,19 @@ private:
     {
         state_->out.clear();
         cycle().append_head(state_->out);
+        if (state_->hold_answer())
+            return on_written();
         do_write(cycle().response.body);
+    }
+
+    /// Writes the answers held for a pipeline before a wait, then goes on with `next`.
+    void do_write_held(void (connection::*next)())
+    {
+        after_held_ = next;
+        pending_ = beast::buffers_suffix(
+            std::array{asio::buffer(std::string_view(state_->held)), asio::const_buffer{}, asio::const_buffer{}});
+        deadline_.expires_after(context_.timeouts.write);
+        continue_write();
     }
 
     void do_stream_event()
@@ -204,11 +219,12 @@ private:
         timer_.async_wait([self = shared_from_this()](error_code) { self->do_stream_event(); });
     }
 
-    /// Writes `state_->out` and then `body` in one gathered write, trying at once and waiting for room only when the
-    /// socket is full; then goes on in `on_written`.
+    /// Writes the held answers, `state_->out` and then `body` in one gathered write, trying at once and waiting for
+    /// room only when the socket is full; then goes on in `on_written`.
     void do_write(std::string_view body)
     {
-        pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(state_->out)), asio::buffer(body)});
+        pending_ = beast::buffers_suffix(std::array{asio::buffer(std::string_view(state_->held)),
+                                                    asio::buffer(std::string_view(state_->out)), asio::buffer(body)});
         deadline_.expires_after(context_.timeouts.write);
         continue_write();
     }
@@ -230,12 +246,17 @@ private:
                 return on_write_failed();
         }
         deadline_.expires_never();
+        state_->held.clear();
+        if (auto next = std::exchange(after_held_, nullptr))
+            return (this->*next)();
         on_written();
     }
 
     void on_write_failed()
     {
-        cycle().finish(false);
+        // Held answers written before waiting for more of the pipeline belong to requests already finished.
+        if (std::exchange(after_held_, nullptr) != &connection::do_wait_readable)
+            cycle().finish(false);
         close();
     }
 
@@ -260,7 +281,8 @@ private:
     endpoints::connection_scope scope_;
     deadline deadline_;
     std::unique_ptr<request_state> state_;  // only while a request is read or served
-    beast::buffers_suffix<std::array<asio::const_buffer, 2>> pending_;
+    beast::buffers_suffix<std::array<asio::const_buffer, 3>> pending_;  // held answers, head, body
+    void (connection::*after_held_)() = nullptr;  // where a write of held answers alone goes on
     std::uint32_t event_ = 0;
     bool streaming_ = false;  // the write in progress is an event of /stream, not a whole response
 };

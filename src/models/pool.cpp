@@ -114,6 +114,8 @@ private:
         }
         if (c->state && parse(*c))
             return;
+        if (c->state && !c->state->held.empty())
+            return write_held(std::move(c));  // before waiting for the rest of the pipeline
         c->timer.expires_at(c->deadline);
         c->timer.async_wait([c](error_code timer_ec) {
             if (!timer_ec)
@@ -168,6 +170,30 @@ private:
         read_request(std::move(c));
     }
 
+    /// Writes a pipeline's held answers on the poller without blocking it, what the socket takes now and the rest
+    /// when it has room, under the write deadline; then waits for the rest of the pipeline.
+    void write_held(std::shared_ptr<connection> c)
+    {
+        auto& held = c->state->held;
+        error_code ec;
+        held.erase(0, c->socket.write_some(asio::buffer(held), ec));
+        if (ec && ec != asio::error::would_block)
+            return close(*c);
+        if (held.empty())
+            return read_request(std::move(c));
+        c->timer.expires_after(context_.timeouts.write);
+        c->timer.async_wait([c](error_code timer_ec) {
+            if (!timer_ec)
+                c->socket.cancel(timer_ec);
+        });
+        c->socket.async_wait(tcp::socket::wait_write, [this, c](error_code wait_ec) {
+            c->timer.cancel();
+            if (wait_ec)
+                return close(*c);
+            write_held(c);
+        });
+    }
+
     void reject_overloaded(connection& c)
     {
         // Read what else is there so closing does not reset the connection before the client sees the answer.
@@ -185,8 +211,10 @@ private:
         c.state->out.clear();
         c.cycle().append_head(c.state->out);
         error_code ec;
-        auto n = c.socket.write_some(std::array{asio::buffer(c.state->out), asio::buffer(c.cycle().response.body)}, ec);
-        c.cycle().finish(!ec && n == c.state->out.size() + c.cycle().response.body.size());
+        const std::array buffers{asio::buffer(c.state->held), asio::buffer(c.state->out),
+                                 asio::buffer(c.cycle().response.body)};
+        auto n = c.socket.write_some(buffers, ec);
+        c.cycle().finish(!ec && n == asio::buffer_size(buffers));
     }
 
     void close(connection& c)
@@ -211,6 +239,8 @@ private:
     {
         std::optional<bool> streamed;
         if (c.cycle().begin(stopping_)) {
+            if (c.state->must_flush_before_work() && !write(c, {asio::buffer(c.state->held)}))
+                return c.cycle().finish(false);
             const bool called = wait_or_call(c);
             // The shutdown deadline cut the delay short or cancelled the call: neither its answer nor a 502 would be
             // true, so the connection closes unanswered, as under fiber and loop, whose io_context stops.
@@ -263,7 +293,7 @@ private:
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
             c.state->out.clear();
             c.cycle().append_event(i, c.state->out);
-            if (!write(c, {}))
+            if (!write(c, {asio::buffer(c.state->out)}))
                 return false;
         }
         return true;
@@ -273,15 +303,16 @@ private:
     {
         c.state->out.clear();
         c.cycle().append_head(c.state->out);
-        return write(c, c.cycle().response.body);
+        if (c.state->hold_answer())
+            return true;
+        return write(c, {asio::buffer(c.state->held), asio::buffer(c.state->out), asio::buffer(c.cycle().response.body)});
     }
 
-    /// Writes `c.state->out` and then `body` in one gathered write, blocking until done, the write timeout or the
-    /// abort.
-    bool write(connection& c, std::string_view body)
+    /// Writes `buffers` in one gathered write, blocking until done, the write timeout or the abort. What was held
+    /// for a pipeline was among them, so it is no longer held.
+    bool write(connection& c, std::array<asio::const_buffer, 3> buffers)
     {
         const auto deadline = clock::now() + context_.timeouts.write;
-        std::array buffers{asio::const_buffer(asio::buffer(c.state->out)), asio::const_buffer(asio::buffer(body))};
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
@@ -293,6 +324,7 @@ private:
             if (ec && ec != asio::error::would_block)
                 return false;
         }
+        c.state->held.clear();
         return true;
     }
 

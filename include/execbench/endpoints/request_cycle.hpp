@@ -52,6 +52,13 @@ public:
     void append_event(std::uint32_t index, std::string& out) { app_.stream_event(plan, index, keep_alive_, out); }
     /// Appends the head of `response` to `out`; its body is written beside it from `response.body`.
     void append_head(std::string& out) const;
+    /// True when the answer in `response` leaves the connection open for another request.
+    [[nodiscard]] bool keeps_open() const noexcept;
+    /// True when the planned request's answer is made at once: no wait, call or computation before it.
+    [[nodiscard]] bool answers_at_once() const noexcept
+    {
+        return plan.what == work::respond && plan.delay_millis == 0 && !plan.calls_downstream();
+    }
 
     /// The answer or the stream was written (`written`) or abandoned: counts the request. True when the connection
     /// stays open for the next one.
