@@ -113,10 +113,12 @@ private:
     std::string out_;          // the bytes of a write of several requests, kept until it completes
     std::uint64_t epoch_ = 0;  // counts closes: a handler of an older socket or wait has nothing to do
     time_point deadline_{};
+    time_point watched_at_{};  // the queued deadline entry of deadline_serial_ (set_deadline)
     time_point retry_after_{};
     bool writing_ = false;
     bool reading_ = false;
     bool sent_once_ = false;
+    bool watched_connecting_ = false;  // that entry is in the connect queue
     bool counted_open_ = false;         // counted in the group's open connections
     std::uint32_t sent_on_socket_ = 0;  // requests written since this socket connected
     std::uint64_t deadline_serial_ = 0;
