@@ -355,7 +355,9 @@ capacity_result run_capacity(const scenario& s, const run_options& options, cons
             return one(rate, phase);
         return wrap([&] { return one(rate, phase); });
     };
-    return search_capacity(plan.search, step);
+    auto found = search_capacity(plan.search, step);
+    found.pipeline = std::max<std::uint32_t>(1, s.load.pipeline);
+    return found;
 }
 
 std::string_view to_string(capacity_result::outcome o) noexcept
@@ -395,7 +397,8 @@ std::optional<std::uint32_t> bounding_connections(const capacity_result& r)
     }
     if (!at || !above || above->unsent == 0 || at->p50_millis <= 0 || above->connections == 0)
         return std::nullopt;
-    auto ceiling = double(above->connections) / (at->p50_millis / 1000);
+    // Little's law: each connection carries up to `pipeline` requests at once.
+    auto ceiling = double(above->connections) * std::max<std::uint32_t>(1, r.pipeline) / (at->p50_millis / 1000);
     if (above->achieved_rps < 0.9 * ceiling)
         return std::nullopt;
     return above->connections;

@@ -25,7 +25,7 @@ std::string step_header()
     return h + ",met_slo,generator_bound,note";
 }
 constexpr const char* summary_header = "run_id,scenario,arm,model,outcome,capacity_rps,capacity_rps_low,"
-                                       "capacity_rps_high,slo,connections,estimates,steps,stop_reason";
+                                       "capacity_rps_high,slo,connections,estimates,steps,stop_reason,pipeline";
 
 std::string estimates_text(const std::vector<double>& e)
 {
@@ -126,7 +126,7 @@ result<void> write_capacity(const capacity_record& r, const capacity_paths& path
     auto line = labels + std::string(to_string(c.what)) + "," + fixed(c.capacity_rps, 1) + "," +
                 (measured ? fixed(c.low_rps, 1) : "") + "," + (measured ? fixed(c.high_rps, 1) : "") + "," +
                 csv_field(r.slo) + "," + csv_field(r.connections) + "," + estimates_text(c.estimates) + "," +
-                std::to_string(c.steps.size()) + "," + csv_field(c.stop_reason);
+                std::to_string(c.steps.size()) + "," + csv_field(c.stop_reason) + "," + std::to_string(c.pipeline);
     return detail::append_lines(paths.summary, summary_header, {line});
 }
 
@@ -193,6 +193,12 @@ result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths)
                 return fail(where + ": estimate '" + item + "' is not a number");
             r.result.estimates.push_back(v);
             at = end == std::string::npos ? estimates->size() : end + 1;
+        }
+        // Files from before the column have none, and their rows an empty one when it was added: one a connection.
+        if (auto depth = in.text("pipeline"); depth && !depth->empty()) {
+            auto [p, ec] = std::from_chars(depth->data(), depth->data() + depth->size(), r.result.pipeline);
+            if (ec != std::errc{} || p != depth->data() + depth->size() || r.result.pipeline == 0)
+                return fail(where + ": pipeline '" + *depth + "' is not a whole number of at least 1");
         }
         r.result.steps = by_run[r.run_id];
         out.push_back(std::move(r));

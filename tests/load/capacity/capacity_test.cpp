@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 using namespace execbench::load;
 using execbench::test_support::temp_dir;
@@ -236,6 +238,20 @@ TEST_CASE("a capacity the scenario's connections bound says so, one the server's
     CHECK_FALSE(bounding_connections(r));
     r.what = capacity_result::outcome::generator_bound;
     CHECK_FALSE(bounding_connections(r));
+
+    // Pipelined 16 deep, 200 connections carry 3,200 requests at once: at 0.6 ms that is 5.3 million req/s, so a
+    // server saturated at 557,000 req/s with requests unsent is the bound, not its connections.
+    auto pipelined = [&](double offered, double achieved, double p50, std::uint64_t unsent, bool met) {
+        auto st = step(offered, achieved, p50, unsent, met);
+        st.connections = 200;
+        return st;
+    };
+    r.what = capacity_result::outcome::measured;
+    r.capacity_rps = 529078;
+    r.steps = {pipelined(529078, 529078, 0.6, 0, true), pipelined(583308, 557101, 80.8, 78621, false)};
+    REQUIRE(bounding_connections(r) == std::optional<std::uint32_t>{200});  // one request a connection: it would be
+    r.pipeline = 16;
+    CHECK_FALSE(bounding_connections(r));
 }
 
 TEST_CASE("connections are fixed or follow the rate, and the step scenario says so", "[load][capacity]")
@@ -349,6 +365,34 @@ TEST_CASE("capacity files read back what was written", "[load][capacity]")
     CHECK(a.result.steps[3].met_slo == rec.result.steps[3].met_slo);
     CHECK((*back)[1].result.what == capacity_result::outcome::generator_bound);
     CHECK((*back)[1].result.steps.size() == 2);
+    CHECK(a.result.pipeline == 1);
+
+    SECTION("the pipeline depth, and files from before it was a column")
+    {
+        capacity_record deep = rec;
+        deep.run_id = "r3";
+        deep.result.pipeline = 16;
+        REQUIRE(write_capacity(deep, paths).ok());
+        auto again = read_capacity(paths);
+        REQUIRE(again.ok());
+        REQUIRE(again->size() == 3);
+        CHECK((*again)[2].result.pipeline == 16);
+
+        // The summary as written before the column existed: read as one request a connection.
+        std::stringstream written;
+        written << std::ifstream(paths.summary).rdbuf();
+        auto text = written.str();
+        std::ofstream old(paths.summary, std::ios::trunc);
+        for (std::size_t at = 0, end = 0; at < text.size(); at = end + 1) {
+            end = text.find('\n', at);
+            auto line = text.substr(at, end - at);
+            old << line.substr(0, line.rfind(',')) << "\n";
+        }
+        old.close();
+        auto older = read_capacity(paths);
+        REQUIRE(older.ok());
+        CHECK((*older)[2].result.pipeline == 1);
+    }
 }
 
 TEST_CASE("a step generator-bound once is run again and the search goes on", "[load][capacity]")

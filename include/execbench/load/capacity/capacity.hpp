@@ -68,6 +68,7 @@ struct capacity_result {
     std::vector<double> estimates;  ///< one per bisection: the highest rate that met the SLO
     std::vector<capacity_step> steps;
     std::string stop_reason;  ///< outcome stopped: why
+    std::uint32_t pipeline = 1;  ///< requests each connection carried at once: connections × pipeline in flight at most
     /// True when `capacity_rps` is a lower bound and must be labelled so.
     [[nodiscard]] bool lower_bound() const noexcept
     {
@@ -135,8 +136,8 @@ capacity_result run_capacity(const scenario& s, const run_options& options, cons
 std::string format_capacity_line(const capacity_result& r, std::string_view slo);
 
 /// The connections that bounded a measured capacity, when they did: the first step above it that missed the SLO
-/// left requests unsent while achieving at least 90 % of connections / the capacity step's p50 latency, so the
-/// scenario's connections, not the server, set the figure. Nullopt otherwise.
+/// left requests unsent while achieving at least 90 % of connections × pipeline / the capacity step's p50 latency,
+/// so the scenario's connections, not the server, set the figure. Nullopt otherwise.
 std::optional<std::uint32_t> bounding_connections(const capacity_result& r);
 /// One step as a line of text for the terminal.
 std::string format_step_line(const capacity_step& s);
