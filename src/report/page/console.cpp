@@ -12,15 +12,9 @@ std::string plain_text(std::string_view text)
         if (text.substr(i, 4) == "<br>") {
             out += "; ";
             i += 4;
-        } else if (text[i] == '[') {
-            auto close = text.find("](", i);
-            auto end = close == std::string_view::npos ? close : text.find(')', close);
-            if (end == std::string_view::npos) {
-                out += text[i++];
-                continue;
-            }
-            out += plain_text(text.substr(i + 1, close - i - 1));
-            i = end + 1;
+        } else if (auto link = link_at(text, i)) {
+            out += plain_text(link->text);
+            i = link->end;
         } else if (text[i] == '`' || (text[i] == '*' && i + 1 < text.size() && text[i + 1] != ' ')) {
             ++i;  // an opening mark
         } else if (text[i] == '*' && i > 0 && text[i - 1] != ' ') {

@@ -75,15 +75,11 @@ std::string inline_html(std::string_view md)
                 continue;
             }
         }
-        if (md[i] == '[') {
-            auto close = md.find("](", i);
-            auto end = close == std::string_view::npos ? close : md.find(')', close);
-            if (end != std::string_view::npos) {
-                out += "<a href=\"" + xml_escape(html_target(std::string(md.substr(close + 2, end - close - 2)))) +
-                       "\">" + inline_html(md.substr(i + 1, close - i - 1)) + "</a>";
-                i = end + 1;
-                continue;
-            }
+        if (auto link = link_at(md, i)) {
+            out += "<a href=\"" + xml_escape(html_target(std::string(link->target))) + "\">" + inline_html(link->text) +
+                   "</a>";
+            i = link->end;
+            continue;
         }
         out += xml_escape(md.substr(i, 1));
         ++i;

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <optional>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -79,6 +81,15 @@ struct details {
     std::string summary;
     page body;
 };
+
+/// An inline link, `[text](target)`, as the renderers read it out of a block's text.
+struct inline_link {
+    std::string_view text;
+    std::string_view target;
+    std::size_t end = 0;  ///< the offset just past its `)`
+};
+/// The link that starts at `at` (a `[`) in `text`, or nothing when none is complete there.
+std::optional<inline_link> link_at(std::string_view text, std::size_t at);
 
 /// One block of a page.
 struct block {
