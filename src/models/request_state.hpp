@@ -32,7 +32,7 @@ struct request_state {
     /// written now: true when more of the pipeline is already buffered, the connection stays open and `held` is
     /// small. A model writes `held` before its next wait of any kind (a read, a delay, a call), so an answer waits
     /// only for the answers computed right behind it, never for a clock or another peer; HTTP/1.1 pipelining's
-    /// answers then leave as its requests came, many to a write, as drogon and h2o send them.
+    /// answers then leave as its requests came, many to a write, as drogon sends them.
     bool hold_answer();
     /// True when the request just planned must wait before its answer exists, so what is held is written first.
     [[nodiscard]] bool must_flush_before_work() const noexcept { return !held.empty() && !cycle.answers_at_once(); }
