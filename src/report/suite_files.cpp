@@ -228,17 +228,20 @@ result<void> read_series(suite_data& d, const std::filesystem::path& file,
 {
     if (!std::filesystem::exists(file))
         return {};
-    auto rows = load::read_second_rows(file);
-    if (!rows)
-        return rows.err();
-    std::map<std::string, run_view*> by_id;
+    std::map<std::string, run_view*, std::less<>> by_id;
     for (auto& [sc, by_model] : d.runs)
         for (auto& [m, v] : by_model)
             if (v.ran())
                 by_id[v.run_id] = &v;
+    // Only the charted trial of a shown run is converted: the files hold every trial of every run ever appended.
+    auto rows = load::read_second_rows(file, [&](std::string_view run_id, unsigned trial) {
+        auto it = by_id.find(run_id);
+        return it != by_id.end() && trial == it->second->chart_trial;
+    });
+    if (!rows)
+        return rows.err();
     for (auto& row : *rows)
-        if (auto it = by_id.find(row.run_id); it != by_id.end() && row.trial == it->second->chart_trial)
-            (it->second->*member).push_back(std::move(row.figures));
+        (by_id.at(row.run_id)->*member).push_back(std::move(row.figures));
     return {};
 }
 

@@ -372,7 +372,7 @@ result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file
     return out;
 }
 
-result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file)
+result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file, const second_row_filter& wanted)
 {
     auto t = read_csv(file);
     if (!t)
@@ -383,9 +383,12 @@ result<std::vector<second_row>> read_second_rows(const std::filesystem::path& fi
     for (const auto& row : t->rows) {
         if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size() || std::size_t(trial_col) >= row.size())
             return fail(file.string() + ": missing run_id or trial column");
+        auto trial = static_cast<unsigned>(number_of(row[trial_col]));
+        if (wanted && !wanted(row[id_col], trial))
+            continue;
         auto& r = out.emplace_back();
         r.run_id = row[id_col];
-        r.trial = static_cast<unsigned>(number_of(row[trial_col]));
+        r.trial = trial;
         for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
             if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
                 t->header[i] != column::model && t->header[i] != column::arm)

@@ -277,6 +277,14 @@ TEST_CASE("a per-second row leaves out the figures it does not have, and a file 
     CHECK(rows->front().trial == 2);
     CHECK(rows->front().figures.count("users") == 0);  // a ramp's users in an open run: absent, not 0
     CHECK(rows->front().figures.at("requests_ok") == 10);
+    std::ofstream(dir / "t.csv", std::ios::app) << "r1,1,0,,7\nr2,2,0,,5\n";
+    auto wanted = read_second_rows(dir / "t.csv", [](std::string_view run_id, unsigned trial) {
+        return run_id == "r1" && trial == 2;
+    });
+    REQUIRE(wanted.ok());
+    REQUIRE(wanted->size() == 1);  // the other trial and the other run are left out
+    CHECK(wanted->front().figures.at("requests_ok") == 10);
+    CHECK(read_second_rows(dir / "t.csv")->size() == 3);
     std::ofstream(dir / "bad.csv") << "trial,second\n1,0\n";
     auto bad = read_second_rows(dir / "bad.csv");
     REQUIRE_FALSE(bad.ok());

@@ -7,6 +7,7 @@
 #include "execbench/stats/histogram.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -60,8 +61,12 @@ struct second_row {
     unsigned trial = 0;
     std::map<std::string, double> figures;
 };
-/// Reads a per-second file; fails when it has no run_id or trial column.
-result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file);
+/// Which rows of a per-second file a reader wants, by run and trial; an empty one wants every row.
+using second_row_filter = std::function<bool(std::string_view run_id, unsigned trial)>;
+/// Reads a per-second file, the rows `wanted` only (the others are not converted); fails when it has no run_id or
+/// trial column.
+result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file,
+                                                 const second_row_filter& wanted = {});
 
 /// One line of a histograms file, read back.
 struct histogram_record {
