@@ -12,6 +12,9 @@ set -euo pipefail
 for build in "$@"; do
   [[ $build == *=* && -x ${build#*=} ]] || { echo "server_cost.sh: '$build' is not NAME=an executable bench-server" >&2; exit 2; }
 done
+for n in "${ROUNDS:-3}" "${RATE:-48000}" "${PIPELINE:-16}" "${CONNECTIONS:-200}"; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "server_cost.sh: '$n' is not a positive whole number (ROUNDS, RATE, PIPELINE, CONNECTIONS)" >&2; exit 2; }
+done
 here=$(cd "$(dirname "$0")/.." && pwd)
 load=$here/build/release/bench-load
 work=$(mktemp -d)
