@@ -1,7 +1,9 @@
 // switch-cost: what one wait-and-resume costs in each execution model, with no I/O in the way.
 //
 // A request that waits is parked and later resumed; this measures that round trip alone, as each model does it:
-//   coro   a C++20 coroutine suspended on `co_await asio::post(...)` and resumed by its io_context;
+//   coro   a C++20 coroutine of the model's own type (coro_task) suspended on `co_await asio::post(...)` and resumed
+//          by its io_context;
+//   awaitable  the same with Asio's `awaitable` and `co_spawn`, the type Boost.Cobalt's figures compare;
 //   fiber  a stackful fiber (`asio::spawn`) parked on `asio::post(..., yield)` and resumed by its io_context;
 //   loop   a callback that posts its continuation to its io_context;
 //   pool   a thread that blocks until another thread wakes it (a condition variable), as a worker waits on a future;
@@ -9,6 +11,7 @@
 // Each sample times `--rounds` round trips; the figure is the median of `--samples` samples with its 95 % bootstrap
 // interval (stats::median_with_interval). Usage: switch-cost [--rounds N] [--samples N] [--cpus LIST]
 #include "execbench/core/cpus.hpp"
+#include "execbench/models/coro_task.hpp"
 #include "execbench/stats/bootstrap.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -37,16 +40,31 @@ namespace asio = boost::asio;
 using executor_type = asio::io_context::executor_type;
 using clock_type = std::chrono::steady_clock;
 
-asio::awaitable<void, executor_type> coro_round_trips(long rounds)
+execbench::models::coro_task<> coro_round_trips(asio::io_context& io, long rounds)
 {
     for (long i = 0; i < rounds; ++i)
-        co_await asio::post(co_await asio::this_coro::executor, asio::deferred);  // as src/models/coro.cpp waits
+        co_await asio::post(io, asio::deferred);  // as src/models/coro.cpp waits
 }
 
 double coro_sample(long rounds)
 {
     asio::io_context io(1);
-    asio::co_spawn(io.get_executor(), coro_round_trips(rounds), asio::detached);
+    execbench::models::coro_start(io, coro_round_trips(io, rounds));
+    const auto t0 = clock_type::now();
+    io.run();
+    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+}
+
+asio::awaitable<void, executor_type> awaitable_round_trips(long rounds)
+{
+    for (long i = 0; i < rounds; ++i)
+        co_await asio::post(co_await asio::this_coro::executor, asio::deferred);
+}
+
+double awaitable_sample(long rounds)
+{
+    asio::io_context io(1);
+    asio::co_spawn(io.get_executor(), awaitable_round_trips(rounds), asio::detached);
     const auto t0 = clock_type::now();
     io.run();
     return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
@@ -181,6 +199,7 @@ int main(int argc, char** argv)
     }
     const std::vector<subject> subjects{
         {"coro", "co_await post: suspend, queue, resume through the io_context", coro_sample},
+        {"awaitable", "the same with Asio's awaitable and co_spawn", awaitable_sample},
         {"fiber", "post(yield): park, queue, resume through the io_context", fiber_sample},
         {"loop", "post(callback): queue the continuation, run it", loop_sample},
         {"pool", "a thread blocks on a condition variable, another wakes it", pool_sample},
@@ -196,7 +215,7 @@ int main(int argc, char** argv)
             per_round[k].push_back(subjects[k].sample(rounds) / static_cast<double>(rounds));
     for (std::size_t k = 0; k < subjects.size(); ++k) {
         const auto m = execbench::stats::median_with_interval(per_round[k]);
-        std::printf("  %-7.*s %8.1f ns (%.1f-%.1f)  %.*s\n", static_cast<int>(subjects[k].name.size()),
+        std::printf("  %-9.*s %8.1f ns (%.1f-%.1f)  %.*s\n", static_cast<int>(subjects[k].name.size()),
                     subjects[k].name.data(), m.median, m.low, m.high, static_cast<int>(subjects[k].what.size()),
                     subjects[k].what.data());
     }

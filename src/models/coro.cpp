@@ -2,6 +2,7 @@
 
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/request_parser.hpp"
+#include "execbench/models/coro_task.hpp"
 #include "execbench/models/offload_pool.hpp"
 
 #include "io_server.hpp"
@@ -10,10 +11,7 @@
 #include "watched_connection.hpp"
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -32,16 +30,11 @@ using error_code = boost::system::error_code;
 
 using clock = std::chrono::steady_clock;
 
-// The concrete executor, as for sockets and timers: an awaitable on `any_io_executor` pays for type erasure on every
-// resumption.
-using executor_type = asio::io_context::executor_type;
-/// A coroutine of this model: an Asio awaitable resumed through its io_context.
+/// A coroutine of this model, resumed on its io_context (include/execbench/models/coro_task.hpp).
 template <class T = void>
-using task = asio::awaitable<T, executor_type>;
+using task = coro_task<T>;
 // Every wait completes with its results as values, the error code first, not as an exception: `auto [ec] = co_await
-// ...`. `deferred` rather than `use_awaitable`: Asio then starts the operation straight from the awaiting frame,
-// where `use_awaitable` allocates a coroutine frame for the initiation as well, held for as long as the wait lasts
-// (128 bytes an idle connection, and a frame allocation on every wait).
+// ...`. A `deferred` operation is started straight from the awaiting frame, with no frame of its own.
 constexpr auto use_values = asio::as_tuple(asio::deferred);
 
 // GCC 12 miscompiles two coroutine patterns (Boost.Cobalt's docs warn against 12.1 and 12.2): a temporary with a
@@ -59,22 +52,26 @@ public:
     void start() override
     {
         start_serving([this](socket_type socket, io_group& loop) {
-            asio::co_spawn(loop.io.get_executor(), do_session(std::move(socket), loop), asio::detached);
+            // Called on the loop's thread, so the coroutine runs to its first wait before this returns, having moved
+            // the socket into its frame (do_session).
+            coro_start(loop.io, do_session(socket, loop));
         });
     }
 
 private:
     /// A connection's life: wait for a request's first byte, serve it, again. Between requests its frame holds the
     /// socket, its deadline and no request state; a pipelined request already buffered is served without waiting,
-    /// after one turn through the loop so a long pipeline cannot starve the loop's other connections.
-    task<> do_session(socket_type socket, io_group& loop)
+    /// after one turn through the loop so a long pipeline cannot starve the loop's other connections. The accepted
+    /// socket is taken by reference and moved before the first wait, so the frame holds one socket, not a copy of
+    /// the argument beside it (40 B an idle connection).
+    task<> do_session(socket_type& accepted, io_group& loop)
     {
-        watched_connection conn(std::move(socket), loop.deadlines, app_.counters());
+        watched_connection conn(std::move(accepted), loop.deadlines, app_.counters());
         std::unique_ptr<request_state> state;
         for (;;) {
             if (state && state->buffer.size() != 0) {
                 conn.deadline.expires_after(context_.timeouts.header);
-                co_await asio::post(loop.io, asio::deferred);
+                co_await coro_next_turn{};
             } else {
                 if (state)
                     loop.spares.give(std::move(state));
@@ -100,19 +97,18 @@ private:
     {
         auto& cycle = state.cycle;
         auto got = read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
-        while (got == arrival::incomplete) {
-            if (!state.held.empty() && !co_await write_held(conn, state))
-                co_return false;
-            auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_read, use_values);
-            got = ec ? reading_failed(cycle, ec) : read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
-        }
-        if (got == arrival::closed) {
+        if (got == arrival::incomplete)
+            got = co_await read_rest(conn, state, loop);
+        // What the client asked before this request leaves before it is waited on, or before the client is left.
+        if (got == arrival::closed || (got == arrival::planned && state.must_flush_before_work())) {
+            bool flushed = true;
             if (!state.held.empty())
-                co_await write_held(conn, state);  // what the client had asked before it left
-            co_return false;
+                flushed = co_await write_held(conn, state);
+            if (got == arrival::closed)
+                co_return false;
+            if (!flushed)
+                co_return cycle.finish(false);
         }
-        if (got == arrival::planned && state.must_flush_before_work() && !co_await write_held(conn, state))
-            co_return cycle.finish(false);
         if (got == arrival::planned) {
             // Stage 1: the downstream call or the delay.
             bool go_on = true;
@@ -135,7 +131,7 @@ private:
                     break;
                 case endpoints::work::compute_offloaded: co_await compute_offloaded(cycle); break;
                 case endpoints::work::stream: {
-                    const bool streamed = co_await stream_events(conn, cycle, state.out, loop);
+                    const bool streamed = co_await stream_events(conn, state, loop);
                     co_return cycle.finish(streamed);
                 }
                 case endpoints::work::database: co_await query_database(cycle, loop); break;
@@ -146,24 +142,39 @@ private:
         cycle.append_head(state.out);
         if (state.hold_answer())
             co_return cycle.finish(true);
-        pending_buffers pending(std::array{asio::buffer(std::string_view(state.held)),
-                                           asio::buffer(std::string_view(state.out)),
-                                           asio::buffer(std::string_view(cycle.response.body))});
-        auto sent = write_now(conn, pending);
+        std::size_t written = 0;
+        auto sent = write_now(conn, state, outgoing::answer, written);
         if (sent == write_state::blocked)
-            sent = co_await write_rest(conn, pending);
+            sent = co_await write_rest(conn, state, outgoing::answer, written);
         state.held.clear();
         co_return cycle.finish(sent == write_state::done);
+    }
+
+    /// Reads the rest of a request its first read left incomplete, writing the answers held for a pipeline before each
+    /// wait. A coroutine of its own: its waits would grow the frame of every request, which most requests never make.
+    task<arrival> read_rest(watched_connection& conn, request_state& state, io_group& loop)
+    {
+        auto got = arrival::incomplete;
+        while (got == arrival::incomplete) {
+            if (!state.held.empty()) {
+                const bool flushed = co_await write_held(conn, state);
+                if (!flushed)
+                    co_return arrival::closed;
+            }
+            auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_read, use_values);
+            got = ec ? reading_failed(state.cycle, ec)
+                     : read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
+        }
+        co_return got;
     }
 
     /// Writes the answers held for a pipeline before a wait; false when the connection is gone.
     task<bool> write_held(watched_connection& conn, request_state& state)
     {
-        pending_buffers pending(std::array{asio::buffer(std::string_view(state.held)), asio::const_buffer{},
-                                           asio::const_buffer{}});
-        auto sent = write_now(conn, pending);
+        std::size_t written = 0;
+        auto sent = write_now(conn, state, outgoing::held, written);
         if (sent == write_state::blocked)
-            sent = co_await write_rest(conn, pending);
+            sent = co_await write_rest(conn, state, outgoing::held, written);
         state.held.clear();
         co_return sent == write_state::done;
     }
@@ -194,9 +205,9 @@ private:
         cycle.respond(answer);
     }
 
-    task<bool> stream_events(watched_connection& conn, endpoints::request_cycle& cycle, std::string& out,
-                             io_group& loop)
+    task<bool> stream_events(watched_connection& conn, request_state& state, io_group& loop)
     {
+        auto& cycle = state.cycle;
         const auto& stream = cycle.plan.stream;
         timer_type timer(loop.io.get_executor());
         for (std::uint32_t i = 0; i < stream.count; ++i) {
@@ -208,46 +219,62 @@ private:
                 co_await asio::post(loop.io, asio::deferred);
             }
             // Demand-driven: event i+1 is produced only after event i was handed to the socket.
-            out.clear();
-            cycle.append_event(i, out);
-            pending_buffers pending(std::array{asio::buffer(std::string_view(out)), asio::const_buffer{}, asio::const_buffer{}});
-            auto sent = write_now(conn, pending);
+            state.out.clear();
+            cycle.append_event(i, state.out);
+            std::size_t written = 0;
+            auto sent = write_now(conn, state, outgoing::event, written);
             if (sent == write_state::blocked)
-                sent = co_await write_rest(conn, pending);
+                sent = co_await write_rest(conn, state, outgoing::event, written);
             if (sent != write_state::done)
                 co_return false;
         }
         co_return true;
     }
 
-    /// Held answers, a response's head and its body, as much of them as is still to be written.
-    using pending_buffers = beast::buffers_suffix<std::array<asio::const_buffer, 3>>;
+    // A write's progress is a count of bytes, rebuilt into buffers where it is written: a frame that holds a
+    // `buffers_suffix` across its waits grows by 64 bytes, and GCC gives it a place in every frame that writes.
+
+    /// What a write sends from a request's state: the answers held for a pipeline, those followed by the answer just
+    /// built (its head in `out`, then its body), or a stream's event (in `out`).
+    enum class outgoing { held, answer, event };
     enum class write_state { done, blocked, failed };
 
-    /// Writes `pending` without waiting, under the write deadline: done once all of it went out, blocked when the
-    /// socket has no room for the rest (then `write_rest`), failed when the connection is gone.
-    write_state write_now(watched_connection& conn, pending_buffers& pending) const
+    /// Writes what `what` names, past its first `written` bytes, without waiting and under the write deadline: done
+    /// once all of it went out, blocked when the socket has no room for the rest (then `write_rest`), failed when the
+    /// connection is gone.
+    write_state write_now(watched_connection& conn, request_state& state, outgoing what, std::size_t& written) const
     {
         conn.deadline.expires_after(context_.timeouts.write);
-        return write_more(conn, pending);
+        return write_more(conn, state, what, written);
     }
 
-    /// Suspends until the socket has room and writes the rest of `pending`, as often as it takes.
-    static task<write_state> write_rest(watched_connection& conn, pending_buffers& pending)
+    /// Suspends until the socket has room and writes the rest, as often as it takes.
+    static task<write_state> write_rest(watched_connection& conn, request_state& state, outgoing what,
+                                        std::size_t& written)
     {
-        auto state = write_state::blocked;
-        while (state == write_state::blocked) {
+        auto progress = write_state::blocked;
+        while (progress == write_state::blocked) {
             auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_write, use_values);
-            state = ec ? write_state::failed : write_more(conn, pending);
+            progress = ec ? write_state::failed : write_more(conn, state, what, written);
         }
-        co_return state;
+        co_return progress;
     }
 
-    static write_state write_more(watched_connection& conn, pending_buffers& pending)
+    static write_state write_more(watched_connection& conn, request_state& state, outgoing what, std::size_t& written)
     {
+        const auto held = asio::buffer(std::string_view(state.held));
+        const auto out = asio::buffer(std::string_view(state.out));
+        const auto body = asio::buffer(std::string_view(state.cycle.response.body));
+        beast::buffers_suffix<std::array<asio::const_buffer, 3>> pending(
+            what == outgoing::held     ? std::array{held, asio::const_buffer{}, asio::const_buffer{}}
+            : what == outgoing::answer ? std::array{held, out, body}
+                                       : std::array{out, asio::const_buffer{}, asio::const_buffer{}});
+        pending.consume(written);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
-            pending.consume(conn.socket.write_some(pending, ec));
+            const auto n = conn.socket.write_some(pending, ec);
+            pending.consume(n);
+            written += n;
             if (ec == asio::error::would_block)
                 return write_state::blocked;
             if (ec)
