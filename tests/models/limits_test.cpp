@@ -1,6 +1,8 @@
 // Limits against amplification and exhaustion: every knob a request controls has a ceiling, slow and idle
 // clients are dropped on time, a client that stops reading a stream costs bounded memory, and running out of
 // file descriptors makes accept back off instead of spin.
+#include "execbench/core/model_names.hpp"
+
 #include "support/child_process.hpp"
 #include "support/movie_json.hpp"
 #include "support/raw_client.hpp"
@@ -180,9 +182,10 @@ TEST_CASE("clients that stop reading huge streams cost bounded server memory", "
 {
     if (bench_server_path().empty())
         return;
-    for (const char* model : {"pool", "fiber", "loop"}) {
+    for (const std::string_view name : execbench::model_names) {
+        const std::string model(name);
         INFO("model " << model);
-        server_process server({"--model", model, "--threads", std::string(model) == "pool" ? "24" : "2"});
+        server_process server({"--model", model, "--threads", model == "pool" ? "24" : "2"});
         const auto pid = server.process().pid();
         const long before = resident_kib(pid);
         // Each asks for 1000000 events of 64 KiB (64 GB) and reads nothing.
@@ -214,7 +217,8 @@ TEST_CASE("out of descriptors, accept backs off without spinning and service res
 {
     if (bench_server_path().empty())
         return;
-    for (const char* model : {"pool", "fiber", "loop"}) {
+    for (const std::string_view name : execbench::model_names) {
+        const std::string model(name);
         INFO("model " << model);
         // 64 descriptors: the server's own (epoll, eventfds, the listener, SQLite) use some; clients take the rest.
         server_process server({"--model", model, "--threads", "2", "--cpu-threads", "1"}, 64u);

@@ -1,89 +1,22 @@
 // Integration: bench-load's library against the real bench-server binary, every shape under every model.
+#include "execbench/core/model_names.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/run/runner.hpp"
+
+#include "support/child_process.hpp"
 
 #include <catch2/catch.hpp>
 
 #ifdef EXECBENCH_BENCH_SERVER_PATH
 
 #include <chrono>
-#include <csignal>
-#include <cstring>
-#include <stdexcept>
 #include <string>
-#include <thread>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace execbench::load;
+using execbench::test_support::server_process;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// A bench-server child process on a free port; stopped with SIGTERM (then SIGKILL) when destroyed.
-class server_process {
-public:
-    explicit server_process(const std::string& model)
-    {
-        int out[2];
-        if (pipe(out) != 0)
-            throw std::runtime_error("pipe failed");
-        pid_ = fork();
-        if (pid_ == 0) {
-            dup2(out[1], STDOUT_FILENO);
-            int null = open("/dev/null", O_WRONLY);  // its shutdown notes would clutter the test output
-            if (null >= 0)
-                dup2(null, STDERR_FILENO);
-            close(out[0]);
-            close(out[1]);
-            std::string model_arg = "--model=" + model;
-            execl(EXECBENCH_BENCH_SERVER_PATH, EXECBENCH_BENCH_SERVER_PATH, model_arg.c_str(), "--port", "0",
-                  "--threads", model == "pool" ? "16" : "2", static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        close(out[1]);
-        // The first stdout line announces the port: "... port=NNNN ...".
-        std::string line;
-        auto deadline = std::chrono::steady_clock::now() + 10s;
-        while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-            pollfd p{out[0], POLLIN, 0};
-            if (poll(&p, 1, 100) <= 0)
-                continue;
-            char buf[256];
-            auto n = read(out[0], buf, sizeof buf);
-            if (n <= 0)
-                break;
-            line.append(buf, static_cast<std::size_t>(n));
-        }
-        close(out[0]);
-        auto at = line.find("port=");
-        if (at == std::string::npos)
-            throw std::runtime_error("bench-server did not announce its port: '" + line + "'");
-        port_ = static_cast<std::uint16_t>(std::stoul(line.substr(at + 5)));
-    }
-
-    ~server_process()
-    {
-        kill(pid_, SIGTERM);
-        for (int i = 0; i < 100; ++i) {
-            if (waitpid(pid_, nullptr, WNOHANG) == pid_)
-                return;
-            std::this_thread::sleep_for(50ms);
-        }
-        kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-    }
-
-    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
-
-private:
-    pid_t pid_ = -1;
-    std::uint16_t port_ = 0;
-};
 
 scenario base(const std::string& path)
 {
@@ -99,10 +32,10 @@ scenario base(const std::string& path)
     return s;
 }
 
-trial_result check_clean_run(const scenario& s, const server_process& server, const std::string& model)
+trial_result check_clean_run(const scenario& s, server_process& server, const std::string& model)
 {
     run_options o;
-    o.url = server.url();
+    o.url = "http://127.0.0.1:" + std::to_string(server.port());
     auto r = run(s, o);
     INFO((r.ok() ? std::string() : r.err().message));
     REQUIRE(r.ok());
@@ -112,7 +45,7 @@ trial_result check_clean_run(const scenario& s, const server_process& server, co
     INFO(format_trial_line(*r, kept));
     CHECK(r->server.model == model);
     CHECK(r->server.sampling == "proc");
-    CHECK(r->server.pid == server.pid());
+    CHECK(r->server.pid == server.process().pid());
     REQUIRE(kept.server.has_value());
     CHECK(kept.server->resident_mb_max > 0);
     CHECK(fg.count.ok > 0);
@@ -124,8 +57,8 @@ trial_result check_clean_run(const scenario& s, const server_process& server, co
 
 TEST_CASE("every load shape runs cleanly against bench-server under every model", "[load][integration]")
 {
-    auto model = GENERATE(as<std::string>{}, "pool", "fiber", "loop");
-    server_process server(model);
+    const std::string model{GENERATE(from_range(execbench::model_names))};
+    server_process server({"--model=" + model, "--threads", model == "pool" ? "16" : "2"});
 
     DYNAMIC_SECTION(model << ": burst")
     {
