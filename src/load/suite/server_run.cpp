@@ -26,13 +26,20 @@ void add_note(std::string& to, const std::string& note)
 
 namespace {
 
-/// bench-server's command line for a model arm: the arm's options, loopback, its CPUs and the scenario's options.
-std::vector<std::string> model_server_args(const arm_spec& a, const scenario& s, const pinning& pins)
+/// bench-server's command line for a model arm on loopback: the arm's model and options, and `cpus` when given.
+std::vector<std::string> loopback_server_args(const arm_spec& a, const std::string& cpus)
 {
     auto args = arm_server_args(a);
     args.insert(args.end(), {"--host", "127.0.0.1"});
-    if (!pins.server_cpus.empty())
-        args.insert(args.end(), {"--cpus", pins.server_cpus});
+    if (!cpus.empty())
+        args.insert(args.end(), {"--cpus", cpus});
+    return args;
+}
+
+/// The measured server's command line: its arm's, on the server's CPUs, with the scenario's options.
+std::vector<std::string> model_server_args(const arm_spec& a, const scenario& s, const pinning& pins)
+{
+    auto args = loopback_server_args(a, pins.server_cpus);
     auto extra = server_option_args(s.server);
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
@@ -117,10 +124,11 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     server_process server;
     auto args = a.kind() == arm_kind::model ? model_server_args(a, s, pins) : std::vector<std::string>{};
     if (s.server.downstream == "separate") {
-        std::vector<std::string> dargs{"--model", s.server.downstream_model, "--host", "127.0.0.1"};
-        if (!pins.downstream_cpus.empty())
-            dargs.insert(dargs.end(), {"--cpus", pins.downstream_cpus});
-        auto started = downstream.start(o.server_binary, dargs, deadline_of());
+        arm_spec downstream_arm;
+        downstream_arm.name = "downstream";
+        downstream_arm.model = s.server.downstream_model;
+        auto started = downstream.start(o.server_binary, loopback_server_args(downstream_arm, pins.downstream_cpus),
+                                        deadline_of());
         if (!started) {
             out.message = "downstream " + started.err().message;
             return out;
