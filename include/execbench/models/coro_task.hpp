@@ -57,7 +57,7 @@ public:
                     slot = {block, size};
                     return;
                 }
-        ::operator delete(block, size);
+        ::operator delete(block);
     }
 
     frame_cache() = default;
@@ -67,7 +67,7 @@ public:
     {
         gone_ = true;
         for (auto& slot : slots_)
-            ::operator delete(slot.block, slot.size);
+            ::operator delete(slot.block);
     }
 
 private:
