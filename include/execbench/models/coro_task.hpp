@@ -83,8 +83,8 @@ private:
         void* block = nullptr;
         std::size_t size = 0;
     };
-    // A connection's stack is at most three frames deep, and the frames of one request are freed before the next's
-    // are allocated.
+    // A request allocates at most four frames above its connection's (`serve`, and `read_rest` → `write_held` →
+    // `write_rest` at the deepest), all freed before the next request's are allocated.
     std::array<slot, 4> slots_{};
 };
 
