@@ -4,6 +4,7 @@
 #include "execbench/load/run/runner.hpp"
 
 #include "support/child_process.hpp"
+#include "support/one_trial_scenario.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -18,18 +19,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-scenario base(const std::string& path)
+scenario base(const std::string& path, shape kind)
 {
-    scenario s;
-    s.name = "integration";
-    s.description = "integration";
-    request_spec r;
-    r.path = path;
-    s.mix.push_back(r);
-    s.trials = 1;
-    s.pause = 0s;
-    s.timeout = 10s;
-    return s;
+    return execbench::test_support::one_trial_of(path, kind, 10s, "integration");
 }
 
 trial_result check_clean_run(const scenario& s, server_process& server, const std::string& model)
@@ -62,8 +54,7 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
 
     DYNAMIC_SECTION(model << ": burst")
     {
-        auto s = base("/io?delayInMillis=100");
-        s.load.kind = shape::burst;
+        auto s = base("/io?delayInMillis=100", shape::burst);
         s.load.requests = 40;
         s.load.connections = 20;  // two requests per connection, in sequence
         auto t = check_clean_run(s, server, model);
@@ -74,8 +65,7 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
     }
     DYNAMIC_SECTION(model << ": closed")
     {
-        auto s = base("/epoch-millis?delayInMillis=0");
-        s.load.kind = shape::closed;
+        auto s = base("/epoch-millis?delayInMillis=0", shape::closed);
         s.load.connections = 4;
         s.load.length = 400ms;
         auto t = check_clean_run(s, server, model);
@@ -84,8 +74,7 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
     }
     DYNAMIC_SECTION(model << ": open")
     {
-        auto s = base("/epoch-millis?delayInMillis=10");
-        s.load.kind = shape::open;
+        auto s = base("/epoch-millis?delayInMillis=10", shape::open);
         s.load.rate = 200;
         s.load.connections = 20;
         s.load.length = 600ms;
@@ -96,8 +85,7 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
     }
     DYNAMIC_SECTION(model << ": ramp")
     {
-        auto s = base("/movies?directorLastName=Kubrick");
-        s.load.kind = shape::ramp;
+        auto s = base("/movies?directorLastName=Kubrick", shape::ramp);
         s.load.profile = ramp_profile::stages;
         s.load.stages = {{600ms, 10}, {400ms, 10}};
         s.load.think_min = 20ms;
@@ -112,8 +100,7 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
     {
         // Up to 8 users, held, then down to 2 at 1.2 s: the users wanted and the sockets open follow the target
         // without a pass over the users (group::control), and retired users close their sockets.
-        auto s = base("/movies?directorLastName=Kubrick");
-        s.load.kind = shape::ramp;
+        auto s = base("/movies?directorLastName=Kubrick", shape::ramp);
         s.load.profile = ramp_profile::stages;
         s.load.stages = {{500ms, 8}, {700ms, 8}, {0ms, 2}, {800ms, 2}};
         s.load.think_min = 10ms;
@@ -135,8 +122,7 @@ TEST_CASE("every load shape runs cleanly against bench-server under every model"
     }
     DYNAMIC_SECTION(model << ": background and foreground")
     {
-        auto s = base("/io?delayInMillis=50");
-        s.load.kind = shape::burst;
+        auto s = base("/io?delayInMillis=50", shape::burst);
         s.load.requests = 5;
         background_spec bg;
         request_spec cpu;

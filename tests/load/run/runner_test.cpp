@@ -5,6 +5,7 @@
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "support/misbehaving_server.hpp"
+#include "support/one_trial_scenario.hpp"
 #include "support/server_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -30,16 +31,7 @@ namespace {
 
 scenario make(shape kind, const std::string& path = "/")
 {
-    scenario s;
-    s.name = "test";
-    s.description = "test";
-    request_spec r;
-    r.path = path;
-    s.mix.push_back(r);
-    s.load.kind = kind;
-    s.trials = 1;
-    s.pause = 0s;
-    s.timeout = 5s;
+    auto s = execbench::test_support::one_trial_of(path, kind, 5s, "test");
     s.connect_timeout = 2s;
     return s;
 }
