@@ -5,7 +5,8 @@
 # round. Prints one line per run: round, model, build, then bench-load's figures (a BEHIND or GENERATOR-BOUND mark
 # means that run's figures are not the server's).
 #   tools/server_cost.sh NAME=BENCH_SERVER [NAME=BENCH_SERVER ...]
-#     env: ROUNDS (3), RATE (48000), PIPELINE (16), CONNECTIONS (200), DURATION (6s), MODELS ("pool fiber loop coro"),
+#     env: ROUNDS (3), RATE (48000), PIPELINE (16), CONNECTIONS (200), DURATION (6s), MODELS ("pool fiber loop coro",
+#          or with commas as bench-suite --models takes them),
 #          TARGET (/epoch-millis?delayInMillis=0). Loopback only.
 set -euo pipefail
 (($# > 0)) || { echo "usage: tools/server_cost.sh NAME=BENCH_SERVER [NAME=BENCH_SERVER ...]" >&2; exit 2; }
@@ -15,6 +16,7 @@ done
 for n in "${ROUNDS:-3}" "${RATE:-48000}" "${PIPELINE:-16}" "${CONNECTIONS:-200}"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "server_cost.sh: '$n' is not a positive whole number (ROUNDS, RATE, PIPELINE, CONNECTIONS)" >&2; exit 2; }
 done
+models=${MODELS:-pool fiber loop coro}
 here=$(cd "$(dirname "$0")/.." && pwd)
 load=$here/build/release/bench-load
 work=$(mktemp -d)
@@ -23,7 +25,7 @@ stop_server() { [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "
 trap 'stop_server; rm -rf "$work"' EXIT
 
 for round in $(seq "${ROUNDS:-3}"); do
-  for model in ${MODELS:-pool fiber loop coro}; do
+  for model in ${models//,/ }; do
     for build in "$@"; do
       "${build#*=}" --model "$model" --cpus 0 --port 0 >"$work/server.out" 2>&1 &
       server_pid=$!
