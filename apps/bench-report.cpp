@@ -5,9 +5,9 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
-#include "execbench/report/compare.hpp"
-#include "execbench/report/merge.hpp"
+#include "execbench/report/read/merge.hpp"
 #include "execbench/report/report.hpp"
+#include "execbench/report/word/compare_page.hpp"
 
 #include <CLI/CLI.hpp>
 

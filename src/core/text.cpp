@@ -1,5 +1,6 @@
 #include "execbench/core/text.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace execbench {
@@ -67,6 +68,15 @@ std::string fixed(double v, int decimals)
 {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string significant(double v, int digits)
+{
+    if (std::isinf(v))
+        return v > 0 ? "∞" : "-∞";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     return buf;
 }
 

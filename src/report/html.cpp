@@ -1,11 +1,11 @@
 #include "execbench/report/html.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/report/charts.hpp"
-#include "execbench/report/headline.hpp"
 #include "execbench/report/page/html.hpp"
-#include "execbench/report/suite_page.hpp"
-#include "execbench/report/workload_map.hpp"
+#include "execbench/report/word/charts.hpp"
+#include "execbench/report/word/headline.hpp"
+#include "execbench/report/word/map_page.hpp"
+#include "execbench/report/word/suite_page.hpp"
 
 #include <algorithm>
 

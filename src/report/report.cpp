@@ -2,13 +2,13 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
-#include "execbench/report/capacity_report.hpp"
-#include "execbench/report/charts.hpp"
-#include "execbench/report/headline.hpp"
 #include "execbench/report/html.hpp"
 #include "execbench/report/page/markdown.hpp"
-#include "execbench/report/suite_page.hpp"
-#include "execbench/report/workload_map.hpp"
+#include "execbench/report/word/capacity_report.hpp"
+#include "execbench/report/word/charts.hpp"
+#include "execbench/report/word/headline.hpp"
+#include "execbench/report/word/map_page.hpp"
+#include "execbench/report/word/suite_page.hpp"
 
 #include <nlohmann/json.hpp>
 

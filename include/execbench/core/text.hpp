@@ -38,6 +38,9 @@ std::string xml_escape(std::string_view s);
 /// `v` with exactly `decimals` decimals ("%.*f"): the one fixed-point form of CSV cells, pages and logs.
 std::string fixed(double v, int decimals);
 
+/// `v` to `digits` significant digits ("%.*g", 1.5e+04 when it must), and "∞" for infinity: figures whose size varies.
+std::string significant(double v, int digits);
+
 /// Decimal digits grouped by commas in threes: 20000 → "20,000".
 std::string grouped(std::uint64_t v);
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "execbench/report/paths.hpp"
-#include "execbench/report/suite_reader.hpp"
+#include "execbench/report/read/suite_reader.hpp"
+#include "execbench/report/word/paths.hpp"
 
 #include <string>
 #include <vector>

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/report/charts.hpp"
-#include "execbench/report/headline.hpp"
-#include "execbench/report/paths.hpp"
-#include "execbench/report/suite_reader.hpp"
+#include "execbench/report/read/suite_reader.hpp"
+#include "execbench/report/word/charts.hpp"
+#include "execbench/report/word/headline.hpp"
+#include "execbench/report/word/paths.hpp"
 
 #include <filesystem>
 #include <string>

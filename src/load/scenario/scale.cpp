@@ -56,9 +56,7 @@ std::uint64_t scale_count(std::uint64_t n, double factor) noexcept
 
 std::string format_scale(double factor)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", factor);
-    return buf;
+    return significant(factor, 4);
 }
 
 result<scenario> scale_scenario(scenario s, double factor, std::string decided_by)

@@ -4,7 +4,7 @@
 // Everything runs inside the namespaces the test creates, and removing them removes their links.
 #include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/report/merge.hpp"
+#include "execbench/report/read/merge.hpp"
 
 #include "support/child_process.hpp"
 #include "support/raw_client.hpp"

@@ -2,7 +2,7 @@
 // HdrHistogram's reference implementation (Java, Debian's libhdrhistogram-java) and merged by bench-report.
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/report/merge.hpp"
+#include "execbench/report/read/merge.hpp"
 #include "execbench/stats/interval_log.hpp"
 
 #include "execbench/core/file.hpp"
