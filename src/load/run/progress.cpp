@@ -59,9 +59,7 @@ namespace {
 
 std::string number(double v)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
+    return significant(v, 6);
 }
 
 std::string shape_body(const load_spec& l);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 
 namespace execbench::load {
 
@@ -17,9 +16,7 @@ std::string rate_text(double rate)
 {
     if (rate >= 10)
         return grouped(static_cast<std::uint64_t>(std::llround(rate)));
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", rate);
-    return buf;
+    return significant(rate, 3);
 }
 
 std::string figures(const load_spec& l)

@@ -1,7 +1,8 @@
 #include "execbench/load/scenario/scenario.hpp"
 
+#include "execbench/core/text.hpp"
+
 #include <algorithm>
-#include <cstdio>
 
 namespace execbench::load {
 
@@ -75,9 +76,7 @@ std::string shapes_using(std::string_view field)
 
 std::string describe(const rate_from_capacity& r)
 {
-    char times[32];
-    std::snprintf(times, sizeof times, "%g", r.times);
-    return std::string(times) + " × the capacity of " + r.capacity_of;
+    return significant(r.times, 6) + " × the capacity of " + r.capacity_of;
 }
 
 std::uint64_t connections_of(const load_spec& l) noexcept

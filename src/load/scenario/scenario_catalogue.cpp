@@ -1,11 +1,11 @@
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 
 #include "execbench/core/file.hpp"
+#include "execbench/core/text.hpp"
 #include "execbench/load/scenario/scenario_json.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <numeric>
 
 namespace execbench::load {
@@ -188,11 +188,11 @@ std::string format_scenario_table(const std::vector<scenario_entry>& entries)
             continue;
         }
         const auto& l = e.load;
-        char rate[32] = "-";
+        std::string rate = "-";
         if (l.kind == shape::open && l.rate_from)
-            std::snprintf(rate, sizeof rate, "%gx cap", l.rate_from->times);  // each arm's capacity: the table is narrow
+            rate = significant(l.rate_from->times, 6) + "x cap";  // each arm's capacity: the table is narrow
         else if (l.kind == shape::open)
-            std::snprintf(rate, sizeof rate, "%g/s", l.rate);
+            rate = significant(l.rate, 6) + "/s";
         auto length = l.kind == shape::burst ? std::to_string(l.requests) + " req" : format_duration(l.length);
         auto conns = std::to_string(l.kind == shape::ramp ? l.users : connections_of(l));
         rows.push_back({e.name, suites, std::string(to_string(l.kind)), length, conns, rate, e.description});

@@ -1,12 +1,12 @@
 #include "execbench/report/judge/workload_map.hpp"
 
+#include "execbench/core/cpus.hpp"
 #include "execbench/report/judge/capacity.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <sstream>
 
 namespace execbench::report {
 
@@ -51,22 +51,11 @@ std::optional<std::pair<double, double>> cell_of(std::string_view path)
     return std::nullopt;
 }
 
-/// The number of CPUs in a taskset list ("0", "0-3", "0,2").
+/// The number of CPUs in a taskset list ("0", "0-3", "0,2"); 0 when it is not one.
 unsigned cpus_in(const std::string& list)
 {
-    unsigned n = 0;
-    std::istringstream in(list);
-    std::string part;
-    while (std::getline(in, part, ',')) {
-        auto dash = part.find('-');
-        try {
-            n += dash == std::string::npos
-                     ? 1u
-                     : unsigned(std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1);
-        } catch (...) {
-        }
-    }
-    return n;
+    auto cpus = parse_cpu_list(list);
+    return cpus ? unsigned(cpus->size()) : 0;
 }
 
 /// Server CPU µs per successful request at the highest clean step; 0 when there is none.
