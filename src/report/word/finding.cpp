@@ -1,5 +1,6 @@
 #include "execbench/report/word/finding.hpp"
 
+#include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/word/scenario_rows.hpp"
 #include "execbench/report/word/verdict_text.hpp"
@@ -13,14 +14,6 @@ namespace execbench::report {
 namespace metric = load::metric;
 
 namespace {
-
-std::string joined(const std::vector<std::string>& parts, std::string_view separator)
-{
-    std::string out;
-    for (const auto& p : parts)
-        out += (out.empty() ? "" : std::string(separator)) + p;
-    return out;
-}
 
 /// The runs whose figures are the server's result, in display order.
 std::vector<const run_view*> results_of(const suite_data& s, const std::string& sc)
@@ -47,7 +40,7 @@ std::string medians_text(const std::vector<const run_view*>& runs)
                     millis(v->number(metric::trial_max(metric::latency_millis_p99))) + ")";
         parts.push_back(part);
     }
-    return joined(parts, ", ");
+    return join(parts, ", ");
 }
 
 /// The most requests in flight in any second of each arm's charted trial, where the arms differ by more than a fifth
@@ -72,7 +65,7 @@ std::string in_flight_text(const std::vector<const run_view*>& runs)
     std::vector<std::string> parts;
     for (const auto& [arm, m] : most)
         parts.push_back(arm + " " + count(m));
-    return "requests in flight at most " + joined(parts, ", ");
+    return "requests in flight at most " + join(parts, ", ");
 }
 
 /// A cell that ranks arms: a winner or a shared lead, not a tie or a cell without a verdict.
@@ -88,7 +81,7 @@ std::vector<std::string> failure_clauses(const std::vector<const run_view*>& run
     for (const auto* v : runs) {
         if (auto e = v->number(metric::requests_error); whole(e) > 0) {
             auto classes = error_classes(*v);
-            errors.push_back(v->arm + " " + count(e) + (classes.empty() ? "" : " (" + joined(classes, ", ") + ")"));
+            errors.push_back(v->arm + " " + count(e) + (classes.empty() ? "" : " (" + join(classes, ", ") + ")"));
         }
         if (auto share = unsent_percent(*v); !share.empty())
             unsent.push_back(v->arm + " " + count(v->number(metric::requests_unsent)) + " (" + share + " %)");
@@ -98,15 +91,15 @@ std::vector<std::string> failure_clauses(const std::vector<const run_view*>& run
         if (auto r = whole(v->number(metric::kernel_syn_retransmits)); r > 0)
             refused.push_back(count(r) + " SYN retransmits");
         if (!refused.empty())
-            kernel.push_back(v->arm + " " + joined(refused, " and "));
+            kernel.push_back(v->arm + " " + join(refused, " and "));
     }
     std::vector<std::string> out;
     if (!errors.empty())
-        out.push_back("errors a trial " + joined(errors, ", "));
+        out.push_back("errors a trial " + join(errors, ", "));
     if (!unsent.empty())
-        out.push_back("unsent a trial " + joined(unsent, ", "));
+        out.push_back("unsent a trial " + join(unsent, ", "));
     if (!kernel.empty())
-        out.push_back("the kernel counted " + joined(kernel, ", "));
+        out.push_back("the kernel counted " + join(kernel, ", "));
     return out;
 }
 
@@ -136,7 +129,7 @@ std::string finding_sentence(const suite_data& s, const winners_table& w, const 
         }
     }
     if (runs.empty())
-        return clauses.empty() ? std::string{} : "**Finding:** " + joined(clauses, "; ") + ".";
+        return clauses.empty() ? std::string{} : "**Finding:** " + join(clauses, "; ") + ".";
 
     const auto* cells = w.cells.count(sc) ? &w.cells.at(sc) : nullptr;
     auto cell = [&](std::string_view column) -> const cell_verdict* {
@@ -159,25 +152,22 @@ std::string finding_sentence(const suite_data& s, const winners_table& w, const 
         const auto* p = c && decided(*c) ? deciding_pair(*c, rule) : nullptr;
         if (!p || p->by_failures)
             continue;  // no measured lead: a tie, or a lead that only the failures give
-        auto line = verdict_line(*c, rule);
         // The failures that rank an arm down are said once, in the latency clause and the counts.
-        if (auto cut = line.find("; failures over "); cut != std::string::npos)
-            line.erase(cut);
-        clauses.push_back(rule.label + " — " + line);
+        clauses.push_back(rule.label + " — " + verdict_line(*c, rule, failures_said::elsewhere));
     }
     std::vector<std::string> goodput;
     for (const auto* v : runs)
         if (auto b = capacity_basis_of(*v); b && !b->goodput_ratios.empty())
             goodput.push_back(v->arm + " " + goodput_text(*b));
     if (!goodput.empty())
-        clauses.push_back("goodput / capacity " + joined(goodput, ", "));
+        clauses.push_back("goodput / capacity " + join(goodput, ", "));
     if (auto queued = in_flight_text(runs); !queued.empty())
         clauses.push_back(queued);
     auto failures = failure_clauses(runs);
     clauses.insert(clauses.end(), failures.begin(), failures.end());
     if (failures.empty())
         clauses.emplace_back("no errors");
-    return "**Finding:** " + joined(clauses, "; ") + ".";
+    return "**Finding:** " + join(clauses, "; ") + ".";
 }
 
 }  // namespace execbench::report

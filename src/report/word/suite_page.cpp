@@ -85,10 +85,7 @@ bool is_loopback(const std::string& url)
 
 std::string joined(const std::set<std::string>& v)
 {
-    std::string out;
-    for (const auto& x : v)
-        out += (out.empty() ? "" : "; ") + x;
-    return out.empty() ? std::string("–") : out;
+    return v.empty() ? std::string("–") : join({v.begin(), v.end()}, "; ");
 }
 
 /// "0.1" or "0.1–2.3".

@@ -136,7 +136,7 @@ const pair_verdict* deciding_pair(const cell_verdict& c, const metric_rule& rule
     return best;
 }
 
-std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
+std::string verdict_line(const cell_verdict& c, const metric_rule& rule, failures_said failures)
 {
     const auto* p = deciding_pair(c, rule);
     if (!p)
@@ -146,8 +146,9 @@ std::string verdict_line(const cell_verdict& c, const metric_rule& rule)
     auto lead = cell_text(c);
     // Every arm the failures ranked down, with the figure that did it (the worst trial's).
     std::string failed;
-    for (const auto& a : c.demoted())
-        failed += (failed.empty() ? "" : ", ") + a + " " + failure_text(c.failures.at(a));
+    if (failures == failures_said::in_line)
+        for (const auto& a : c.demoted())
+            failed += (failed.empty() ? "" : ", ") + a + " " + failure_text(c.failures.at(a));
     failed = failed.empty() ? failed : "failures over " + tolerance_text() + " of requests: " + failed;
     if (p->by_failures)
         return lead + " (" + failed + ")";
