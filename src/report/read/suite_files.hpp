@@ -22,7 +22,7 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
 result<void> read_capacity_searches(suite_data& d, std::set<std::string>& arms);
 /// Profiled trials (--profile): one per scenario × arm that ran, the latest written.
 result<void> read_profiles(suite_data& d);
-/// The three models first, in their usual order, then any other arm by name.
+/// The execution models first, in core::model_names' order, then any other arm by name.
 void order_arms(suite_data& d, const std::set<std::string>& arms);
 /// The run ids the pages show: the latest runs and capacity searches.
 std::set<std::string> shown_runs(const suite_data& d);

@@ -98,7 +98,7 @@ page profile_section(const suite_data& s, const std::string& sc, const report_pa
     };
     row("run", [](const load::profile_record& r, const std::string&) { return "`" + r.run_id + "`"; });
     row("req/s profiled (× unprofiled median)", [&](const load::profile_record& r, const std::string& arm) {
-        auto rps = r.trial("requests_per_second");
+        auto rps = r.trial(metric::requests_per_second);
         const auto* v = find_run(s, sc, arm);
         auto median = v && v->ran() ? v->number(metric::requests_per_second) : 0;
         return count(rps) + (median > 0 ? " (" + fixed(rps / median, 2) + "×)" : std::string{});

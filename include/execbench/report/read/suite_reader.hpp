@@ -67,7 +67,7 @@ struct suite_data {
     std::string stem;  ///< the results files' base name: <stem>.csv, <stem>-runs.csv, ...
     std::filesystem::path dir;
     std::vector<std::string> scenarios;  ///< in run order
-    std::vector<std::string> models;     ///< arm names: pool, fiber, loop first, then any other
+    std::vector<std::string> models;     ///< arm names: the models first (core::model_names), then any other
     std::map<std::string, std::map<std::string, run_view>> runs;  ///< scenario → model → run
     std::map<std::string, std::string> descriptions;              ///< scenario → description (from the context)
     std::map<std::string, std::string> server_settings;           ///< scenario → "downstream separate (loop)" ...
@@ -85,7 +85,7 @@ struct suite_data {
 /// Functions listed per arm in a profile's self-time table.
 inline constexpr std::size_t top_functions = 8;
 
-/// The models in display order before any other: the three execution models.
+/// The models in display order before any other arm: the execution models, as core::model_names lists them.
 const std::vector<std::string>& known_models();
 
 /// The file a page links as the suite's raw data: `<stem>.csv`, or `<stem>-capacity.csv` for a suite of
