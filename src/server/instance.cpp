@@ -86,9 +86,17 @@ instance::instance(const options& opts)
       offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
       app_(database_ ? endpoints::app(info_of(opts, offload_.threads()), counters_)
                      : endpoints::app(info_of(opts, offload_.threads()), *movies_, counters_)),
-      context_{
-          app_,          offload_,       {}, opts.host, opts.port, app_.info().threads, opts.queue, opts.fiber_stack_kb,
-          opts.timeouts, database_.get(), opts.backlog}
+      context_{.app = app_,
+               .offload = offload_,
+               .downstream = {},
+               .host = opts.host,
+               .port = opts.port,
+               .threads = app_.info().threads,
+               .queue = opts.queue,
+               .fiber_stack_kb = opts.fiber_stack_kb,
+               .timeouts = opts.timeouts,
+               .database = database_.get(),
+               .backlog = opts.backlog}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {
