@@ -6,10 +6,6 @@
 
 namespace execbench::report {
 
-namespace {
-constexpr double infinity = std::numeric_limits<double>::infinity();
-}
-
 bool passed_cleanly(const load::capacity_step& st)
 {
     return st.met_slo && !st.generator_bound && st.achieved_rps > 0;
@@ -22,15 +18,16 @@ double cpu_micros_per_request(const load::capacity_step& st)
 
 std::pair<double, double> capacity_interval(const load::capacity_result& r)
 {
+    constexpr double unbounded = std::numeric_limits<double>::infinity();
     using outcome = load::capacity_result::outcome;
     switch (r.what) {
     case outcome::measured: return {r.low_rps, r.high_rps};
     case outcome::generator_bound:
-    case outcome::above_max: return {r.capacity_rps, infinity};
+    case outcome::above_max: return {r.capacity_rps, unbounded};
     case outcome::below_min: return {0, r.steps.empty() ? 0 : r.steps.back().offered_rps};
     case outcome::stopped: break;
     }
-    return {0, infinity};  // unknown: beats nothing, beaten by nothing
+    return {0, unbounded};  // unknown: beats nothing, beaten by nothing
 }
 
 const load::capacity_step* first_miss_above(const load::capacity_result& r)
