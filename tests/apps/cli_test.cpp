@@ -30,51 +30,9 @@ namespace {
 using namespace execbench::test_support;
 using namespace std::chrono_literals;
 
-struct outcome {
-    int code = -1;
-    std::vector<std::string> out;  ///< stdout lines
-    std::string err;
-};
-
-/// Runs a binary to its end (bounded) and collects its exit code, stdout lines and stderr.
-outcome run_tool(const std::vector<std::string>& argv, std::chrono::seconds limit = 60s)
-{
-    child_process child(argv);
-    outcome o;
-    auto code = child.wait_exit(limit);
-    if (!code)
-        throw std::runtime_error(argv.front() + " did not exit in time; stderr: " + child.stderr_text());
-    o.code = *code;
-    try {
-        for (;;)
-            o.out.push_back(child.read_line(2s));
-    } catch (const std::runtime_error&) {
-        // end of its stdout
-    }
-    o.err = child.stderr_text();
-    return o;
-}
-
-std::string joined(const std::vector<std::string>& lines)
-{
-    std::string out;
-    for (const auto& l : lines)
-        out += l + "\n";
-    return out;
-}
-
 std::string scenarios_dir()
 {
     return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios";
-}
-
-std::string bench_suite_path()
-{
-#ifdef EXECBENCH_BENCH_SUITE_PATH
-    return EXECBENCH_BENCH_SUITE_PATH;
-#else
-    return {};
-#endif
 }
 
 /// bench-load against `port` with short settings, plus `extra`.
@@ -99,7 +57,7 @@ TEST_CASE("bench-load: --rate alone means the open shape, said on stderr (wrk2's
     // The issue's case: this ran an unthrottled closed loop at 38,000 req/s.
     auto r = run_tool(quick_load(
         server.port(), {"--path", "/health", "--rate", "200", "--connections", "2", "--duration", "1s", "--quiet"}));
-    INFO(r.err << joined(r.out));
+    INFO(r.err << r.out_text());
     REQUIRE(r.code == 0);
     CHECK_THAT(r.err, Catch::Contains("--rate implies --shape open"));
     REQUIRE_FALSE(r.out.empty());
@@ -136,7 +94,7 @@ TEST_CASE("bench-load takes a full URL as the request target, and the default ta
     {
         auto r = run_tool({bench_load_path(), "--url", base + "/io?delayInMillis=5", "--connections", "2", "--duration",
                            "500ms", "--trials", "1", "--warmup", "0s"});
-        INFO(r.err << joined(r.out));
+        INFO(r.err << r.out_text());
         CHECK(r.code == 0);
         CHECK_THAT(r.err, Catch::Contains("target GET " + base.substr(7) + "/io?delayInMillis=5") ||
                               Catch::Contains("target GET http://127.0.0.1:" + std::to_string(server.port()) +
@@ -148,7 +106,7 @@ TEST_CASE("bench-load takes a full URL as the request target, and the default ta
     {
         auto r = run_tool({bench_load_path(), "--url", base, "--connections", "2", "--duration", "300ms", "--trials",
                            "1", "--warmup", "0s", "--quiet"});
-        INFO(r.err << joined(r.out));
+        INFO(r.err << r.out_text());
         CHECK(r.code == 0);
         REQUIRE_FALSE(r.out.empty());
         CHECK_THAT(r.out.back(), Catch::Contains(" errors=0 "));
@@ -209,7 +167,7 @@ TEST_CASE("bench-load prints a banner, and JSON with --format json", "[cli][load
     server_process server({"--model=loop", "--threads", "1"});
     auto r = run_tool(quick_load(server.port(), {"--connections", "2", "--duration", "300ms", "--trials", "2",
                                                  "--pause", "0s", "--format", "json"}));
-    INFO(r.err << joined(r.out));
+    INFO(r.err << r.out_text());
     REQUIRE(r.code == 0);
     CHECK_THAT(r.err, Catch::Contains("ad-hoc: closed loop on 2 connections for 300ms") &&
                           Catch::Contains("2 trials") && Catch::Contains("server loop, pid ") &&
@@ -277,7 +235,7 @@ TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the res
     {
         auto r = run_tool({bench_load_path(), "-c", "2", "-d", "500ms", "-t", "1", "-H", "X-Test: 1", "--warmup", "0s",
                            "--trials", "1", base + "/io?delayInMillis=1"});
-        INFO(r.err << joined(r.out));
+        INFO(r.err << r.out_text());
         CHECK(r.code == 0);
         CHECK_THAT(r.err, Catch::Contains("/io?delayInMillis=1"));
         REQUIRE_FALSE(r.out.empty());
@@ -342,7 +300,7 @@ TEST_CASE("bench-load takes wrk's, hey's and oha's spelling, and answers the res
         INFO("an open loop its connections cannot carry is warned about, and BEHIND has exit status 4");
         auto r = run_tool({bench_load_path(), "-R", "400", "-c", "2", "-d", "1s", "--warmup", "0s", "--trials", "1",
                            base + "/io?delayInMillis=100"});
-        INFO(r.err << joined(r.out));
+        INFO(r.err << r.out_text());
         CHECK(r.code == 4);
         // 400 req/s at >= 100 ms need >= 40 connections.
         CHECK_THAT(r.err, Catch::Contains("2 connection(s) cannot carry --rate 400 at the pre-flight latency of ") &&
@@ -467,7 +425,7 @@ TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[c
     std::ofstream(dir.path / "broken.json") << R"({"description": "d", "requests": [], "load": {}})";
     auto lint = run_tool({bench_load_path(), "--list-scenarios", "--scenarios-dir", dir.path.string()});
     CHECK(lint.code == 1);
-    CHECK_THAT(joined(lint.out), Catch::Contains("INVALID"));
+    CHECK_THAT(lint.out_text(), Catch::Contains("INVALID"));
 
     auto suites = run_tool({bench_load_path(), "--list-suites", "--scenarios-dir", scenarios_dir()});
     CHECK(suites.code == 0);
@@ -487,7 +445,7 @@ TEST_CASE("bench-server --host localhost listens on loopback and --list-endpoint
     CHECK_THAT(server.start_line(), Catch::Contains("address=127.0.0.1"));
     auto endpoints = run_tool({bench_server_path(), "--list-endpoints"});
     CHECK(endpoints.code == 0);
-    CHECK_THAT(joined(endpoints.out),
+    CHECK_THAT(endpoints.out_text(),
                Catch::Contains("/io") && Catch::Contains("default delay 300 ms") && Catch::Contains("GET, POST"));
     auto bad = run_tool({bench_server_path(), "--host", "no-such-host.invalid", "--port", "0"});
     CHECK(bad.code == 2);
@@ -537,113 +495,4 @@ TEST_CASE("bench-server takes its timeouts in seconds or with a unit, as bench-l
     CHECK(health["idleTimeoutMs"] == 500);
     CHECK(health["headerTimeoutMs"] == 2000);
     CHECK(health["shutdownTimeoutMs"] == 60000);
-}
-
-TEST_CASE("bench-suite checks its selection and overrides before it starts anything", "[cli][suite]")
-{
-    if (bench_suite_path().empty())
-        return;
-    temp_dir out("execbench-cli-suite");
-    auto suite = [&](std::vector<std::string> extra) {
-        std::vector<std::string> argv{bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--out",
-                                      out.path.string(),  "--quiet"};
-        argv.insert(argv.end(), extra.begin(), extra.end());
-        return run_tool(argv, 120s);
-    };
-    auto outside = suite({"--suite", "smoke", "--scenarios", "io-600"});
-    CHECK(outside.code == 2);
-    CHECK_THAT(outside.err, Catch::Contains("--scenarios: io-600 is not in suite smoke"));
-    auto unused = suite({"--suite", "reactive", "--duration", "20s"});
-    CHECK(unused.code == 2);
-    CHECK_THAT(unused.err, Catch::Contains("--duration: not used by any selected scenario"));
-    auto bad = suite({"--suite", "reactive", "--warmup", "5sec"});
-    CHECK(bad.code == 2);
-    CHECK_THAT(bad.err, Catch::StartsWith("bench-suite: --warmup: '5sec' is not a duration"));
-    CHECK(bad.err.find("scenario(s) x") == std::string::npos);
-    auto no_server = suite({"--suite", "smoke", "--server-bin", "/nonexistent/bench-server"});
-    CHECK(no_server.code == 2);
-    CHECK_THAT(no_server.err, Catch::Contains("--server-bin: '/nonexistent/bench-server' is not an executable"));
-    auto typo = suite({"--suite", "reactiv"});
-    CHECK(typo.code == 2);
-    CHECK_THAT(typo.err, Catch::Contains("did you mean reactive?"));
-    CHECK(std::filesystem::is_empty(out.path));
-}
-
-TEST_CASE("bench-suite's table shows no latency for an arm that answered nothing", "[cli][suite]")
-{
-    // The user review of 2026-12-03, item 12: such an arm read `0.0 0.0`, a perfect latency.
-    if (bench_suite_path().empty() || bench_server_path().empty())
-        return;
-    temp_dir dir("execbench-cli-no-answer");
-    std::filesystem::create_directories(dir.path / "scenarios");
-    std::ofstream(dir.path / "scenarios" / "nothing-answers.json")
-        << R"({"description": "every request a 404", "requests": [{"method": "GET", "path": "/no-such-endpoint"}],)"
-           R"( "load": {"shape": "burst", "requests": 4, "connections": 2}, "warmup": "0s", "trials": 1})";
-    auto r = run_tool({bench_suite_path(), "--scenarios-dir", (dir.path / "scenarios").string(), "--scenarios",
-                       "nothing-answers", "--models", "loop", "--server-bin", bench_server_path(), "--out",
-                       (dir.path / "out").string(), "--quiet"},
-                      120s);
-    INFO(r.err << joined(r.out));
-    auto row = std::find_if(r.out.begin(), r.out.end(),
-                            [](const std::string& l) { return l.rfind("nothing-answers", 0) == 0; });
-    REQUIRE(row != r.out.end());
-    // scenario, arm, status, ok, errors, unsent, wall_ms, req/s, then p50_ms and p99_ms.
-    std::istringstream cells(*row);
-    std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
-    REQUIRE(words.size() >= 10);
-    CHECK(words[2] == "errors");
-    CHECK(words[8] == "-");
-    CHECK(words[9] == "-");
-    CHECK_THAT(joined(r.out), Catch::Contains("(p50_ms, p99_ms '-': no successful request, so no latency)"));
-}
-
-TEST_CASE("bench-suite --slo exits 3 naming the run and the gate", "[cli][suite][slo]")
-{
-    if (bench_suite_path().empty() || bench_server_path().empty())
-        return;
-    temp_dir out("execbench-cli-slo");
-    auto r = run_tool({bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--scenarios", "smoke-burst-io",
-                       "--models", "loop", "--server-bin", bench_server_path(), "--out", out.path.string(), "--quiet",
-                       "--trials", "1", "--slo", "p50<1ms"},
-                      120s);
-    INFO(r.err << joined(r.out));
-    CHECK(r.code == 3);
-    CHECK_THAT(r.err, Catch::Contains("SLO broken: loop smoke-burst-io: p50<1ms: measured"));
-}
-
-TEST_CASE("bench-suite stopped by SIGTERM stops its bench-server too, as Ctrl-C does", "[cli][suite]")
-{
-    if (bench_suite_path().empty() || bench_server_path().empty())
-        return;
-    temp_dir out("execbench-cli-sigterm");
-    child_process suite({bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--scenarios", "closed-epoch-millis",
-                         "--models", "loop", "--server-bin", bench_server_path(), "--out", out.path.string(),
-                         "--trials", "1", "--duration", "60s", "--warmup", "0s"});
-    // Its bench-server is its child; wait until it runs (bench-suite starts it before the first round's line).
-    std::string children_path =
-        "/proc/" + std::to_string(suite.pid()) + "/task/" + std::to_string(suite.pid()) + "/children";
-    pid_t server = 0;
-    for (auto deadline = std::chrono::steady_clock::now() + 30s; server == 0;) {
-        REQUIRE(std::chrono::steady_clock::now() < deadline);
-        std::ifstream children(children_path);
-        children >> server;
-        if (server == 0)
-            std::this_thread::sleep_for(50ms);
-    }
-    std::this_thread::sleep_for(500ms);  // into the run
-    suite.signal(SIGTERM);
-    auto code = suite.wait_exit(60s);
-    INFO(suite.stderr_text());
-    REQUIRE(code);
-    CHECK(*code == 1);  // stopped: the run is partial, the suite says so
-    // The ledger says stopped, not `errors` (user review 2026-12-03, item 11).
-    std::ifstream ledger(out.path / "adhoc-runs.csv");
-    std::string text((std::istreambuf_iterator<char>(ledger)), std::istreambuf_iterator<char>());
-    CHECK_THAT(text, Catch::Contains(",closed-epoch-millis,loop,loop,stopped,") &&
-                         Catch::Contains("partial: stopped before all trials"));
-    CHECK(text.find(",errors,") == std::string::npos);
-    // The server was stopped and reaped by bench-suite, not left running as an orphan.
-    CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(server)));
-    if (std::filesystem::exists("/proc/" + std::to_string(server)))
-        ::kill(server, SIGKILL);  // this test's own grandchild
 }

@@ -228,6 +228,41 @@ std::string bench_report_path()
 #endif
 }
 
+std::string bench_suite_path()
+{
+#ifdef EXECBENCH_BENCH_SUITE_PATH
+    return EXECBENCH_BENCH_SUITE_PATH;
+#else
+    return {};
+#endif
+}
+
+std::string tool_outcome::out_text() const
+{
+    std::string text;
+    for (const auto& l : out)
+        text += l + "\n";
+    return text;
+}
+
+tool_outcome run_tool(const std::vector<std::string>& argv, std::chrono::seconds limit)
+{
+    child_process child(argv);
+    tool_outcome o;
+    auto code = child.wait_exit(limit);
+    if (!code)
+        throw std::runtime_error(argv.front() + " did not exit in time; stderr: " + child.stderr_text());
+    o.code = *code;
+    try {
+        for (;;)
+            o.out.push_back(child.read_line(std::chrono::seconds(2)));
+    } catch (const std::runtime_error&) {
+        // end of its stdout
+    }
+    o.err = child.stderr_text();
+    return o;
+}
+
 server::options option_server::with_test_address(server::options opts)
 {
     opts.host = "127.0.0.1";

@@ -73,6 +73,21 @@ std::string bench_server_path();
 std::string bench_load_path();
 /// The path of the bench-report binary this build made (empty when the build has none).
 std::string bench_report_path();
+/// The path of the bench-suite binary this build made (empty when the build has none).
+std::string bench_suite_path();
+
+/// How a binary run to its end ended: its exit code, its stdout lines and its stderr.
+struct tool_outcome {
+    int code = -1;
+    std::vector<std::string> out;  ///< stdout lines
+    std::string err;
+    /// The stdout lines, each ended by a newline.
+    [[nodiscard]] std::string out_text() const;
+};
+
+/// Runs a binary to its end and collects what it said; throws std::runtime_error, with its stderr, when it has not
+/// exited within `limit`.
+tool_outcome run_tool(const std::vector<std::string>& argv, std::chrono::seconds limit = std::chrono::seconds(60));
 
 /// Resident memory of a process in KiB (from /proc through stats::sample_process), or -1 when it is gone.
 long resident_kib(pid_t pid);
