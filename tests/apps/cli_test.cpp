@@ -30,11 +30,6 @@ namespace {
 using namespace execbench::test_support;
 using namespace std::chrono_literals;
 
-std::string scenarios_dir()
-{
-    return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios";
-}
-
 /// bench-load against `port` with short settings, plus `extra`.
 std::vector<std::string> quick_load(std::uint16_t port, std::vector<std::string> extra)
 {

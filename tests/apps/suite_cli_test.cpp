@@ -18,15 +18,6 @@
 using namespace execbench::test_support;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::string scenarios_dir()
-{
-    return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios";
-}
-
-}  // namespace
-
 TEST_CASE("bench-suite checks its selection and overrides before it starts anything", "[cli][suite]")
 {
     if (bench_suite_path().empty())

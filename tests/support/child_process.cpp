@@ -237,6 +237,11 @@ std::string bench_suite_path()
 #endif
 }
 
+std::string scenarios_dir()
+{
+    return std::string(EXECBENCH_SOURCE_DIR) + "/scenarios";
+}
+
 std::string tool_outcome::out_text() const
 {
     std::string text;

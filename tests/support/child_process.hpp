@@ -76,6 +76,9 @@ std::string bench_report_path();
 /// The path of the bench-suite binary this build made (empty when the build has none).
 std::string bench_suite_path();
 
+/// The scenarios folder of this source tree, as the binaries' --scenarios-dir takes it.
+std::string scenarios_dir();
+
 /// How a binary run to its end ended: its exit code, its stdout lines and its stderr.
 struct tool_outcome {
     int code = -1;
