@@ -33,14 +33,14 @@ struct route_entry {
 };
 
 constexpr route_entry routes[] = {
-    {"/io", endpoint::io, work::respond, 300, "GET"},
-    {"/cpu", endpoint::cpu, work::compute, 0, "GET"},
-    {"/cpu-offloaded", endpoint::cpu_offloaded, work::compute_offloaded, 0, "GET"},
-    {"/stream", endpoint::stream, work::stream, 0, "GET"},
-    {"/epoch-millis", endpoint::epoch_millis, work::respond, 100, "GET"},
-    {"/movies", endpoint::movies, work::respond, 100, "GET, POST"},
-    {"/health", endpoint::health, work::respond, 0, "GET"},
-    {"/metrics", endpoint::metrics, work::respond, 0, "GET"},
+    {"/io", endpoint::io, work::respond, 300, "GET, HEAD"},
+    {"/cpu", endpoint::cpu, work::compute, 0, "GET, HEAD"},
+    {"/cpu-offloaded", endpoint::cpu_offloaded, work::compute_offloaded, 0, "GET, HEAD"},
+    {"/stream", endpoint::stream, work::stream, 0, "GET, HEAD"},
+    {"/epoch-millis", endpoint::epoch_millis, work::respond, 100, "GET, HEAD"},
+    {"/movies", endpoint::movies, work::respond, 100, "GET, HEAD, POST"},
+    {"/health", endpoint::health, work::respond, 0, "GET, HEAD"},
+    {"/metrics", endpoint::metrics, work::respond, 0, "GET, HEAD"},
 };
 
 bool is_json_content_type(std::string_view type) noexcept
@@ -155,8 +155,10 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
     p.route = entry->route;
     p.what = entry->what;
 
+    // HEAD is GET without the body (RFC 9110 section 9.3.2): planned and served as GET, the body dropped as it leaves.
+    const bool reads = req.method == http::verb::get || req.method == http::verb::head;
     const bool post_allowed = entry->route == endpoint::movies;
-    if (req.method != http::verb::get && !(post_allowed && req.method == http::verb::post)) {
+    if (!reads && !(post_allowed && req.method == http::verb::post)) {
         http::make_error(http::failure::method_not_allowed,
                          std::string(req.method_name) + " is not allowed on " + std::string(req.path), out);
         out.allow = entry->allow;
@@ -183,7 +185,13 @@ bool app::plan(const http::request& req, struct plan& p, http::response& out)
     switch (entry->route) {
     case endpoint::cpu:
     case endpoint::cpu_offloaded: return plan_cpu(*params, p, out);
-    case endpoint::stream: return plan_stream(*params, p, out);
+    case endpoint::stream:
+        if (!plan_stream(*params, p, out))
+            return false;
+        // A stream's head is all HEAD asks for: no events are produced, so none wait out their interval.
+        if (req.method == http::verb::head)
+            p.what = work::respond;
+        return true;
     case endpoint::movies:
         if (movies_ == nullptr)
             p.what = work::database;
@@ -262,6 +270,10 @@ void app::respond(const struct plan& p, http::response& out)
         out.body = health.dump();
         break;
     }
+    case endpoint::stream:  // HEAD /stream: the head the events would follow
+        out.content_type = "text/event-stream";
+        out.streamed = true;
+        break;
     case endpoint::metrics: {
         out.content_type = "text/plain; version=0.0.4; charset=utf-8";
         auto process = stats::sample_process();
@@ -312,16 +324,16 @@ computation app::compute(const struct plan& p) const
     return {sha256_chain(p.iterations), p.iterations};
 }
 
-void app::stream_event(const struct plan& p, std::uint32_t index, bool keep_alive, std::string& out)
+void app::stream_event(const struct plan& p, std::uint32_t index, http::framing f, std::string& out)
 {
     using http::event_stream;
     if (index == 0)
-        event_stream::append_head(keep_alive, out);
-    event_stream::begin_chunk(sse_event_size(index, p.stream.event_bytes), out);
+        event_stream::append_head(f, out);
+    event_stream::begin_chunk(f, sse_event_size(index, p.stream.event_bytes), out);
     append_sse_event(index, p.stream.event_bytes, out);
-    event_stream::end_chunk(out);
+    event_stream::end_chunk(f, out);
     if (index + 1 == p.stream.count)
-        event_stream::append_last_chunk(out);
+        event_stream::append_last_chunk(f, out);
     metrics_.event_produced();
 }
 

@@ -19,9 +19,14 @@ bool request_cycle::begin(bool stopping)
     started_ = true;
     requested_keep_alive_ = req.keep_alive;
     stopping_ = stopping;
-    keep_alive_ = http::keeps_open(requested_keep_alive_, {}, stopping_);
+    http10_ = req.http10;
+    head_ = req.method == http::verb::head;
     response.clear();
-    return app_.plan(req, plan, response);
+    const bool planned = app_.plan(req, plan, response);
+    // An HTTP/1.0 client cannot read chunked coding: its stream's end is the connection's.
+    if (planned && plan.what == work::stream && http10_)
+        response.close = true;
+    return planned;
 }
 
 bool request_cycle::reject(const boost::system::error_code& ec)
@@ -39,7 +44,8 @@ void request_cycle::reject(http::failure f, std::string_view message)
     open_ = true;
     started_ = false;
     requested_keep_alive_ = false;
-    keep_alive_ = false;
+    http10_ = false;
+    head_ = false;
 }
 
 std::string_view request_cycle::downstream_target()
@@ -56,9 +62,11 @@ bool request_cycle::stage1_done(const http::call_outcome& outcome)
     return false;
 }
 
-void request_cycle::append_head(std::string& out) const
+void request_cycle::append_head(std::string& out)
 {
-    http::serialize_head(response, keeps_open(), out);
+    http::serialize_head(response, framing(), out);
+    if (head_)
+        response.body.clear();
 }
 
 bool request_cycle::keeps_open() const noexcept

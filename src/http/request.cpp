@@ -10,6 +10,8 @@ void request_storage::clear() noexcept
     body.clear();
     method = verb::other;
     keep_alive = true;
+    http10 = false;
+    expects_continue = false;
 }
 
 request request_storage::view() const noexcept
@@ -22,6 +24,7 @@ request request_storage::view() const noexcept
     r.content_type = content_type;
     r.body = body;
     r.keep_alive = keep_alive;
+    r.http10 = http10;
     return r;
 }
 

@@ -126,6 +126,8 @@ void request_parser::on_field_impl(be::field name, boost::beast::string_view nam
     } else if (name == be::field::connection) {
         connection_close_ = connection_close_ || has_token(v, "close");
         connection_keep_alive_ = connection_keep_alive_ || has_token(v, "keep-alive");
+    } else if (name == be::field::expect) {
+        expects_continue_ = has_token(v, "100-continue");
     }
 }
 
@@ -145,6 +147,9 @@ void request_parser::on_header_impl(boost::beast::error_code& ec)
         return;
     }
     storage_.keep_alive = version_ == 11 ? !connection_close_ : (connection_keep_alive_ && !connection_close_);
+    storage_.http10 = version_ == 10;
+    // RFC 9110 section 10.1.1: a server must not send 100 Continue to an HTTP/1.0 client, which never asks for it.
+    storage_.expects_continue = expects_continue_ && version_ == 11;
 }
 
 void request_parser::on_body_init_impl(const boost::optional<std::uint64_t>& content_length, boost::beast::error_code&)

@@ -36,11 +36,12 @@ void response::clear() noexcept
     allow = {};
     retry_after_seconds = 0;
     close = false;
+    streamed = false;
 }
 
 namespace {
 
-void append_common_head(status code, bool keep_alive, std::string& out)
+void append_common_head(status code, framing f, std::string& out)
 {
     out.append("HTTP/1.1 ");
     append_number(static_cast<unsigned>(code), out);
@@ -48,22 +49,31 @@ void append_common_head(status code, bool keep_alive, std::string& out)
     out.append(reason(code));
     out.append("\r\nServer: execbench\r\nDate: ");
     out.append(date_header());
-    // HTTP/1.1 keeps connections open by default; only the closing case needs saying.
-    if (!keep_alive)
+    // HTTP/1.1 keeps connections open by default; only the closing case needs saying. HTTP/1.0 closes by default,
+    // so a client that asked to keep it open (ab -k) waits for a close unless it is told otherwise.
+    if (!f.keep_alive)
         out.append("\r\nConnection: close");
+    else if (f.http10)
+        out.append("\r\nConnection: keep-alive");
     out.append("\r\n");
 }
 
 }  // namespace
 
-void serialize_head(const response& r, bool keep_alive, std::string& out)
+void serialize_head(const response& r, framing f, std::string& out)
 {
-    append_common_head(r.code, keep_alive, out);
+    append_common_head(r.code, f, out);
     out.append("Content-Type: ");
     out.append(r.content_type);
-    out.append("\r\nContent-Length: ");
-    append_number(r.body.size(), out);
-    out.append("\r\n");
+    if (r.streamed) {
+        out.append("\r\nCache-Control: no-cache\r\n");
+        if (!f.http10)
+            out.append("Transfer-Encoding: chunked\r\n");
+    } else {
+        out.append("\r\nContent-Length: ");
+        append_number(r.body.size(), out);
+        out.append("\r\n");
+    }
     if (!r.allow.empty()) {
         out.append("Allow: ");
         out.append(r.allow);
@@ -77,20 +87,24 @@ void serialize_head(const response& r, bool keep_alive, std::string& out)
     out.append("\r\n");
 }
 
-void serialize(const response& r, bool keep_alive, std::string& out)
+void serialize(const response& r, framing f, std::string& out)
 {
-    serialize_head(r, keep_alive, out);
+    serialize_head(r, f, out);
     out.append(r.body);
 }
 
-void event_stream::append_head(bool keep_alive, std::string& out)
+void event_stream::append_head(framing f, std::string& out)
 {
-    append_common_head(status::ok, keep_alive, out);
-    out.append("Content-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
+    response r;
+    r.content_type = "text/event-stream";
+    r.streamed = true;
+    serialize_head(r, f, out);
 }
 
-void event_stream::begin_chunk(std::size_t size, std::string& out)
+void event_stream::begin_chunk(framing f, std::size_t size, std::string& out)
 {
+    if (f.http10)
+        return;
     char digits[20];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, size, 16);
     (void)ec;

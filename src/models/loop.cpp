@@ -106,7 +106,7 @@ private:
     void parse_buffered()
     {
         error_code ec;
-        if (!http::parse_buffered(*state_->parser, state_->buffer, ec)) {
+        if (!state_->parse_buffered(ec)) {
             if (!ec)
                 return state_->held.empty() ? do_wait_readable() : do_write_held(&connection::do_wait_readable);
             return cycle().reject(ec) ? do_write_response() : close();

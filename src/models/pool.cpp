@@ -130,7 +130,7 @@ private:
     {
         auto& state = *c.state;
         error_code ec;
-        if (http::parse_buffered(*state.parser, state.buffer, ec)) {
+        if (state.parse_buffered(ec)) {
             state.parser.reset();
             if (state.buffer.size() == 0)
                 spares_.return_buffer(state.buffer);  // a request in flight holds no read buffer

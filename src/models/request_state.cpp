@@ -15,6 +15,20 @@ constexpr std::size_t largest_held = 16 * 1024;
 
 }  // namespace
 
+bool request_state::parse_buffered(boost::system::error_code& ec)
+{
+    if (http::parse_buffered(*parser, buffer, ec))
+        return true;
+    auto& storage = cycle.storage;
+    // A body over the limit has failed the parse by now (413 and close), so 100 Continue is only said to a body that
+    // will be read.
+    if (!ec && storage.expects_continue && parser->is_header_done()) {
+        held.append(http::continue_interim);
+        storage.expects_continue = false;
+    }
+    return false;
+}
+
 bool request_state::hold_answer()
 {
     if (buffer.size() == 0 || !cycle.keeps_open() ||

@@ -28,6 +28,11 @@ struct request_state {
     /// Answers to pipelined requests that leave with a later answer (`hold_answer`), oldest first.
     std::string held;
 
+    /// Parses what `buffer` holds into `parser` (`http::parse_buffered`). When the head is in, the body is not, and
+    /// the client waits to hear `100 Continue` before sending it, the interim answer joins `held`, which every model
+    /// writes before it waits for more bytes: so the one rule serves four models (curl waits 1 s otherwise).
+    bool parse_buffered(boost::system::error_code& ec);
+
     /// The answer just built (its head in `out`, its body in the cycle's response) waits in `held` rather than being
     /// written now: true when more of the pipeline is already buffered, the connection stays open and `held` is
     /// small. A model writes `held` before its next wait of any kind (a read, a delay, a call), so an answer waits

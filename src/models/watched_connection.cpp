@@ -24,7 +24,7 @@ arrival read_arrived(watched_connection& conn, request_state& state, request_spa
     auto& buffer = state.buffer;
     auto& parser = *state.parser;
     boost::system::error_code ec;
-    while (!http::parse_buffered(parser, buffer, ec)) {
+    while (!state.parse_buffered(ec)) {
         if (ec)
             return reading_failed(state.cycle, ec);
         if (buffer.capacity() == 0)

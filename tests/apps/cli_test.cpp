@@ -441,7 +441,7 @@ TEST_CASE("bench-server --host localhost listens on loopback and --list-endpoint
     auto endpoints = run_tool({bench_server_path(), "--list-endpoints"});
     CHECK(endpoints.code == 0);
     CHECK_THAT(endpoints.out_text(),
-               Catch::Contains("/io") && Catch::Contains("default delay 300 ms") && Catch::Contains("GET, POST"));
+               Catch::Contains("/io") && Catch::Contains("default delay 300 ms") && Catch::Contains("GET, HEAD, POST"));
     auto bad = run_tool({bench_server_path(), "--host", "no-such-host.invalid", "--port", "0"});
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--host: 'no-such-host.invalid' is not an IP address or localhost"));

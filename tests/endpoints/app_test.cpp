@@ -129,12 +129,35 @@ TEST_CASE("a wrong method is 405 with the Allow the path takes", "[endpoints][ap
     app_fixture f;
     CHECK_FALSE(f.plan_request("/io", http::verb::post));
     CHECK(f.out.code == http::status::method_not_allowed);
-    CHECK(f.out.allow == "GET");
+    CHECK(f.out.allow == "GET, HEAD");
     CHECK_THAT(f.error_message(), Catch::Contains("POST") && Catch::Contains("/io"));
 
     CHECK_FALSE(f.plan_request("/movies", http::verb::del));
     CHECK(f.out.code == http::status::method_not_allowed);
-    CHECK(f.out.allow == "GET, POST");
+    CHECK(f.out.allow == "GET, HEAD, POST");
+}
+
+TEST_CASE("HEAD is planned as GET, and HEAD /stream answers the stream's head without producing events",
+          "[endpoints][app]")
+{
+    app_fixture f;
+    REQUIRE(f.plan_request("/io?delayInMillis=7", http::verb::head));
+    CHECK(f.plan.what == work::respond);
+    CHECK(f.plan.delay_millis == 7);
+    REQUIRE(f.plan_request("/cpu?iterations=3", http::verb::head));
+    CHECK(f.plan.what == work::compute);
+    CHECK(f.plan.iterations == 3);
+    REQUIRE(f.plan_request("/movies?directorLastName=Kubrick", http::verb::head));
+    CHECK_FALSE(f.plan.post);
+
+    REQUIRE(f.plan_request("/stream?count=3", http::verb::head));
+    CHECK(f.plan.what == work::respond);
+    f.app.respond(f.plan, f.out);
+    CHECK(f.out.streamed);
+    CHECK(f.out.content_type == "text/event-stream");
+    // Bad parameters are refused as GET refuses them.
+    CHECK_FALSE(f.plan_request("/stream?count=0", http::verb::head));
+    CHECK(f.out.code == http::status::bad_request);
 }
 
 TEST_CASE("every knob a request controls has a ceiling answered with 400", "[endpoints][app]")
@@ -283,19 +306,19 @@ TEST_CASE("stream events are framed as chunks, the last followed by the last chu
     app_fixture f;
     REQUIRE(f.plan_request("/stream?count=2&eventBytes=20"));
     std::string out;
-    f.app.stream_event(f.plan, 0, true, out);
+    f.app.stream_event(f.plan, 0, {}, out);
     // The first event brings the response head; the event follows it as a chunk.
     CHECK_THAT(out, Catch::StartsWith("HTTP/1.1 200") && Catch::Contains("Transfer-Encoding: chunked\r\n\r\n") &&
                         Catch::EndsWith("\r\n\r\n14\r\ndata: event-0.....\n\n\r\n"));  // 0x14 = 20 bytes
     CHECK(f.counters.events_produced() == 1);
     out.clear();
-    f.app.stream_event(f.plan, 1, true, out);
+    f.app.stream_event(f.plan, 1, {}, out);
     CHECK(out == "14\r\ndata: event-1.....\n\n\r\n0\r\n\r\n");
     CHECK(f.counters.events_produced() == 2);
 
     // Without padding the chunk is the natural event size, whatever the number of digits.
     REQUIRE(f.plan_request("/stream?count=2000"));
     out.clear();
-    f.app.stream_event(f.plan, 1234, true, out);
+    f.app.stream_event(f.plan, 1234, {}, out);
     CHECK(out == "12\r\ndata: event-1234\n\n\r\n");  // 0x12 = 18 bytes
 }

@@ -107,3 +107,31 @@ TEST_CASE("request_cycle answers a failed stage 1 and a malformed request, and c
     }
     CHECK(f.counters.in_flight() == 0);
 }
+
+TEST_CASE("request_cycle answers HEAD with the GET's length and no body, and an HTTP/1.0 stream closes",
+          "[endpoints]")
+{
+    fixture f;
+    f.read("HEAD /io?delayInMillis=0 HTTP/1.1\r\nHost: a\r\n\r\n");
+    REQUIRE(f.cycle.begin(false));
+    f.cycle.respond();
+    std::string head;
+    f.cycle.append_head(head);
+    CHECK(head.find("\r\nContent-Length: 18\r\n") != std::string::npos);  // {"waitedMillis":0}
+    CHECK(f.cycle.response.body.empty());
+    CHECK(f.cycle.finish(true));
+
+    f.read("GET /stream?count=2 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    REQUIRE(f.cycle.begin(false));
+    CHECK(f.cycle.framing().http10);
+    CHECK_FALSE(f.cycle.framing().keep_alive);
+    CHECK_FALSE(f.cycle.finish(true));
+
+    f.read("GET /io?delayInMillis=0 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    REQUIRE(f.cycle.begin(false));
+    f.cycle.respond();
+    head.clear();
+    f.cycle.append_head(head);
+    CHECK(head.find("\r\nConnection: keep-alive\r\n") != std::string::npos);
+    CHECK(f.cycle.finish(true));
+}

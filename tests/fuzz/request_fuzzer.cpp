@@ -94,7 +94,7 @@ void exercise_request(fixture& f, std::string_view bytes, std::size_t split)
         auto failure = http::classify_parse_error(ec, message);
         http::make_error(failure, message, f.response);
         f.out.clear();
-        http::serialize(f.response, false, f.out);
+        http::serialize(f.response, {.keep_alive = false}, f.out);
         return;
     }
     auto req = f.storage.view();
@@ -111,8 +111,8 @@ void exercise_request(fixture& f, std::string_view bytes, std::size_t split)
             break;
         case endpoints::work::stream:
             f.out.clear();
-            f.app.stream_event(f.plan, 0, true, f.out);
-            f.app.stream_event(f.plan, f.plan.stream.count - 1, true, f.out);
+            f.app.stream_event(f.plan, 0, {}, f.out);
+            f.app.stream_event(f.plan, f.plan.stream.count - 1, {}, f.out);
             break;
         case endpoints::work::database: break;  // the fuzzer's app keeps movies in SQLite
         }
@@ -122,7 +122,7 @@ void exercise_request(fixture& f, std::string_view bytes, std::size_t split)
         }
     }
     f.out.clear();
-    http::serialize(f.response, req.keep_alive, f.out);
+    http::serialize(f.response, {req.keep_alive, req.http10}, f.out);
 }
 
 }  // namespace

@@ -170,3 +170,21 @@ TEST_CASE("request_parser enforces execbench's limits and HTTP's framing rules",
         CHECK(parse("GET / HTTP/1.1\r\nHost a\r\n\r\n", storage) == be::error::bad_field);
     }
 }
+
+TEST_CASE("request_parser records HTTP/1.0 and a 1.1 client's Expect: 100-continue", "[http]")
+{
+    request_storage storage;
+    CHECK(parsed("GET / HTTP/1.0\r\n\r\n", storage).http10);
+    CHECK_FALSE(parsed("GET / HTTP/1.1\r\nHost: a\r\n\r\n", storage).http10);
+    auto post = "POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\nContent-Length: 2\r\n\r\n{}";
+    REQUIRE_FALSE(parse(post, storage));
+    CHECK(storage.expects_continue);
+    // RFC 9110 section 10.1.1: never to an HTTP/1.0 client, and only for the one expectation there is.
+    REQUIRE_FALSE(parse("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}", storage));
+    CHECK_FALSE(storage.expects_continue);
+    REQUIRE_FALSE(parse("POST / HTTP/1.1\r\nHost: a\r\nExpect: x\r\nContent-Length: 2\r\n\r\n{}", storage));
+    CHECK_FALSE(storage.expects_continue);
+    storage.clear();
+    CHECK_FALSE(storage.expects_continue);
+    CHECK_FALSE(storage.http10);
+}

@@ -107,8 +107,8 @@ public:
     void respond_downstream_failure(http::failure f, std::string_view detail, http::response& out) const;
 
     /// Appends event `index` of a stream as `http::event_stream` frames it (the head before the first event, the
-    /// last chunk after the final one), and counts it. `keep_alive` is the connection's state after the stream.
-    void stream_event(const struct plan& p, std::uint32_t index, bool keep_alive, std::string& out);
+    /// last chunk after the final one), and counts it, framed for its connection (`f`).
+    void stream_event(const struct plan& p, std::uint32_t index, http::framing f, std::string& out);
 
     /// The counters this app reports on /metrics.
     [[nodiscard]] metrics& counters() noexcept { return metrics_; }
@@ -126,7 +126,7 @@ private:
 /// One line of `bench-server --list-endpoints`.
 struct route_summary {
     std::string_view path;
-    std::string_view methods;  ///< "GET" or "GET, POST"
+    std::string_view methods;  ///< "GET, HEAD" or "GET, HEAD, POST"
     int default_delay_millis;  ///< `delayInMillis` when the request gives none
 };
 /// Every endpoint the app serves, from its routing table.

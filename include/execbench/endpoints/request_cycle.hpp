@@ -49,11 +49,14 @@ public:
     /// Builds the answer of a `work::database` plan from what the database answered.
     void respond(const database_answer& a) { app_.respond(plan, a, response); }
     /// Appends stream event `index`, framed (the head before the first, the last chunk after the final one).
-    void append_event(std::uint32_t index, std::string& out) { app_.stream_event(plan, index, keep_alive_, out); }
-    /// Appends the head of `response` to `out`; its body is written beside it from `response.body`.
-    void append_head(std::string& out) const;
+    void append_event(std::uint32_t index, std::string& out) { app_.stream_event(plan, index, framing(), out); }
+    /// Appends the head of `response` to `out`; its body is written beside it from `response.body`, which is emptied
+    /// for a HEAD request once its length is in the head.
+    void append_head(std::string& out);
     /// True when the answer in `response` leaves the connection open for another request.
     [[nodiscard]] bool keeps_open() const noexcept;
+    /// How the answer in `response` is framed for this request's connection.
+    [[nodiscard]] http::framing framing() const noexcept { return {keeps_open(), http10_}; }
     /// True when the planned request's answer is made at once: no wait, call or computation before it.
     [[nodiscard]] bool answers_at_once() const noexcept
     {
@@ -75,7 +78,8 @@ private:
     bool started_ = false;  // a parsed request (counted as started) rather than a rejected one
     bool requested_keep_alive_ = false;
     bool stopping_ = false;
-    bool keep_alive_ = false;
+    bool http10_ = false;
+    bool head_ = false;
 };
 
 }  // namespace execbench::endpoints

@@ -19,6 +19,7 @@ struct request {
     std::string_view content_type;
     std::string_view body;
     bool keep_alive = true;
+    bool http10 = false;  ///< sent as HTTP/1.0: told keep-alive explicitly, never sent chunked (RFC 9112 sections 9.3, 7.1)
 };
 
 /// Connection-owned buffers a request is parsed into; reused across requests so steady state does not allocate.
@@ -29,6 +30,10 @@ struct request_storage {
     std::string body;
     verb method = verb::other;
     bool keep_alive = true;
+    bool http10 = false;
+    /// An HTTP/1.1 request sent `Expect: 100-continue` and has not yet been told `100 Continue` (RFC 9110 section
+    /// 10.1.1): the client waits for it before it sends the body.
+    bool expects_continue = false;
 
     /// Forgets the previous request but keeps the capacity.
     void clear() noexcept;

@@ -51,6 +51,7 @@ private:
     std::size_t header_bytes_ = 0;  ///< request line and fields so far, for the cumulative head limit
     bool connection_close_ = false;
     bool connection_keep_alive_ = false;
+    bool expects_continue_ = false;
 };
 
 /// Feeds the buffered bytes to `parser`: true once the request is complete; false when more bytes are needed

@@ -35,6 +35,7 @@ struct response {
     std::string_view allow;            ///< sent as `Allow` when not empty (405)
     unsigned retry_after_seconds = 0;  ///< sent as `Retry-After` when not zero (503)
     bool close = false;                ///< the server closes the connection after this response
+    bool streamed = false;             ///< the body is an event stream of unknown length (the head of HEAD /stream)
 
     /// Resets to an empty 200 keeping the body's capacity.
     void clear() noexcept;
@@ -47,23 +48,42 @@ struct response {
     return requested && !r.close && !stopping;
 }
 
-/// Appends status line and headers to `out`; the body follows from `r.body` (written beside it, not copied).
-/// `keep_alive` is the connection's state after this response.
-void serialize_head(const response& r, bool keep_alive, std::string& out);
-/// Appends status line, headers and body to `out`.
-void serialize(const response& r, bool keep_alive, std::string& out);
+/// How an answer is framed for its connection: whether the connection stays open after it, and whether the client
+/// spoke HTTP/1.0, which is told keep-alive in so many words (RFC 9112 section 9.3) and cannot read chunked coding,
+/// so a body of unknown length ends with the connection (section 6.3).
+struct framing {
+    bool keep_alive = true;
+    bool http10 = false;
+};
 
-/// A chunked `text/event-stream` response, framed here once: the head, then one chunk per event, then the last
-/// chunk. The events' bytes come from the caller.
+/// Appends status line and headers to `out`; the body follows from `r.body` (written beside it, not copied).
+void serialize_head(const response& r, framing f, std::string& out);
+/// Appends status line, headers and body to `out`.
+void serialize(const response& r, framing f, std::string& out);
+
+/// The interim answer to a request that sent `Expect: 100-continue`, before its body is read (RFC 9110 section 15.2.1).
+inline constexpr std::string_view continue_interim = "HTTP/1.1 100 Continue\r\n\r\n";
+
+/// A `text/event-stream` response, framed here once: the head, then one chunk per event, then the last chunk. To an
+/// HTTP/1.0 client the events go unframed and the connection's close ends them. The events' bytes come from the
+/// caller.
 struct event_stream {
-    /// Appends the response head.
-    static void append_head(bool keep_alive, std::string& out);
+    /// Appends the response head; an HTTP/1.0 stream must not keep its connection open.
+    static void append_head(framing f, std::string& out);
     /// Appends the header of a chunk of `size` bytes; the caller appends the bytes, then `end_chunk`.
-    static void begin_chunk(std::size_t size, std::string& out);
+    static void begin_chunk(framing f, std::size_t size, std::string& out);
     /// Ends a chunk begun with `begin_chunk`.
-    static void end_chunk(std::string& out) { out.append("\r\n"); }
+    static void end_chunk(framing f, std::string& out)
+    {
+        if (!f.http10)
+            out.append("\r\n");
+    }
     /// Appends the last (empty) chunk that ends the body.
-    static void append_last_chunk(std::string& out) { out.append("0\r\n\r\n"); }
+    static void append_last_chunk(framing f, std::string& out)
+    {
+        if (!f.http10)
+            out.append("0\r\n\r\n");
+    }
 };
 
 /// The current `Date` header value (IMF-fixdate), recomputed at most once per second per thread.
