@@ -33,6 +33,24 @@ std::string clip(std::string_view text, std::size_t limit = max_echo_bytes)
     return std::string(text.substr(0, cut)) + "...";
 }
 
+// Where a body stops being JSON, in the client's terms: "at line 1, column 2 (byte 2), after '{'". The JSON library's
+// own text ("[json.exception.parse_error.101] ... syntax error while parsing ...") names its internals, not the body.
+std::string where_json_fails(std::string_view body, std::size_t byte)
+{
+    if (byte == 0 || byte > body.size())
+        return body.empty() ? "the body is empty" : "it ends too early";
+    const auto read = body.substr(0, byte);
+    const auto line = 1 + std::count(read.begin(), read.end(), '\n');
+    const auto line_start = read.rfind('\n');
+    const auto column = byte - (line_start == std::string_view::npos ? 0 : line_start + 1);
+    const auto after = read.substr(read.size() > 20 ? read.size() - 20 : 0);
+    std::string printable;
+    for (char c : after)
+        printable.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+    return "at line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
+           std::to_string(byte) + "), after '" + clip(printable, 40) + "'";
+}
+
 // Nesting depth of arrays and objects, ignoring brackets inside strings; stops early once past `limit`. The JSON
 // need not be valid: the parser reports that afterwards.
 std::size_t nesting_depth(std::string_view body, std::size_t limit) noexcept
@@ -349,9 +367,11 @@ result<nlohmann::json> parse_movies(std::string_view body)
     json document;
     try {
         document = json::parse(body);
-    } catch (const json::exception& e) {
-        // parse_error, and out_of_range for a number too large for a double ("1e400").
-        return fail("body: not valid JSON: " + clip(e.what(), 2 * max_echo_bytes));
+    } catch (const json::parse_error& e) {
+        return fail("body: not valid JSON: " + where_json_fails(body, e.byte));
+    } catch (const json::exception&) {
+        // out_of_range, for a number too large for a double ("1e400").
+        return fail("body: not valid JSON: a number out of the range of a double");
     }
 
     json batch = json::array();

@@ -130,6 +130,19 @@ TEST_CASE("parse_movies rejects a body that is not a batch of movies", "[endpoin
     CHECK(error_of_text("[1]") == "movies[0]: must be a movie object");
 }
 
+TEST_CASE("parse_movies says where a body stops being JSON, not what the JSON library calls it", "[endpoints]")
+{
+    for (std::string body : {"{", "", "[1e400]", "{\"title\" 1}", "[1,\n 2,\n x]"}) {
+        INFO(body);
+        CHECK(error_of_text(body).find("json.exception") == std::string::npos);
+        CHECK(error_of_text(body).find("parse_error") == std::string::npos);
+    }
+    CHECK(error_of_text("") == "body: not valid JSON: the body is empty");
+    CHECK(error_of_text("{\"title\" 1}") == "body: not valid JSON: at line 1, column 10 (byte 10), after '{\"title\" 1'");
+    CHECK_THAT(error_of_text("[1,\n 2,\n x]"), Catch::StartsWith("body: not valid JSON: at line 3, column 2"));
+    CHECK(error_of_text("[1e400]") == "body: not valid JSON: a number out of the range of a double");
+}
+
 TEST_CASE("parse_movies keeps parser messages short", "[endpoints]")
 {
     const std::string body = "[\"" + std::string(100000, 'x') + "\x01\"]";
