@@ -12,10 +12,14 @@
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 namespace execbench::apps {
 
@@ -35,18 +39,50 @@ struct foreign_flag {
 /// Set by the first Ctrl-C or SIGTERM; the run ends early, keeps what it measured and stops the servers it started.
 inline std::atomic<bool> stop_requested{false};
 
+/// A folder this run made, removed by a second stop signal when nothing was written to it yet; empty: none.
+inline char folder_made_for_run[4096] = {};
+
+/// The second Ctrl-C or SIGTERM ends the process at once, with the shell's status for a signal (128 + its number),
+/// and leaves no empty results folder behind (rmdir removes only an empty one; both calls are async-signal-safe).
+inline void on_second_stop_signal(int sig)
+{
+    if (folder_made_for_run[0] != '\0')
+        ::rmdir(folder_made_for_run);
+    ::_exit(128 + sig);
+}
+
 inline void on_stop_signal(int sig)
 {
     stop_requested.store(true);
-    std::signal(sig, SIG_DFL);  // a second one ends the process at once
+    std::signal(sig, on_second_stop_signal);
 }
 
 /// Routes the first Ctrl-C and the first SIGTERM (`timeout`, `kill`, a Kubernetes pod being deleted) to
 /// `stop_requested`: dying at once would leave bench-suite's bench-server running, an orphan holding the CPU.
+/// The run then ends early with what it measured and exits 1; a second signal exits at once, 130 for Ctrl-C.
 inline void stop_on_sigint()
 {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
+}
+
+/// Removes the folder `remove_if_left_empty` named if the run, ended by itself or by a first stop signal, wrote
+/// nothing into it.
+inline void remove_folder_left_empty()
+{
+    if (folder_made_for_run[0] != '\0')
+        ::rmdir(folder_made_for_run);
+}
+
+/// Names `folder` for the second stop signal (and `remove_folder_left_empty`) to remove if the run leaves it empty; only a folder that does not exist
+/// yet, so one the user made is never removed.
+inline void remove_if_left_empty(const std::filesystem::path& folder)
+{
+    std::error_code ec;
+    const auto text = std::filesystem::absolute(folder, ec).string();
+    if (ec || std::filesystem::exists(folder, ec) || text.size() >= sizeof folder_made_for_run)
+        return;
+    std::memcpy(folder_made_for_run, text.c_str(), text.size() + 1);
 }
 
 /// "<program>: <what>" and the --help hint on stderr; returns exit_usage.

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -114,7 +115,9 @@ void add_load_options(CLI::App& app, command_line& c)
     app.add_option("--path", o.path, "Request path with query (ad-hoc run, or replaces the scenario's requests)");
     app.add_option("-m,--method", o.method, "Request method");
     app.add_option("--body-file", o.body_file, "Request body file");
-    app.add_option("-H,--header", o.headers, "Request header \"Name: value\" (repeatable)");
+    // One value per -H, as wrk and hey take it: a vector option would otherwise swallow the URL after it.
+    app.add_option("-H,--header", o.headers, "Request header \"Name: value\" (repeatable, one per -H)")
+        ->allow_extra_args(false);
     app.add_option("--shape", o.shape,
                    "Load shape: burst, closed, open, ramp (ad-hoc default closed; --rate alone "
                    "implies open, --requests alone burst)");
@@ -398,11 +401,16 @@ int main(int argc, char** argv)
                              "--format json and --out hold p90 and p999 too\n");
     // -d is wrk's duration; hey's and oha's -d is a request body, which would otherwise read as a bad duration or
     // as a closed loop beside -n.
-    if (c.o.duration && !load::parse_duration(*c.o.duration))
-        return apps::usage_error(program, "--duration: '" + *c.o.duration +
-                                              "' is not a duration (500ms, 3s, 2m); -d is wrk's duration here: for "
-                                              "hey's and oha's -d (a request body), put the body in a file and give "
-                                              "--body-file FILE");
+    if (c.o.duration && !load::parse_duration(*c.o.duration)) {
+        // The hint is for hey's and oha's users, who typed -d; --duration 5x is a mistyped duration.
+        const bool spelt_d =
+            std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strncmp(a, "-d", 2) == 0; });
+        return apps::usage_error(program, "--duration: '" + *c.o.duration + "' is not a duration (500ms, 3s, 2m)" +
+                                              (spelt_d ? "; -d is wrk's duration here: for hey's and oha's -d (a "
+                                                         "request body), put the body in a file and give --body-file "
+                                                         "FILE"
+                                                       : ""));
+    }
     if (c.list || c.list_suites)
         return list_catalogue(c);
     if (auto settled = settle_modes(c); !settled)

@@ -66,6 +66,7 @@ namespace apps = execbench::apps;
 struct page_options {
     std::string results = "results";
     std::string docs = "docs/results";
+    bool docs_given = false;
     std::string readme = "README.md";
     bool readme_given = false;
     bool no_readme = false;
@@ -220,14 +221,25 @@ int write_pages(const report::report_output& out, const std::filesystem::path& r
         std::cerr << "bench-report: " << w.err().message << "\n";
         return apps::exit_usage;
     }
-    std::printf("bench-report: %zu page(s), %zu chart(s), %s\n", out.files.size(),
-                o.no_charts ? std::size_t{0} : out.charts.size(),
+    std::printf("bench-report: %zu page(s) and %zu chart(s) in %s (open index.html there), %s\n", out.files.size(),
+                o.no_charts ? std::size_t{0} : out.charts.size(), o.docs.c_str(),
                 readme_file.empty() ? readme_left_alone(o).c_str() : ("headline in " + readme_file.string()).c_str());
     return apps::exit_ok;
 }
 
-int run_pages(const page_options& o)
+/// The pages of results other than the repository's go beside them, in <results>/pages, unless --docs says where:
+/// the default docs/results holds the committed pages, which a scratch run would overwrite.
+page_options with_docs_beside_foreign_results(page_options o)
 {
+    auto readme_dir = absolute_path(o.readme).parent_path();
+    if (!o.docs_given && !same_folder(o.results, readme_dir / "results"))
+        o.docs = (std::filesystem::path(o.results) / "pages").string();
+    return o;
+}
+
+int run_pages(const page_options& given)
+{
+    const auto o = with_docs_beside_foreign_results(given);
     auto dirs = report::suite_dirs(o.results);
     if (dirs.empty())
         return usage("no suite results under " + o.results +
@@ -262,7 +274,8 @@ int main(int argc, char** argv)
     app.add_option("--results", o.results, "Results root holding one folder per suite, or one results folder")
         ->capture_default_str();
     app.add_option("--docs", o.docs,
-                   "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (SVG)")
+                   "Where the pages go: <suite>.md, <suite>.html, index.html, and the charts in <suite>/ (SVG); "
+                   "default docs/results for the repository's results/, <results>/pages for any other --results")
         ->capture_default_str();
     auto* readme_option =
         app.add_option("--readme", o.readme,
@@ -319,6 +332,7 @@ int main(int argc, char** argv)
     if (auto code = apps::parse_command_line(app, "bench-report", argc, argv))
         return *code;
     o.readme_given = readme_option->count() > 0;
+    o.docs_given = app.count("--docs") > 0;
 
     if (*compare)
         return run_compare(co, format);

@@ -81,7 +81,8 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
     app.add_option("--arm", f.arm_texts,
                    "NAME=MODEL[:OPTION=VALUE,...], NAME=cmd:'COMMAND {port}' (your server, started for each trial) or "
                    "NAME=url:http://127.0.0.1:PORT (running already); repeatable; replaces the default models, adds "
-                   "to those --models names (docs/own-server.md)");
+                   "to those --models names (docs/own-server.md)")
+        ->allow_extra_args(false);
     app.add_option("--ready-path", options.ready_path,
                    "A cmd: arm is ready when GET PATH answers 2xx (default: when its port accepts a connection)");
     app.add_option("--order", f.order, "interleaved (rounds of one trial per arm, shuffled) or blocked")
@@ -222,6 +223,9 @@ execbench::result<void> configure(const CLI::App& app, const flags& f, execbench
         return done;
     if (!options.ready_path.empty() && !options.ready_path.starts_with('/'))
         return execbench::fail("--ready-path: '" + options.ready_path + "' must start with '/'");
+    for (const auto& arm : options.arms)
+        if (auto running = load::check_running(arm, options.ready_path); !running)
+            return running;
     if (f.server_bin && ::access(f.server_bin->c_str(), X_OK) != 0)
         return execbench::fail("--server-bin: '" + *f.server_bin + "' is not an executable file");
     options.server_binary = f.server_bin ? std::filesystem::path(*f.server_bin) : default_server_binary();
@@ -401,12 +405,14 @@ int main(int argc, char** argv)
     if (auto configured = configure(app, f, options); !configured)
         return usage_error(program, configured.err().message);
 
+    remove_if_left_empty(options.out_dir);
     stop_on_sigint();
     options.stop = &stop_requested;
     reporter out(std::move(gates), f.quiet);
     out.attach(options);
     print_plan(options);
     auto entries = load::run_suite(options);
+    remove_folder_left_empty();
     if (!entries)
         return usage_error(program, entries.err().message);
     return out.finish(options, *entries);

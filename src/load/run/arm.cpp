@@ -3,6 +3,8 @@
 #include "execbench/core/model_names.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/http/url.hpp"
+#include "execbench/load/engine/target.hpp"
+#include "execbench/load/run/http_request.hpp"
 #include "execbench/load/scenario/duration.hpp"
 
 #include <algorithm>
@@ -149,6 +151,24 @@ result<void> check_arms(const std::vector<arm_spec>& arms)
         for (std::size_t j = 0; j < i; ++j)
             if (arms[i].name == arms[j].name)
                 return fail("arm name '" + arms[i].name + "' is used twice; give each --arm its own name");
+    return {};
+}
+
+result<void> check_running(const arm_spec& a, std::string_view ready_path)
+{
+    if (a.kind() != arm_kind::url)
+        return {};
+    auto where = resolve_target(a.url, false);
+    if (!where)
+        return fail("--arm " + a.name + ": " + where.err().message);
+    const std::string path = ready_path.empty() ? where->base_path + "/" : std::string(ready_path);
+    auto answer = detail::http_get(where->endpoints.front(), where->host_header, path, std::chrono::seconds(5));
+    if (!answer)
+        return fail("--arm " + a.name + "=url:" + a.url + ": " + answer.err().message +
+                    "; a url: arm is a server already running (start it first, or give it as cmd:)");
+    if (!ready_path.empty() && (answer->status < 200 || answer->status >= 300))
+        return fail("--arm " + a.name + "=url:" + a.url + ": GET " + path + " (--ready-path) answered " +
+                    std::to_string(answer->status) + ", not 2xx");
     return {};
 }
 

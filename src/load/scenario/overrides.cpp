@@ -154,8 +154,14 @@ result<request_spec> overridden_request(const scenario& s, const overrides& o)
             r.headers.emplace_back("Content-Type", "application/json");
     }
     for (const auto& h : o.headers) {
+        // "http://host/path" has a colon too: taken as a header named "http", a URL given after -H would be dropped
+        // and the run would go to the default target.
+        if (h.rfind("http://", 0) == 0 || h.rfind("https://", 0) == 0)
+            return fail("--header: '" + h + "' is a URL, not \"Name: value\"; -H takes one header per use, and the "
+                        "URL goes last or after --url");
         auto colon = h.find(':');
-        if (colon == std::string::npos || colon == 0 || h.find_first_of("\r\n") != std::string::npos)
+        if (colon == std::string::npos || colon == 0 || h.find_first_of("\r\n") != std::string::npos ||
+            h.find_first_of(" \t/") < colon)
             return fail("--header: expected \"Name: value\", got '" + h + "'");
         auto value = h.substr(colon + 1);
         value.erase(0, value.find_first_not_of(' '));

@@ -43,6 +43,9 @@ result<arm_spec> parse_arm(std::string_view text);
 result<std::vector<arm_spec>> arms_of_models(const std::vector<std::string>& models);
 /// Fails when two arms share a name or there are none.
 result<void> check_arms(const std::vector<arm_spec>& arms);
+/// Fails, naming the arm, when a `url:` arm's server does not answer now (on `ready_path` with 2xx when one is
+/// given, else with any HTTP answer): checked before a suite starts, as bench-load checks its target. Other arms pass.
+result<void> check_running(const arm_spec& a, std::string_view ready_path);
 
 /// Appends a bench-server flag: `--name value`, a bare `--name` for "true", nothing for "false".
 void append_server_flag(std::vector<std::string>& args, const std::string& name, const std::string& value);
