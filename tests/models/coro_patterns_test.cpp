@@ -28,6 +28,15 @@ constexpr auto use_values = asio::as_tuple(asio::deferred);  // as src/models/co
 using timer_type =
     asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, executor_type>;
 
+/// Runs `start` on `io`'s thread, as the coro model starts its sessions (coro_start runs a task only there), then
+/// runs `io` until no work is left.
+template <class Start>
+void on_its_thread(asio::io_context& io, Start start)
+{
+    asio::post(io, start);
+    io.run();
+}
+
 /// Counts its constructions and destructions, so a double destruction or a leak shows as a difference.
 struct counted {
     explicit counted(int& live) : live_(&live) { ++*live_; }
@@ -100,8 +109,7 @@ TEST_CASE("a coroutine's reference argument is the caller's object after a suspe
     asio::io_context io;
     std::string caller = "the caller's text, longer than any small-string buffer";
     std::string got;
-    coro_start(io, echo_into(io, caller, got));
-    io.run();
+    on_its_thread(io, [&] { coro_start(io, echo_into(io, caller, got)); });
     CHECK(got == caller);
 }
 
@@ -111,8 +119,7 @@ TEST_CASE("a named local with a destructor lives across co_await and is destroye
     int seen = -1;
     {
         asio::io_context io;
-        coro_start(io, named_local_across_suspension(io, live, seen));
-        io.run();
+        on_its_thread(io, [&] { coro_start(io, named_local_across_suspension(io, live, seen)); });
     }
     CHECK(seen == 1);
     CHECK(live == 0);
@@ -125,9 +132,11 @@ TEST_CASE("a coroutine suspended when its io_context is destroyed is destroyed w
     int live = 0;
     {
         asio::io_context io;
-        for (int i = 0; i < 3; ++i)
-            coro_start(io, parked_for_an_hour(io, live));
-        coro_start(io, parked_below(io, live));
+        asio::post(io, [&] {
+            for (int i = 0; i < 3; ++i)
+                coro_start(io, parked_for_an_hour(io, live));
+            coro_start(io, parked_below(io, live));
+        });
         io.run_for(std::chrono::milliseconds(20));
         CHECK(live == 5);
         io.stop();
@@ -140,9 +149,10 @@ TEST_CASE("a co_await result is read from a named variable, not a temporary in a
     asio::io_context io;
     int true_count = 0;
     int false_count = 0;
-    for (bool value : {true, false, true})
-        coro_start(io, count_result(io, value, true_count, false_count));
-    io.run();
+    on_its_thread(io, [&] {
+        for (bool value : {true, false, true})
+            coro_start(io, count_result(io, value, true_count, false_count));
+    });
     CHECK(true_count == 2);
     CHECK(false_count == 1);
 }
@@ -162,9 +172,11 @@ TEST_CASE("started coroutines interleave through their io_context and each ends 
 {
     asio::io_context io;
     int done = 0;
-    for (int i = 0; i < 100; ++i)
-        coro_start(io, posted_rounds(io, 1000, done));
-    CHECK(done == 0);  // started from outside the io_context's thread: nothing ran yet
+    asio::post(io, [&] {
+        for (int i = 0; i < 100; ++i)
+            coro_start(io, posted_rounds(io, 1000, done));
+        CHECK(done == 0);  // each ran to its first wait, a post, and the others' turns come after
+    });
     io.run();
     CHECK(done == 100);
 }

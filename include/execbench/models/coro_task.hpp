@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include <array>
+#include <cassert>
 #include <coroutine>
 #include <cstddef>
 #include <exception>
@@ -36,22 +37,46 @@ namespace coro_detail {
 /// Frames a thread freed, kept for the next frame of the same size: a request's frames are freed and allocated again
 /// for the next request on the same thread, and this spares the hot path `malloc` and `free` (Asio's `awaitable`
 /// recycles its frames the same way). Sized deallocation tells the size, so a frame carries no header.
+///
+/// Four slots, matched by exact size, never evicted: a rare frame (`stream_events`, `query_database`) keeps its slot
+/// until a frame of its size is made again, and the common frames use the other three (a request nests at most four;
+/// tests/models/coro_frame_cache_test.cpp). Under a sanitizer every frame goes to the heap, so ASan sees a frame used
+/// after it was freed instead of a recycled block.
 class frame_cache {
 public:
+    /// False under a sanitizer: frames are never kept.
+#ifdef EXECBENCH_SANITIZER
+    static constexpr bool recycles = false;
+#else
+    static constexpr bool recycles = true;
+#endif
+    /// Blocks kept per thread.
+    static constexpr std::size_t slot_count = 4;
+
     /// A block of `size` bytes for a frame.
     static void* allocate(std::size_t size)
     {
-        if (!gone_)
+        if (recycles && !gone_)
             for (auto& slot : here().slots_)
                 if (slot.block != nullptr && slot.size == size)
                     return std::exchange(slot.block, nullptr);
         return ::operator new(size);
     }
 
+    /// Blocks of `size` bytes this thread keeps now (for tests).
+    static std::size_t kept(std::size_t size) noexcept
+    {
+        std::size_t n = 0;
+        if (!gone_)
+            for (const auto& slot : here().slots_)
+                n += slot.block != nullptr && slot.size == size;
+        return n;
+    }
+
     /// Takes back a frame's block of `size` bytes.
     static void deallocate(void* block, std::size_t size) noexcept
     {
-        if (!gone_)
+        if (recycles && !gone_)
             for (auto& slot : here().slots_)
                 if (slot.block == nullptr) {
                     slot = {block, size};
@@ -85,7 +110,7 @@ private:
     };
     // A request allocates at most four frames above its connection's (`serve`, and `read_rest` → `write_held` →
     // `write_rest` at the deepest), all freed before the next request's are allocated.
-    std::array<slot, 4> slots_{};
+    std::array<slot, slot_count> slots_{};
 };
 
 /// What every frame's promise holds: the frame that awaits it, the frame at the bottom of its stack (destroyed with
@@ -95,6 +120,7 @@ struct promise_base {
     std::coroutine_handle<> root_;
     boost::asio::io_context* io_ = nullptr;
 
+    // A frame's block comes from operator new or the cache, aligned for max_align_t and no more.
     static void* operator new(std::size_t size) { return frame_cache::allocate(size); }
     static void operator delete(void* frame, std::size_t size) noexcept { frame_cache::deallocate(frame, size); }
 
@@ -129,6 +155,7 @@ struct promise_base {
 
 template <class T>
 struct promise_of : promise_base {
+    static_assert(alignof(T) <= alignof(std::max_align_t), "a frame is aligned for max_align_t, no more");
     std::optional<T> value_;
     template <class V>
     void return_value(V&& value)
@@ -319,10 +346,14 @@ auto coro_detail::promise_base::await_transform(
     return operation_awaiter<operation_type, typename result_of_signature<Signature>::type>(std::move(operation));
 }
 
-/// Starts `task` on `io`, detached, as `co_spawn(io, task, detached)`: it runs here if this thread is running `io`,
-/// ends itself when it returns, and is destroyed with `io` if it is still waiting then.
+/// Starts `task` on `io`, detached, as `co_spawn(io, task, detached)`: called on a thread running `io`, it runs here
+/// to its first wait before this returns (so a task may take its caller's locals by reference until then), ends
+/// itself when it returns, and is destroyed with `io` if it is still waiting then.
 inline void coro_start(boost::asio::io_context& io, coro_task<> task)
 {
+    // Run inline or not at all: from another thread, dispatch would queue the frame, and a reference it took to the
+    // caller's socket (coro.cpp's do_session) would dangle by the time it runs.
+    assert(io.get_executor().running_in_this_thread());
     auto frame = task.release();
     auto& promise = frame.promise();
     promise.root_ = frame;
