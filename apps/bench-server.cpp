@@ -51,21 +51,48 @@ struct command_line {
     bool list_models = false;
 };
 
+/// "Execution model: pool (a thread per request), fiber (stackful fibers), ...", from the models' rows.
+std::string model_help()
+{
+    std::string help = "Execution model:";
+    for (const auto& row : execbench::model_rows)
+        help.append(row.name == execbench::model_rows.front().name ? " " : ", ")
+            .append(row.name)
+            .append(" (")
+            .append(row.idiom)
+            .append(")");
+    return help;
+}
+
+/// What --threads counts under each model, from the models' rows: "pool: workers, one request each (as Tomcat's),
+/// default 200; fiber: ..., default one per CPU; ...".
+std::string threads_help()
+{
+    std::string help = "What runs the requests, per model: ";
+    for (const auto& row : execbench::model_rows)
+        help.append(row.name == execbench::model_rows.front().name ? "" : "; ")
+            .append(row.name)
+            .append(": ")
+            .append(row.threads_are)
+            .append(", default ")
+            .append(row.default_threads != 0 ? std::to_string(row.default_threads) : "one per CPU it may use");
+    return help;
+}
+
 /// The model, where it listens, its threads and queues, and the movie database.
 void add_server_options(CLI::App& cli, command_line& c)
 {
     auto& opts = c.opts;
     cli.add_option(
            "--model", c.model_name,
-           "Execution model: pool (thread per request), fiber (stackful), loop (callbacks), coro (C++20 coroutines)")
+           model_help())
         ->check(CLI::IsMember(std::vector<std::string>(model_names.begin(), model_names.end())))
         ->capture_default_str();
     cli.add_option("--host", opts.host, "Address to listen on: an IP address or localhost")->capture_default_str();
     cli.add_option("--port", opts.port, "Port to listen on; 0 picks a free one")
         ->check(apps::integer_in(0, 65535, "a port"))
         ->capture_default_str();
-    cli.add_option("--threads", opts.threads,
-                   "Workers (pool, default 200), carriers (fiber) or event loops (loop, coro); default per model")
+    cli.add_option("--threads", opts.threads, threads_help())
         ->check(apps::integer_in(1, 10000, "a number of threads"));
     cli.add_option("--cpu-threads", opts.cpu_threads, "Compute pool size for /cpu-offloaded (default: cores)")
         ->check(apps::integer_in(1, 1024, "a number of threads"));

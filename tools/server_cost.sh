@@ -5,7 +5,7 @@
 # round. Prints one line per run: round, model, build, then bench-load's figures (a BEHIND or GENERATOR-BOUND mark
 # means that run's figures are not the server's).
 #   tools/server_cost.sh NAME=BENCH_SERVER [NAME=BENCH_SERVER ...]
-#     env: ROUNDS (3), RATE (48000), PIPELINE (16), CONNECTIONS (200), DURATION (6s), MODELS ("pool fiber loop coro",
+#     env: ROUNDS (3), RATE (48000), PIPELINE (16), CONNECTIONS (200), DURATION (6s), MODELS (every model of bench-server --list-models,
 #          or with commas as bench-suite --models takes them),
 #          TARGET (/epoch-millis?delayInMillis=0). Loopback only.
 set -euo pipefail
@@ -16,8 +16,9 @@ done
 for n in "${ROUNDS:-3}" "${RATE:-48000}" "${PIPELINE:-16}" "${CONNECTIONS:-200}"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "server_cost.sh: '$n' is not a positive whole number (ROUNDS, RATE, PIPELINE, CONNECTIONS)" >&2; exit 2; }
 done
-models=${MODELS:-pool fiber loop coro}
 here=$(cd "$(dirname "$0")/.." && pwd)
+# Every model the first bench-server knows, unless MODELS names some.
+models=${MODELS:-$("${1#*=}" --list-models | paste -sd' ')}
 load=$here/build/release/bench-load
 work=$(mktemp -d)
 server_pid=

@@ -28,9 +28,8 @@ std::optional<model> parse_model(std::string_view name) noexcept
 
 unsigned default_threads(model m) noexcept
 {
-    if (m == model::pool)
-        return 200;
-    return usable_cpu_count();
+    const auto threads = model_rows[static_cast<std::size_t>(m)].default_threads;
+    return threads != 0 ? threads : usable_cpu_count();
 }
 
 std::unique_ptr<server> make_server(model m, const server_context& context)

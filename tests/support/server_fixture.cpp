@@ -23,7 +23,8 @@ server::options test_server::options_for(models::model model, const server_setti
     opts.model = model;
     opts.host = "127.0.0.1";
     opts.port = 0;
-    opts.threads = settings.threads != 0 ? settings.threads : model == models::model::pool ? 8u : 2u;
+    const bool waits_hold_threads = model_rows[static_cast<std::size_t>(model)].wait_holds_thread;
+    opts.threads = settings.threads != 0 ? settings.threads : waits_hold_threads ? 8u : 2u;
     opts.cpu_threads = settings.cpu_threads;
     opts.queue = settings.queue;
     opts.movies_db = settings.movies_db;

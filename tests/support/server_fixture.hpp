@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/core/model_names.hpp"
 #include "execbench/endpoints/app.hpp"
 #include "execbench/endpoints/metrics.hpp"
 #include "execbench/models/server.hpp"
@@ -72,6 +73,31 @@ using coro_model = model_tag<models::model::coro>;
 #define EXECBENCH_EVERY_MODEL pool_model, fiber_model, loop_model, coro_model
 /// The models whose threads never block on a wait: every model but the thread-per-request pool.
 #define EXECBENCH_EVERY_WAITING_MODEL fiber_model, loop_model, coro_model
+
+namespace detail {
+template <class... Tags>
+constexpr bool lists(bool waiting_only)
+{
+    unsigned listed = 0;
+    unsigned expected = 0;
+    ((listed |= 1u << static_cast<unsigned>(Tags::value)), ...);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < model_rows.size(); ++i)
+        if (!waiting_only || !model_rows[i].wait_holds_thread) {
+            expected |= 1u << i;
+            ++count;
+        }
+    return listed == expected && sizeof...(Tags) == count;
+}
+template <class... Tags>
+constexpr bool lists_every_model = lists<Tags...>(false);
+template <class... Tags>
+constexpr bool lists_every_waiting_model = lists<Tags...>(true);
+}  // namespace detail
+// The lists against the models' rows (core/model_names.hpp): a model added there and not here fails the build.
+static_assert(detail::lists_every_model<EXECBENCH_EVERY_MODEL>, "EXECBENCH_EVERY_MODEL must name every model");
+static_assert(detail::lists_every_waiting_model<EXECBENCH_EVERY_WAITING_MODEL>,
+              "EXECBENCH_EVERY_WAITING_MODEL must name every model whose waits do not hold a thread");
 
 /// The model's name for test output, e.g. "fiber".
 std::string model_name(models::model model);

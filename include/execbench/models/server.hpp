@@ -29,8 +29,8 @@ std::optional<model> parse_model(std::string_view name) noexcept;
 /// Every model, in the order reports list them.
 inline constexpr model all_models[] = {model::pool, model::fiber, model::loop, model::coro};
 static_assert(std::size(all_models) == model_names.size(), "one name per model, in enum order");
-/// The default `--threads` for a model: 200 workers for pool (as Tomcat), otherwise one per CPU this process may
-/// run on (its affinity mask, so a server pinned with --cpus sizes itself to its CPUs).
+/// The default `--threads` for a model: its row's (`model_rows`: 200 workers for pool, as Tomcat), otherwise one per
+/// CPU this process may run on (its affinity mask, so a server pinned with --cpus sizes itself to its CPUs).
 unsigned default_threads(model m) noexcept;
 /// The listen backlog every model asks for unless told otherwise (`--backlog`); the kernel caps it at
 /// net.core.somaxconn.

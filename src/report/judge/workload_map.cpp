@@ -1,6 +1,7 @@
 #include "execbench/report/judge/workload_map.hpp"
 
 #include "execbench/core/cpus.hpp"
+#include "execbench/core/model_names.hpp"
 #include "execbench/report/judge/capacity.hpp"
 
 #include <algorithm>
@@ -114,7 +115,7 @@ void read_context(const load::run_context& ctx, std::pair<double, double>& where
     auto health = ctx.server.health_fields();
     if (auto cpus = cpus_in(health["cpus"]); cpus > 0)
         m.cores = cpus;
-    if (auto threads = load::number_of(health["threads"]); health["model"] == "pool" && threads >= 1)
+    if (auto threads = load::number_of(health["threads"]); wait_holds_thread(health["model"]) && threads >= 1)
         m.pool_workers = unsigned(threads);
 }
 
@@ -129,9 +130,10 @@ void judge(map_cell& c, const suite_data& s, const workload_map& m)
         map_arm a;
         a.arm = arm;
         a.search = &it->second;
-        bool pool = it->second.model == "pool";
+        // A model whose waits hold its threads is bounded by them too, not by the cores alone.
+        const bool bounded_by_threads = wait_holds_thread(it->second.model);
         std::tie(a.predicted_rps, a.predicted_by) =
-            predict_capacity(c.cpu_micros, c.wait_millis, m.cores, pool ? m.pool_workers : 0);
+            predict_capacity(c.cpu_micros, c.wait_millis, m.cores, bounded_by_threads ? m.pool_workers : 0);
         a.cpu_micros_per_request = cpu_per_request(a.search->result);
         if (a.predicted_rps > 0 && a.search->result.capacity_rps > 0)
             a.ratio = a.search->result.capacity_rps / a.predicted_rps;

@@ -1,5 +1,6 @@
 #include "execbench/report/word/map_page.hpp"
 
+#include "execbench/core/model_names.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/report/word/charts.hpp"
 
@@ -35,7 +36,7 @@ std::string short_rps(const load::capacity_result& r)
 /// Why an arm's measured capacity parts from the prediction, from its own steps.
 std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigned workers)
 {
-    bool pool = a.search->model == "pool";
+    const bool pool = wait_holds_thread(a.search->model);
     using outcome = load::capacity_result::outcome;
     const auto& r = a.search->result;
     if (r.what == outcome::generator_bound)
@@ -134,7 +135,7 @@ std::string leaders_text(const map_cell& c)
 const map_arm* pool_of(const map_cell& c)
 {
     for (const auto& a : c.arms)
-        if (a.search->model == "pool")
+        if (wait_holds_thread(a.search->model))
             return &a;
     return nullptr;
 }
@@ -157,8 +158,8 @@ std::string own_cost_sentence(const workload_map& m, bool early)
             continue;
         for (const auto& a : c.arms)
             if (a.cpu_micros_per_request > c.cpu_micros)
-                widen(a.cpu_micros_per_request - c.cpu_micros, a.search->model == "pool" ? pool_lo : rest_lo,
-                      a.search->model == "pool" ? pool_hi : rest_hi);
+                widen(a.cpu_micros_per_request - c.cpu_micros, wait_holds_thread(a.search->model) ? pool_lo : rest_lo,
+                      wait_holds_thread(a.search->model) ? pool_hi : rest_hi);
     }
     if (pool_hi == 0 || rest_hi == 0)
         return {};
