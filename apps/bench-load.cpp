@@ -9,7 +9,7 @@
 #include "execbench/load/engine/target.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"

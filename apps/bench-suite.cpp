@@ -12,7 +12,7 @@
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
@@ -263,7 +263,7 @@ public:
             std::printf("%s %s %s\n", arm.c_str(), scenario.c_str(), load::format_step_line(step).c_str());
             std::fflush(stdout);
         };
-        options.on_run_done = [this](const load::suite_entry& e, const load::run_result* r) { run_done(e, r); };
+        options.on_run_done = [this](const load::suite_entry& e, const load::run_record* r) { run_done(e, r); };
         options.on_profile_done = [this](const load::profile_event& ev) {
             progress_.clear();
             std::printf("%s\n", load::format_profile_line(ev.scenario, ev.arm, ev.capture, ev.unprofiled_rps).c_str());
@@ -314,7 +314,7 @@ private:
         std::fflush(stderr);
     }
 
-    void run_done(const execbench::load::suite_entry& e, const execbench::load::run_result* r)
+    void run_done(const execbench::load::suite_entry& e, const execbench::load::run_record* r)
     {
         namespace load = execbench::load;
         progress_.clear();

@@ -118,11 +118,6 @@ private:
     double last_hi_ = 0;
 };
 
-std::string rate_text(double rps)
-{
-    return grouped(static_cast<std::uint64_t>(std::llround(std::max(0.0, rps))));
-}
-
 }  // namespace
 
 result<void> validate(const capacity_options& o)
@@ -205,7 +200,7 @@ capacity_result search_capacity(const capacity_options& o, const capacity_step_f
     return out;
 }
 
-capacity_step step_from_run(const run_result& r, const std::vector<slo_gate>& gates)
+capacity_step step_from_run(const run_record& r, const std::vector<slo_gate>& gates)
 {
     capacity_step s;
     s.offered_rps = r.scenario_used.load.rate;
@@ -330,7 +325,7 @@ scenario step_scenario(const scenario& s, const capacity_plan& plan, double rate
 
 capacity_result run_capacity(const scenario& s, const run_options& options, const run_target& target,
                              const capacity_plan& plan,
-                             const std::function<void(const capacity_step&, const run_result&)>& on_step,
+                             const std::function<void(const capacity_step&, const run_record&)>& on_step,
                              const capacity_step_wrapper& wrap)
 {
     unsigned index = 0;
@@ -358,78 +353,6 @@ capacity_result run_capacity(const scenario& s, const run_options& options, cons
     auto found = search_capacity(plan.search, step);
     found.pipeline = std::max<std::uint32_t>(1, s.load.pipeline);
     return found;
-}
-
-std::string_view to_string(capacity_result::outcome o) noexcept
-{
-    switch (o) {
-    case capacity_result::outcome::measured: return "measured";
-    case capacity_result::outcome::generator_bound: return "generator_bound";
-    case capacity_result::outcome::above_max: return "above_max";
-    case capacity_result::outcome::below_min: return "below_min";
-    case capacity_result::outcome::stopped: return "stopped";
-    }
-    return "stopped";
-}
-
-std::optional<capacity_result::outcome> parse_capacity_outcome(std::string_view text) noexcept
-{
-    for (auto o :
-         {capacity_result::outcome::measured, capacity_result::outcome::generator_bound,
-          capacity_result::outcome::above_max, capacity_result::outcome::below_min, capacity_result::outcome::stopped})
-        if (to_string(o) == text)
-            return o;
-    return std::nullopt;
-}
-
-std::optional<std::uint32_t> bounding_connections(const capacity_result& r)
-{
-    if (r.what != capacity_result::outcome::measured)
-        return std::nullopt;
-    const capacity_step* at = nullptr;     // the highest passing step at or below the capacity
-    const capacity_step* above = nullptr;  // the lowest step above it that missed
-    for (const auto& st : r.steps) {
-        if (st.met_slo && st.offered_rps <= r.capacity_rps + 0.5 && (!at || st.offered_rps > at->offered_rps))
-            at = &st;
-        if (!st.met_slo && !st.generator_bound && st.offered_rps > r.capacity_rps &&
-            (!above || st.offered_rps < above->offered_rps))
-            above = &st;
-    }
-    if (!at || !above || above->unsent == 0 || at->p50_millis <= 0 || above->connections == 0)
-        return std::nullopt;
-    // Little's law: each connection carries up to `pipeline` requests at once.
-    auto ceiling = double(above->connections) * std::max<std::uint32_t>(1, r.pipeline) / (at->p50_millis / 1000);
-    if (above->achieved_rps < 0.9 * ceiling)
-        return std::nullopt;
-    return above->connections;
-}
-
-std::string format_capacity_line(const capacity_result& r, std::string_view slo)
-{
-    auto at = " at " + std::string(slo);
-    switch (r.what) {
-    case capacity_result::outcome::measured:
-        return "capacity: " + rate_text(r.capacity_rps) + " req/s (95 % " + rate_text(r.low_rps) + "\u2013" +
-               rate_text(r.high_rps) + ")" +
-               (bounding_connections(r)
-                    ? ", bounded by its " + grouped(*bounding_connections(r)) + " connections (above it requests found none free)"
-                    : std::string{}) +
-               at;
-    case capacity_result::outcome::generator_bound:
-        if (r.capacity_rps <= 0)
-            return "capacity: not measured (generator-bound from the first step)" + at;
-        return "capacity >= " + rate_text(r.capacity_rps) +
-               " req/s (generator-bound: a lower bound, not the "
-               "server's capacity)" +
-               at;
-    case capacity_result::outcome::above_max:
-        return "capacity >= " + rate_text(r.capacity_rps) + " req/s (the maximum rate searched: a lower bound)" + at;
-    case capacity_result::outcome::below_min:
-        return "capacity: below " + rate_text(r.steps.empty() ? 0 : r.steps.back().offered_rps) +
-               " req/s (no step met the SLO)" + at;
-    case capacity_result::outcome::stopped: break;
-    }
-    return "capacity: not measured (" + r.stop_reason + ")" + at;
 }
 
 std::string format_step_line(const capacity_step& s)

@@ -104,7 +104,7 @@ std::vector<std::string> split_cpus(const cpu_list& cpus, unsigned shards)
     return out;
 }
 
-result<run_result> run_in_processes(const scenario& s, const run_options& options, const run_target& t,
+result<run_record> run_in_processes(const scenario& s, const run_options& options, const run_target& t,
                                     const process_run_options& p)
 {
     // Every shard must get a share: the last shard's is the smallest.
@@ -115,7 +115,7 @@ result<run_result> run_in_processes(const scenario& s, const run_options& option
         return fail("cannot create a temporary folder for the shards' results: " + std::string(std::strerror(errno)));
 
     auto cpu_before = read_cpu_times();
-    run_result out = start_run_record(s, options, t);
+    run_record out = start_run_record(s, options, t);
     out.threads = std::max(1u, options.threads) * p.processes;
     auto start_at = epoch_millis_now() + p.start_delay.count();
     std::vector<pid_t> pids;

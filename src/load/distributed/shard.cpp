@@ -260,7 +260,7 @@ std::chrono::milliseconds wait_for_start(std::int64_t epoch_ms, const std::atomi
     return std::chrono::milliseconds{0};
 }
 
-std::string format_shard_trials(const run_result& r)
+std::string format_shard_trials(const run_record& r)
 {
     std::string out(shard_file_tag);
     out += "\n";

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/load/engine/exchange.hpp"
-#include "execbench/load/engine/measurement.hpp"
+#include "execbench/load/record/measurement.hpp"
 #include "execbench/load/engine/request.hpp"
 
 #include "recorder.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/engine/measurement.hpp"
+#include "execbench/load/record/measurement.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -158,14 +158,6 @@ folded_stacks collapse_perf_script(std::string_view text)
     return out;
 }
 
-double perf_counts::syscalls_unnamed() const
-{
-    double named = 0;
-    for (const auto& [name, n] : syscalls)
-        named += n;
-    return syscalls_total > named ? syscalls_total - named : 0;
-}
-
 const std::vector<std::string>& counted_syscalls()
 {
     static const std::vector<std::string> names{

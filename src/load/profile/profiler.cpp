@@ -135,30 +135,6 @@ private:
 
 }  // namespace
 
-double profile_capture::requests() const
-{
-    // perf counted the server over the whole trial, and it served the background group too: a starvation
-    // scenario's few foreground requests alone made its /cpu hogs read as 32 ms of CPU per request.
-    double n = 0;
-    auto add = [&](const group_measurement& g) { n += double(g.count.ok + g.count.error_total()); };
-    for (const auto& t : run.trials) {
-        add(t.measured.foreground);
-        if (t.measured.background)
-            add(*t.measured.background);
-    }
-    return n;
-}
-
-double profile_capture::requests_per_second() const
-{
-    double ok = 0, seconds = 0;
-    for (const auto& t : run.trials) {
-        ok += double(t.measured.foreground.count.ok);
-        seconds += std::chrono::duration<double>(t.measured.foreground.wall).count();
-    }
-    return seconds > 0 ? ok / seconds : 0;
-}
-
 namespace {
 
 /// The threads of the processes in `tree`, as /proc lists them now.

@@ -54,7 +54,7 @@ result<void> append_group(std::vector<timed_line>& out, const group_measurement&
 
 }  // namespace
 
-result<std::string> format_hlog(const run_result& r)
+result<std::string> format_hlog(const run_record& r)
 {
     wall_clock::time_point first{};
     for (const auto& t : r.trials) {
@@ -86,7 +86,7 @@ result<std::string> format_hlog(const run_result& r)
     return out;
 }
 
-result<void> write_hlog(const run_result& r, const std::filesystem::path& file)
+result<void> write_hlog(const run_record& r, const std::filesystem::path& file)
 {
     auto text = format_hlog(r);
     if (!text)

@@ -41,7 +41,7 @@ std::optional<run_status> parse_run_status(std::string_view text) noexcept
     return std::nullopt;
 }
 
-run_status status_of(const run_result& r) noexcept
+run_status status_of(const run_record& r) noexcept
 {
     if (r.trials.empty())
         return run_status::failed;
@@ -57,7 +57,7 @@ run_status status_of(const run_result& r) noexcept
     return r.had_unsent() ? run_status::behind : run_status::ok;
 }
 
-std::vector<ledger_figure> ledger_figures(const run_result& r)
+std::vector<ledger_figure> ledger_figures(const run_record& r)
 {
     std::vector<ledger_figure> out;
     for (const auto& m : r.summary) {

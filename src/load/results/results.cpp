@@ -4,7 +4,7 @@
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/context.hpp"
 #include "execbench/load/results/csv_lines.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 
 #include <algorithm>
@@ -60,7 +60,7 @@ std::string join_row(const std::vector<std::string>& fields)
 
 /// A run's settings and provenance as (column, value), in the order x.csv holds them after the metrics; the columns
 /// alone are those of an empty result.
-std::vector<std::pair<std::string_view, std::string>> context_fields(const run_result& r)
+std::vector<std::pair<std::string_view, std::string>> context_fields(const run_record& r)
 {
     const auto& s = r.scenario_used;
     const auto& l = s.load;
@@ -128,7 +128,7 @@ std::vector<std::string> summary_columns()
     }
     auto status = names_of({column::noisy, column::noisy_metrics, column::partial, column::generator_bound_trials});
     cols.insert(cols.end(), status.begin(), status.end());
-    for (const auto& [name, v] : context_fields(run_result{}))
+    for (const auto& [name, v] : context_fields(run_record{}))
         cols.emplace_back(name);
     return cols;
 }
@@ -147,7 +147,7 @@ std::vector<std::string> trial_columns()
 namespace {
 
 /// The summary CSV: one row of medians, spreads and labels per run.
-result<void> write_summary(const run_result& r, const std::filesystem::path& file)
+result<void> write_summary(const run_record& r, const std::filesystem::path& file)
 {
     const auto& s = r.scenario_used;
     std::ofstream out;
@@ -182,7 +182,7 @@ result<void> write_summary(const run_result& r, const std::filesystem::path& fil
 }
 
 /// The trials CSV: one row per trial, every metric.
-result<void> write_trials(const run_result& r, const std::filesystem::path& file)
+result<void> write_trials(const run_record& r, const std::filesystem::path& file)
 {
     const auto& s = r.scenario_used;
     std::ofstream out;
@@ -209,7 +209,7 @@ result<void> write_trials(const run_result& r, const std::filesystem::path& file
 }
 
 /// The histograms file: a context comment, then one line per trial and series.
-result<void> write_histograms(const run_result& r, const std::filesystem::path& file)
+result<void> write_histograms(const run_record& r, const std::filesystem::path& file)
 {
     const auto& s = r.scenario_used;
     std::error_code ec;
@@ -238,7 +238,7 @@ result<void> write_histograms(const run_result& r, const std::filesystem::path& 
 }
 
 /// The timeline CSV: one row per trial and second.
-result<void> write_timeline(const run_result& r, const std::filesystem::path& file)
+result<void> write_timeline(const run_record& r, const std::filesystem::path& file)
 {
     const auto& s = r.scenario_used;
     std::ofstream out;
@@ -281,7 +281,7 @@ result<void> write_timeline(const run_result& r, const std::filesystem::path& fi
 
 }  // namespace
 
-result<void> write_results(const run_result& r, const output_paths& paths, bool with_context)
+result<void> write_results(const run_record& r, const output_paths& paths, bool with_context)
 {
     // In this order, stopping at the first that fails: the summary row is what a reader looks for first.
     if (auto w = write_summary(r, paths.summary); !w)
@@ -297,7 +297,7 @@ result<void> write_results(const run_result& r, const output_paths& paths, bool 
     return {};
 }
 
-result<void> append_context(const run_result& r, const output_paths& paths)
+result<void> append_context(const run_record& r, const output_paths& paths)
 {
     {
         std::error_code ec;

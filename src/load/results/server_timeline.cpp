@@ -13,7 +13,7 @@ const char* const server_timeline_header =
 namespace {
 
 /// Per-second lines of one trial window from its server's readings.
-void window_lines(const run_result& r, const trial_window& w, const std::vector<stats::timed_sample>& readings,
+void window_lines(const run_record& r, const trial_window& w, const std::vector<stats::timed_sample>& readings,
                   std::chrono::milliseconds period, std::vector<std::string>& lines)
 {
     if (readings.empty())
@@ -54,7 +54,7 @@ void window_lines(const run_result& r, const trial_window& w, const std::vector<
 
 }  // namespace
 
-std::vector<std::string> server_timeline_lines(const run_result& r, const std::vector<sampled_server>& servers,
+std::vector<std::string> server_timeline_lines(const run_record& r, const std::vector<sampled_server>& servers,
                                                std::chrono::milliseconds period)
 {
     std::vector<std::string> lines;

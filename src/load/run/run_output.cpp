@@ -1,7 +1,7 @@
 #include "execbench/load/run/run_output.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 
 #include <nlohmann/json.hpp>
@@ -82,7 +82,7 @@ std::string line_of(const std::vector<std::pair<std::string, double>>& m, bool s
 
 }  // namespace
 
-std::string format_trial_line(const run_result& r, const trial_result& t)
+std::string format_trial_line(const run_record& r, const trial_result& t)
 {
     return r.arm_name() + " " + r.scenario_used.name + " trial " + std::to_string(t.index) + "/" +
            std::to_string(r.scenario_used.trials) + ": " + line_of(trial_metrics(t), t.server.has_value()) +
@@ -90,7 +90,7 @@ std::string format_trial_line(const run_result& r, const trial_result& t)
            (t.generator_bound ? " GENERATOR-BOUND(" + t.generator_bound_reason + ")" : "");
 }
 
-std::string format_summary_line(const run_result& r)
+std::string format_summary_line(const run_record& r)
 {
     std::vector<std::pair<std::string, double>> medians;
     for (const auto& m : r.summary)
@@ -131,7 +131,7 @@ nlohmann::ordered_json json_number(double v)
 }
 
 /// The fields both JSON records start with.
-nlohmann::ordered_json json_head(const run_result& r, std::string_view type)
+nlohmann::ordered_json json_head(const run_record& r, std::string_view type)
 {
     const auto& s = r.scenario_used;
     nlohmann::ordered_json j;
@@ -179,7 +179,7 @@ nlohmann::ordered_json json_value(const std::string& name, double v, bool any_ok
 
 }  // namespace
 
-std::string format_trial_json(const run_result& r, const trial_result& t)
+std::string format_trial_json(const run_record& r, const trial_result& t)
 {
     auto j = json_head(r, "trial");
     j["trial"] = t.index;
@@ -195,7 +195,7 @@ std::string format_trial_json(const run_result& r, const trial_result& t)
     return j.dump();
 }
 
-std::string format_summary_json(const run_result& r, const std::vector<slo_verdict>& slo)
+std::string format_summary_json(const run_record& r, const std::vector<slo_verdict>& slo)
 {
     auto j = json_head(r, "summary");
     j["trials_run"] = r.trials.size();
@@ -233,7 +233,7 @@ std::string format_summary_json(const run_result& r, const std::vector<slo_verdi
     return j.dump();
 }
 
-std::optional<std::string> idle_server_warning(const run_result& r)
+std::optional<std::string> idle_server_warning(const run_record& r)
 {
     std::uint64_t answered = 0;
     double busiest = 0;

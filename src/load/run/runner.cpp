@@ -4,7 +4,7 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/machine.hpp"
 #include "execbench/load/engine/target.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
 #include <algorithm>
@@ -99,9 +99,9 @@ result<run_target> open_target(const run_options& options)
     return run_target{std::move(*where), std::move(server)};
 }
 
-run_result start_run_record(const scenario& s, const run_options& options, const run_target& t)
+run_record start_run_record(const scenario& s, const run_options& options, const run_target& t)
 {
-    run_result out;
+    run_record out;
     out.scenario_used = s;
     out.url = options.url;
     out.threads = std::max(1u, options.threads);
@@ -124,7 +124,7 @@ run_result start_run_record(const scenario& s, const run_options& options, const
     return out;
 }
 
-void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before)
+void finish_run_record(run_record& r, const std::optional<cpu_times>& cpu_before)
 {
     r.context.loadavg_after = load_average();
     if (auto cpu_after = read_cpu_times(); cpu_before && cpu_after)
@@ -132,7 +132,7 @@ void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before
     summarize_trials(r);
 }
 
-result<run_result> run(const scenario& s, const run_options& options)
+result<run_record> run(const scenario& s, const run_options& options)
 {
     auto t = open_target(options);
     if (!t)
@@ -146,7 +146,7 @@ namespace {
 /// the kernel's counters read around each measured trial.
 class run_driver {
 public:
-    run_driver(const scenario& s, const run_options& options, const run_target& t, run_result& out)
+    run_driver(const scenario& s, const run_options& options, const run_target& t, run_record& out)
         : s_(s), options_(options), t_(t), out_(out), plan_(make_plan(s, t.where, options))
     {
     }
@@ -285,7 +285,7 @@ private:
     const scenario& s_;
     const run_options& options_;
     const run_target& t_;
-    run_result& out_;
+    run_record& out_;
     trial_plan plan_;
     clock::time_point start_ = clock::now();
     duration observed_trial_{};
@@ -293,7 +293,7 @@ private:
 
 }  // namespace
 
-result<run_result> run(const scenario& s, const run_options& options, const run_target& t)
+result<run_record> run(const scenario& s, const run_options& options, const run_target& t)
 {
     if (s.load.rate_from && !(s.load.rate > 0))
         return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
@@ -303,7 +303,7 @@ result<run_result> run(const scenario& s, const run_options& options, const run_
     if (!limit)
         return fail("scenario " + s.name + ": " + limit.err().message);
     auto cpu_before = read_cpu_times();
-    run_result out = start_run_record(s, options, t);
+    run_record out = start_run_record(s, options, t);
     run_driver driver(s, options, t, out);
     driver.warm_up();
     driver.trials();

@@ -25,16 +25,6 @@ stats::sample_source metrics_source(boost::asio::ip::tcp::endpoint ep, std::stri
 
 }  // namespace
 
-std::map<std::string, std::string> observed_server::health_fields() const
-{
-    std::map<std::string, std::string> out;
-    auto health = nlohmann::json::parse(health_json, nullptr, false);
-    if (health.is_object())
-        for (const auto& [k, v] : health.items())
-            out[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    return out;
-}
-
 observed_server probe_server(const target& t, std::optional<pid_t> server_pid)
 {
     observed_server info;

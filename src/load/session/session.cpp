@@ -81,7 +81,7 @@ result<void> session::check_outputs() const
     return check_appendable(output_paths_for(*options_.out));
 }
 
-result<run_result> session::run() const
+result<run_record> session::run() const
 {
     if (options_.start_at) {
         auto late = wait_for_start(*options_.start_at, options_.run.stop);
@@ -105,13 +105,13 @@ result<run_result> session::run() const
     return r;
 }
 
-void session::summarize(const run_result& r, const std::vector<slo_verdict>& verdicts) const
+void session::summarize(const run_record& r, const std::vector<slo_verdict>& verdicts) const
 {
     if (!r.trials.empty())
         print(options_.json ? format_summary_json(r, verdicts) : format_summary_line(r));
 }
 
-result<void> session::write(const run_result& r) const
+result<void> session::write(const run_record& r) const
 {
     if (options_.out)
         if (auto written = write_results(r, output_paths_for(*options_.out)); !written)
@@ -128,7 +128,7 @@ result<void> session::write(const run_result& r) const
     return {};
 }
 
-void session::profile(const run_result& measured) const
+void session::profile(const run_record& measured) const
 {
     profile_options p;
     if (auto why = perf_unavailable(p)) {
@@ -169,14 +169,14 @@ void session::profile(const run_result& measured) const
         note("profile written to " + profile_path(dir, s.name, measured.arm_name(), "*").string());
 }
 
-std::vector<slo_verdict> session::judge(const run_result& r) const
+std::vector<slo_verdict> session::judge(const run_record& r) const
 {
     if (options_.gates.empty() || r.trials.empty())
         return {};
     return check_slo(options_.gates, r);
 }
 
-run_exit session::finish(const run_result& r, const std::vector<slo_verdict>& verdicts) const
+run_exit session::finish(const run_record& r, const std::vector<slo_verdict>& verdicts) const
 {
     if (auto idle = idle_server_warning(r))
         note("warning: " + *idle);
@@ -230,7 +230,7 @@ result<run_exit> session::execute() const
 run_exit session::search(const capacity_plan& plan) const
 {
     std::string run_id, model, arm;
-    auto found = run_capacity(scenario_, options_.run, target_, plan, [&](const capacity_step& step, const run_result& r) {
+    auto found = run_capacity(scenario_, options_.run, target_, plan, [&](const capacity_step& step, const run_record& r) {
         if (run_id.empty()) {
             run_id = r.run_id;
             model = r.server.model;

@@ -73,7 +73,7 @@ struct search_context {
 /// Arm `k`'s search on its own server, its steps taking turns with the other arms': fills its record, its first step
 /// (whose context line names the machine, load and build) and its suite entry.
 void search_arm(const search_context& c, std::size_t k, const arm_spec& arm, capacity_record& rec,
-                std::optional<run_result>& first_step, suite_entry& e)
+                std::optional<run_record>& first_step, suite_entry& e)
 {
     auto start = clock::now();
     rec.scenario = c.s.name;
@@ -88,7 +88,7 @@ void search_arm(const search_context& c, std::size_t k, const arm_spec& arm, cap
         c.turns.release(k);
         return st;
     };
-    auto on_step = [&](const capacity_step& st, const run_result& r) {
+    auto on_step = [&](const capacity_step& st, const run_record& r) {
         if (rec.run_id.empty()) {
             rec.run_id = r.run_id;
             first_step = r;
@@ -146,7 +146,7 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
     step_turns turns(arms.size());
     const search_context c{o, s, *plan, pins, turns};
     std::vector<capacity_record> records(arms.size());
-    std::vector<std::optional<run_result>> first_steps(arms.size());
+    std::vector<std::optional<run_record>> first_steps(arms.size());
     std::vector<suite_entry> entries(arms.size());
     std::vector<std::thread> searches;
     for (std::size_t k = 0; k < arms.size(); ++k) {

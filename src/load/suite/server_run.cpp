@@ -163,7 +163,7 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
                     const pinning& pins)
 {
     run_outcome out;
-    std::optional<result<run_result>> r;
+    std::optional<result<run_record>> r;
     auto servers = with_servers(o, s, a, pins, [&](run_options& ro, const server_process&) {
         // The run's own sampler is the only one: its readings of each trial make the suite's server timeline.
         ro.on_progress = [&](const progress_event& ev) {
@@ -213,7 +213,7 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
 }
 
 void profile_one(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
-                 const std::optional<run_result>& measured)
+                 const std::optional<run_record>& measured)
 {
     profile_event ev;
     ev.scenario = s.name;

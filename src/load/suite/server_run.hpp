@@ -22,7 +22,7 @@ suite_entry entry_for(const suite_options& o, const scenario& s, const arm_spec&
 struct run_outcome {
     run_status status = run_status::failed;  ///< when there is no result: failed or not_run
     std::string message;                     ///< the failure, or notes beside a result (stop problems)
-    std::optional<run_result> result;
+    std::optional<run_record> result;
     sampled_server sampled;
 };
 
@@ -57,6 +57,6 @@ run_outcome run_one(const suite_options& o, const scenario& s, const arm_spec& a
 /// The profiled trial of one scenario under one arm, on a fresh server, written to `out_dir/profile/`; never filed
 /// with the measured trials.
 void profile_one(const suite_options& o, const scenario& s, const arm_spec& a, const pinning& pins,
-                 const std::optional<run_result>& measured);
+                 const std::optional<run_record>& measured);
 
 }  // namespace execbench::load::detail

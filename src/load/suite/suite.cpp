@@ -9,7 +9,7 @@
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/hlog.hpp"
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/stats/sampler.hpp"
@@ -138,8 +138,8 @@ std::optional<std::string> beyond_open_files(scenario& s, bool fit)
 /// One scenario × arm as the ledger files it: the trials of every round merged into one result.
 struct arm_record {
     suite_entry entry;
-    std::optional<run_result> merged;
-    std::vector<run_result> rounds;               ///< each server's own result, for its context line
+    std::optional<run_record> merged;
+    std::vector<run_record> rounds;               ///< each server's own result, for its context line
     std::vector<detail::sampled_server> servers;  ///< each server's readings, for the server timeline
     std::string notes;
     std::optional<run_status> not_run_or_failed;

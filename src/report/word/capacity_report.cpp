@@ -1,8 +1,8 @@
 #include "execbench/report/word/capacity_report.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/capacity/capacity.hpp"
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/capacity_record.hpp"
+#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/judge/capacity.hpp"
 #include "execbench/report/word/charts.hpp"

@@ -14,7 +14,7 @@ run_table::run_table()
 {
 }
 
-void run_table::add(const load::suite_entry& entry, const load::run_result* result)
+void run_table::add(const load::suite_entry& entry, const load::run_record* result)
 {
     // The scenario's name on its first arm only: the arms read as one block.
     std::vector<cell> row{entry.scenario == last_scenario_ ? std::string{} : entry.scenario, entry.arm_name(),

@@ -286,7 +286,7 @@ TEST_CASE("bench-load's banner for a search states its steps, not the scenario's
 
 TEST_CASE("a step reads its figures from a one-trial run and judges it by the SLO", "[load][capacity]")
 {
-    run_result r;
+    run_record r;
     r.scenario_used.load.rate = 2000;
     r.scenario_used.load.connections = 400;
     trial_result t;

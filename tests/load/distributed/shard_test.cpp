@@ -56,7 +56,7 @@ TEST_CASE("shards split connections, requests and rate so that their shares add 
 
 TEST_CASE("a shard's trials read back exactly and merge by adding up", "[shard]")
 {
-    run_result r;
+    run_record r;
     trial_result t;
     t.index = 1;
     auto& fg = t.measured.foreground;

@@ -8,7 +8,7 @@ using namespace execbench::load;
 
 TEST_CASE("a ledger message's figures read back as they were written", "[load][results][ledger]")
 {
-    run_result r;
+    run_record r;
     r.summary = {{std::string(metric::requests_unsent), {.median = 150501, .min = 150000, .max = 150600}},
                  {"errors_reset", {.median = 2, .min = 2, .max = 2}},
                  {"errors_timeout", {.median = 0, .min = 0, .max = 0}},  // none in any trial: not listed

@@ -2,7 +2,7 @@
 // write_results writes (columns, order, number formats, context keys) shows here as a diff of a committed file.
 // After an intended format change, regenerate with EXECBENCH_UPDATE_GOLDEN=1 and review the diff.
 #include "execbench/load/results/results.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 
 #include "execbench/core/file.hpp"
 
@@ -86,9 +86,9 @@ trial_result fixed_trial(unsigned index)
     return t;
 }
 
-run_result fixed_run()
+run_record fixed_run()
 {
-    run_result r;
+    run_record r;
     r.scenario_used.name = "golden, quoted \"name\"";
     r.scenario_used.description = "a fixed run for the golden files";
     r.scenario_used.load.kind = shape::closed;

@@ -1,6 +1,6 @@
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -38,9 +38,9 @@ trial_result fake_trial(unsigned index, duration wall, std::int64_t base_micros)
     return t;
 }
 
-run_result fake_run(std::vector<duration> walls)
+run_record fake_run(std::vector<duration> walls)
 {
-    run_result r;
+    run_record r;
     r.scenario_used.name = "fake, with comma";
     r.scenario_used.description = "fake";
     r.scenario_used.load.kind = shape::burst;
@@ -60,7 +60,7 @@ run_result fake_run(std::vector<duration> walls)
     return r;
 }
 
-const metric_spread& find(const run_result& r, const std::string& name)
+const metric_spread& find(const run_record& r, const std::string& name)
 {
     for (const auto& m : r.summary)
         if (m.name == name)

@@ -3,7 +3,7 @@
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/suite/suite.hpp"
 
 #include "support/temp_dir.hpp"
@@ -162,7 +162,7 @@ TEST_CASE("a trial where the generator was the bottleneck is marked and left out
     // Unsent requests alone are the server's (it fell behind): not generator-bound.
     CHECK(generator_bound_reason(synthetic_trial(3, 1.0, 500, 200), 1, 1).empty());
 
-    run_result r;
+    run_record r;
     r.scenario_used.name = "s";
     r.server.model = "loop";
     r.trials = {synthetic_trial(1, 1, 0, 0), synthetic_trial(2, 1, 0, 0), synthetic_trial(3, 1, 0, 0)};
@@ -191,7 +191,7 @@ TEST_CASE("a trial where the generator was the bottleneck is marked and left out
 
 TEST_CASE("a run that left requests unsent is behind, not ok", "[load][arms]")
 {
-    run_result r;
+    run_record r;
     r.server.model = "pool";
     r.trials = {synthetic_trial(1, 1, 0, 0)};
     CHECK(status_of(r) == run_status::ok);
@@ -268,7 +268,7 @@ TEST_CASE("CPU lists parse as taskset writes them, and the default plan splits s
 TEST_CASE("a sampled server that used no CPU for thousands of answers is named, with --server-pid", "[load][arms]")
 {
     // The user review's nginx: its idle master, sampled alone, read 0 % CPU while its worker served.
-    run_result r;
+    run_record r;
     r.server.pid = 4242;
     for (unsigned i = 1; i <= 3; ++i) {
         trial_result t;

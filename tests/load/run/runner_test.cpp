@@ -52,7 +52,7 @@ scenario closed(std::uint32_t connections, duration length)
     return s;
 }
 
-run_result run_ok(const scenario& s, const std::string& url, const std::atomic<bool>* stop = nullptr)
+run_record run_ok(const scenario& s, const std::string& url, const std::atomic<bool>* stop = nullptr)
 {
     run_options o;
     o.url = url;
@@ -64,12 +64,12 @@ run_result run_ok(const scenario& s, const std::string& url, const std::atomic<b
     return std::move(r.value());
 }
 
-const group_measurement& fg(const run_result& r)
+const group_measurement& fg(const run_record& r)
 {
     return r.trials.front().measured.foreground;
 }
 
-std::uint64_t errors_of(const run_result& r, error_class c)
+std::uint64_t errors_of(const run_record& r, error_class c)
 {
     return fg(r).count.errors[static_cast<std::size_t>(c)];
 }

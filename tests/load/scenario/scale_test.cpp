@@ -130,7 +130,7 @@ TEST_CASE("open rates, closed and burst connections and the background scale tog
 
 TEST_CASE("bench-load's median line marks a scaled run", "[load][scale]")
 {
-    run_result r;
+    run_record r;
     r.scenario_used = parsed(spike_20k);
     CHECK_THAT(format_summary_line(r), !Catch::Contains("SCALE"));
     r.scenario_used = scaled(r.scenario_used, 0.5);

@@ -1,6 +1,7 @@
 #include "execbench/report/word/capacity_report.hpp"
 
 #include "execbench/core/run_command.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/report/html.hpp"
 #include "execbench/report/judge/capacity.hpp"
 #include "execbench/report/word/headline.hpp"

@@ -19,9 +19,9 @@ load::suite_entry entry(std::string scenario, std::string model, load::run_statu
     return e;
 }
 
-load::run_result with_medians(std::vector<std::pair<std::string, double>> medians)
+load::run_record with_medians(std::vector<std::pair<std::string, double>> medians)
 {
-    load::run_result r;
+    load::run_record r;
     for (auto& [name, v] : medians) {
         load::metric_spread m;
         m.name = name;

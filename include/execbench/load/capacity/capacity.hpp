@@ -1,8 +1,9 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/record/capacity_record.hpp"
 #include "execbench/load/run/runner.hpp"
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <cstdint>
@@ -30,51 +31,10 @@ struct capacity_options {
 /// Checks the options: rates positive and ordered, growth > 1, 0 < resolution < growth - 1, trials >= 1.
 result<void> validate(const capacity_options& o);
 
-/// What one step (one short open-loop trial at one rate) measured and how it fared against the SLO.
-struct capacity_step {
-    unsigned index = 0;       ///< 1-based, in the order run
-    std::string phase;        ///< "bracket", "bisect 1", "bisect 2", ...
-    double offered_rps = 0;   ///< the open loop's rate
-    double achieved_rps = 0;  ///< successful responses per second of the step's length (its issuing time)
-    std::uint32_t connections = 0;
-    double p50_millis = 0;
-    double p90_millis = 0;
-    double p99_millis = 0;
-    std::uint64_t errors = 0;
-    std::uint64_t unsent = 0;
-    double server_cpu_percent = 0;  ///< average over the step (100 = one core)
-    double server_rss_mb = 0;       ///< the step's peak
-    bool met_slo = false;
-    bool generator_bound = false;
-    std::string note;  ///< the broken gates, or why the step was generator-bound
-};
 
 /// Runs one step at `rate`; `phase` labels it. An error ends the search (the step could not run at all).
 using capacity_step_function = std::function<result<capacity_step>(double rate, const std::string& phase)>;
 
-/// What the search found.
-struct capacity_result {
-    enum class outcome {
-        measured,         ///< a capacity with its interval
-        generator_bound,  ///< a step was generator-bound: `capacity_rps` is a lower bound only
-        above_max,        ///< every step up to max_rps met the SLO: a lower bound only
-        below_min,        ///< no step down to min_rps met the SLO
-        stopped,          ///< the step function failed or the run was stopped
-    };
-    outcome what = outcome::measured;
-    double capacity_rps = 0;  ///< the median estimate, or the lower bound (generator_bound, above_max)
-    double low_rps = 0;       ///< 95 % interval (outcome measured only)
-    double high_rps = 0;
-    std::vector<double> estimates;  ///< one per bisection: the highest rate that met the SLO
-    std::vector<capacity_step> steps;
-    std::string stop_reason;  ///< outcome stopped: why
-    std::uint32_t pipeline = 1;  ///< requests each connection carried at once: connections × pipeline in flight at most
-    /// True when `capacity_rps` is a lower bound and must be labelled so.
-    [[nodiscard]] bool lower_bound() const noexcept
-    {
-        return what == outcome::generator_bound || what == outcome::above_max;
-    }
-};
 
 /// The search (docs/methodology.md, "Capacity"): brackets the SLO boundary by factors of `growth` from `start_rps`,
 /// bisects it (geometric midpoints) to `resolution`, then bisects it `trials - 1` more times from a bracket widened
@@ -87,7 +47,7 @@ capacity_result search_capacity(const capacity_options& o, const capacity_step_f
 void capacity_interval(capacity_result& r, double resolution);
 
 /// A step from a one-trial run at one rate, judged against `gates`.
-capacity_step step_from_run(const run_result& r, const std::vector<slo_gate>& gates);
+capacity_step step_from_run(const run_record& r, const std::vector<slo_gate>& gates);
 
 /// How a capacity run's connections are set.
 struct capacity_connections {
@@ -128,17 +88,10 @@ using capacity_step_wrapper = std::function<result<capacity_step>(const capacity
 /// empty) is called after each step, inside `wrap`, with the step and its run.
 capacity_result run_capacity(const scenario& s, const run_options& options, const run_target& target,
                              const capacity_plan& plan,
-                             const std::function<void(const capacity_step&, const run_result&)>& on_step = {},
+                             const std::function<void(const capacity_step&, const run_record&)>& on_step = {},
                              const capacity_step_wrapper& wrap = {});
 
-/// The final line: "capacity: 1,960 req/s (95 % 1,910–2,000) at p99<=250ms,errors=0", or
-/// "capacity >= 58,000 req/s (generator-bound) at ...".
-std::string format_capacity_line(const capacity_result& r, std::string_view slo);
 
-/// The connections that bounded a measured capacity, when they did: the first step above it that missed the SLO
-/// left requests unsent while achieving at least 90 % of connections × pipeline / the capacity step's p50 latency,
-/// so the scenario's connections, not the server, set the figure. Nullopt otherwise.
-std::optional<std::uint32_t> bounding_connections(const capacity_result& r);
 /// One step as a line of text for the terminal.
 std::string format_step_line(const capacity_step& s);
 /// One step as one line of JSON for `--format json` ("type": "capacity_step").
@@ -146,9 +99,5 @@ std::string format_step_json(const capacity_step& s);
 /// The result as one JSON object (`--format json`): capacity_rps, capacity_rps_low, capacity_rps_high, the outcome,
 /// the SLO, the connections and the estimates.
 std::string format_capacity_json(const capacity_result& r, std::string_view slo, std::string_view connections);
-/// "measured", "generator_bound", "above_max", "below_min", "stopped".
-std::string_view to_string(capacity_result::outcome o) noexcept;
-/// The inverse of to_string; nullopt for anything else.
-std::optional<capacity_result::outcome> parse_capacity_outcome(std::string_view text) noexcept;
 
 }  // namespace execbench::load

@@ -36,7 +36,7 @@ std::vector<std::string> shard_arguments(const std::vector<std::string>& args);
 /// `s` with `threads` the shards' threads together, against `t` as this process opened it. The shards' standard
 /// output is discarded, their standard error is this process's. Fails before any load is sent when `s` cannot be
 /// split, or when a shard fails to start.
-result<run_result> run_in_processes(const scenario& s, const run_options& options, const run_target& t,
+result<run_record> run_in_processes(const scenario& s, const run_options& options, const run_target& t,
                                     const process_run_options& p);
 
 }  // namespace execbench::load

@@ -37,7 +37,7 @@ std::int64_t epoch_millis_now();
 
 /// A run's trials exactly as text, for a parent bench-load that merges its shards (`--processes`): counters, every
 /// histogram in its exact text form, the per-second series, the timeline and the server's figures.
-std::string format_shard_trials(const run_result& r);
+std::string format_shard_trials(const run_record& r);
 /// Reads what `format_shard_trials` wrote; the error names the line.
 result<std::vector<trial_result>> parse_shard_trials(std::string_view text);
 /// Adds one shard's trials into `into`, trial by trial: counts and histograms add up (exactly), the wall time is

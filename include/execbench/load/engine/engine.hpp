@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/engine/measurement.hpp"
+#include "execbench/load/record/measurement.hpp"
 #include "execbench/load/engine/request.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
@@ -37,17 +37,6 @@ struct trial_plan {
     std::uint64_t seed = 1;                   ///< think times and mix offsets
     const std::atomic<bool>* stop = nullptr;  ///< set it to end the trial early (SIGINT)
     live_counters* live = nullptr;            ///< optional
-};
-
-/// What one trial measured, merged over threads.
-struct trial_measurement {
-    group_measurement foreground;
-    std::optional<group_measurement> background;
-    bool stopped = false;            ///< ended early through `stop`
-    double loadgen_cpu_seconds = 0;  ///< bench-load's own user+system CPU during the trial
-    /// bench-load's own CPU in each whole second from the foreground's start (100 = one core busy)
-    std::vector<double> loadgen_cpu_percent;
-    duration elapsed{};  ///< whole trial including connecting and draining
 };
 
 /// Runs one trial on `plan.threads` threads, each with its own io_context and connections. Ends by itself:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/record/profile_record.hpp"
 
 #include <cstdint>
 #include <map>
@@ -11,9 +12,6 @@
 
 namespace execbench::load {
 
-/// Collapsed stacks, as Brendan Gregg's stackcollapse scripts write them: "root;caller;...;leaf" → samples. The
-/// root is the thread's name; a kernel frame ends in "_[k]"; a frame perf could not name is its binary, "[libc.so.6]".
-using folded_stacks = std::map<std::string, std::uint64_t>;
 
 /// A C++ symbol as a flame graph shows it: template arguments as "<...>", parameter lists dropped (an operator's
 /// own brackets and "(anonymous namespace)" kept), so a Boost.Asio handler reads in a frame's width.
@@ -23,17 +21,6 @@ std::string short_symbol(std::string_view symbol);
 /// first, each counted once. Samples without frames count under the thread's name alone.
 folded_stacks collapse_perf_script(std::string_view text);
 
-/// What `perf stat -x,` counted over its window, summed over the threads it watched.
-struct perf_counts {
-    double task_clock_millis = 0;  ///< CPU time the threads ran
-    double context_switches = 0;
-    double cpu_migrations = 0;
-    double syscalls_total = 0;  ///< every system call (`raw_syscalls:sys_enter`)
-    /// System calls by name (from `syscalls:sys_enter_<name>`), those made at least once, most frequent first.
-    std::vector<std::pair<std::string, double>> syscalls;
-    /// The calls `syscalls` does not name: the total less the named ones.
-    [[nodiscard]] double syscalls_unnamed() const;
-};
 
 /// The system calls counted by name: what an HTTP server's request path calls (network I/O, readiness, wakeups,
 /// timers, memory). One event per name and thread, so not all ~360 (a 200-thread pool would need 70,000

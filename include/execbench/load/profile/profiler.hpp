@@ -21,17 +21,6 @@ struct profile_options {
     std::chrono::milliseconds control_timeout{20'000};
 };
 
-/// A profiled trial: its run (one trial, never a result) and what perf saw over exactly that trial.
-struct profile_capture {
-    run_result run;
-    folded_stacks stacks;               ///< empty when perf record could not watch the server
-    std::optional<perf_counts> counts;  ///< none when perf stat could not
-    std::vector<std::string> notes;     ///< what could not be measured, and why
-    /// Requests the trial completed or failed, background ones included: what "per request" divides by.
-    [[nodiscard]] double requests() const;
-    /// The trial's successful responses per second.
-    [[nodiscard]] double requests_per_second() const;
-};
 
 /// Why perf cannot profile on this machine ("perf is not installed ..."), or nothing when `perf --version` runs.
 /// Whether it may watch another process shows only when it tries (perf_event_paranoid, capabilities).

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
-#include "execbench/load/capacity/capacity.hpp"
+#include "execbench/load/record/capacity_record.hpp"
 #include "execbench/load/results/paths.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
@@ -12,16 +12,6 @@
 
 namespace execbench::load {
 
-/// A search with what it ran against: the labels its files carry.
-struct capacity_record {
-    std::string run_id;
-    std::string scenario;
-    std::string arm;
-    std::string model;
-    std::string slo;
-    std::string connections;  ///< capacity_connections::describe()
-    capacity_result result;
-};
 
 /// Appends the record's steps and its summary line (creating the files with a header when new); fails, writing
 /// nothing more, when an existing file has other columns.

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/profile/perf_output.hpp"
+#include "execbench/load/record/profile_record.hpp"
 
 #include <string>
 #include <string_view>

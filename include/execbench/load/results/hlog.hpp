@@ -2,7 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/paths.hpp"
-#include "execbench/load/run/run_result.hpp"
+#include "execbench/load/record/run_record.hpp"
 
 #include <filesystem>
 #include <string>
@@ -17,8 +17,8 @@ inline constexpr std::string_view hlog_series[] = {"latency", "service", "backgr
 /// A run's trials as an HdrHistogram interval log (docs/results-format.md): the header with the first trial's
 /// start as StartTime and BaseTime, comments naming the run, then one line per second and series, in microseconds
 /// (the max column in milliseconds). The warm-up is not in it. Fails only on an unencodable histogram.
-result<std::string> format_hlog(const run_result& r);
+result<std::string> format_hlog(const run_record& r);
 /// Writes `format_hlog` to `file` (replacing it), creating its folder.
-result<void> write_hlog(const run_result& r, const std::filesystem::path& file);
+result<void> write_hlog(const run_record& r, const std::filesystem::path& file);
 
 }  // namespace execbench::load

@@ -2,7 +2,7 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/paths.hpp"
-#include "execbench/load/run/run_result.hpp"
+#include "execbench/load/record/run_record.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -43,7 +43,7 @@ struct suite_entry {
 /// The status of a run that produced a result: failed without trials, generator-bound when every trial was,
 /// stopped when partial (a stop request ended it early), errors with request errors, behind with unsent requests,
 /// ok otherwise.
-run_status status_of(const run_result& r) noexcept;
+run_status status_of(const run_record& r) noexcept;
 
 /// A request count a ledger message opens with: requests unsent, or errors of one class.
 struct ledger_figure {
@@ -52,7 +52,7 @@ struct ledger_figure {
     std::optional<double> max;  ///< the most one trial had, when that is not the median
 };
 /// A run's unsent requests and errors, in summary column order; none when every trial had none.
-std::vector<ledger_figure> ledger_figures(const run_result& r);
+std::vector<ledger_figure> ledger_figures(const run_record& r);
 /// The figures as a message opens with them: "requests_unsent=150501 (max 150600), errors_reset=2".
 std::string format_figures(const std::vector<ledger_figure>& figures);
 

@@ -3,7 +3,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/csv_lines.hpp"  // read_csv and csv_table, read beside the writers
 #include "execbench/load/results/paths.hpp"
-#include "execbench/load/run/run_result.hpp"
+#include "execbench/load/record/run_record.hpp"
 #include "execbench/stats/histogram.hpp"
 
 #include <filesystem>
@@ -28,9 +28,9 @@ std::vector<std::string> trial_columns();
 /// Appends the run to every results file (creating them with a header when new, widening an earlier version's).
 /// Fails, writing nothing more, when an existing file has a column this version does not write. Without
 /// `with_context` the context line is left to the caller (an interleaved suite writes one per round).
-result<void> write_results(const run_result& r, const output_paths& paths, bool with_context = true);
+result<void> write_results(const run_record& r, const output_paths& paths, bool with_context = true);
 /// Appends the run's context (`to_json(context_of(r))`, load/results/context.hpp) to the context file.
-result<void> append_context(const run_result& r, const output_paths& paths);
+result<void> append_context(const run_record& r, const output_paths& paths);
 
 /// A row of a summary file read back: each cell under its column's name, as written. A row is a dictionary, not a
 /// struct of fields, because every reader walks it by the names in load/metrics (metric_table(), and the open-ended

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/run/run_result.hpp"
+#include "execbench/load/record/run_record.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include <chrono>
@@ -27,7 +27,7 @@ struct sampled_server {
 
 /// Per-second CSV lines of the server figures inside each trial window, each from its own server's readings taken
 /// every `period`.
-std::vector<std::string> server_timeline_lines(const run_result& r, const std::vector<sampled_server>& servers,
+std::vector<std::string> server_timeline_lines(const run_record& r, const std::vector<sampled_server>& servers,
                                                std::chrono::milliseconds period);
 
 }  // namespace execbench::load::detail

@@ -6,7 +6,7 @@
 #include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/run/machine_context.hpp"
-#include "execbench/load/run/run_result.hpp"
+#include "execbench/load/record/run_record.hpp"
 #include "execbench/load/run/server_probe.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/stats/sampler.hpp"
@@ -60,7 +60,7 @@ struct progress_event {
     /// The server's readings over that trial (set with phase::trial_done; empty when it was not sampled): one
     /// sampler per trial, so bench-suite's timeline does not sample the server a second time.
     const std::vector<stats::timed_sample>* server_readings = nullptr;
-    const run_result* run = nullptr;  ///< the run so far (labels, options)
+    const run_record* run = nullptr;  ///< the run so far (labels, options)
 };
 
 /// Where a run sends its load: the target as resolved and the server as probed, once per run.
@@ -76,15 +76,15 @@ result<run_target> open_target(const run_options& options);
 /// Runs a scenario on a target already opened: checks the open-file limit, warms up, runs the trials with server
 /// sampling, and summarises. Never prints. Fails before any load is sent when the scenario or the limits are
 /// unusable; a run whose requests fail still returns a result.
-result<run_result> run(const scenario& s, const run_options& options, const run_target& t);
+result<run_record> run(const scenario& s, const run_options& options, const run_target& t);
 /// open_target, then run: for callers whose run is one step of theirs (a capacity search's steps, a profile).
-result<run_result> run(const scenario& s, const run_options& options);
+result<run_record> run(const scenario& s, const run_options& options);
 
 /// A run's record before its trials: labels, the machine's context, a fresh run id and the server as probed (what
 /// `run` starts with; bench-load --processes fills in its shards' trials).
-run_result start_run_record(const scenario& s, const run_options& options, const run_target& t);
+run_record start_run_record(const scenario& s, const run_options& options, const run_target& t);
 /// Completes a record once its trials are in: the machine's load and steal since `cpu_before`, the summary.
-void finish_run_record(run_result& r, const std::optional<cpu_times>& cpu_before);
+void finish_run_record(run_record& r, const std::optional<cpu_times>& cpu_before);
 
 /// The engine plan for a scenario's load group with `requests` prepared.
 trial_plan make_plan(const scenario& s, const target& t, const run_options& options);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/load/record/observed_server.hpp"
 #include "execbench/stats/sampler.hpp"
 
 #include <chrono>
@@ -12,17 +13,6 @@
 
 namespace execbench::load {
 
-/// What is known about the server from its /health answer and from /proc.
-struct observed_server {
-    std::string model = "unknown";  ///< from /health "model"; "unknown" when absent
-    std::string health_json;        ///< the /health body as received ("" when none)
-    bool local = false;
-    std::optional<pid_t> pid;
-    std::string sampling = "none";  ///< "proc", "metrics" or "none"
-    /// The /health fields as text (strings as they are, other values as JSON), in key order; empty when the body is
-    /// no JSON object.
-    [[nodiscard]] std::map<std::string, std::string> health_fields() const;
-};
 
 struct target;
 /// Reads the server's /health (at the root of the base URL) and finds its pid: `server_pid` (--server-pid), else

@@ -5,7 +5,7 @@
 #include "execbench/load/distributed/processes.hpp"
 #include "execbench/load/distributed/shard.hpp"
 #include "execbench/load/run/runner.hpp"
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <chrono>
@@ -71,19 +71,19 @@ public:
     [[nodiscard]] result<void> check_outputs() const;
 
     /// The trials: here, or in `shards` (bench-load processes) merged into one run; waits for --start-at first.
-    result<run_result> run() const;
+    result<run_record> run() const;
     /// The summary line (text or JSON) with the SLO's verdicts; nothing for a run without trials.
-    void summarize(const run_result& r, const std::vector<slo_verdict>& verdicts) const;
+    void summarize(const run_record& r, const std::vector<slo_verdict>& verdicts) const;
     /// --out, --hlog and a shard's trials file.
-    [[nodiscard]] result<void> write(const run_result& r) const;
+    [[nodiscard]] result<void> write(const run_record& r) const;
     /// One more trial with the server under perf (not a result), into the folder of --out; what cannot be
     /// profiled is a note and changes nothing else.
-    void profile(const run_result& measured) const;
+    void profile(const run_record& measured) const;
     /// The --slo gates on `r`; none without gates or trials.
-    [[nodiscard]] std::vector<slo_verdict> judge(const run_result& r) const;
+    [[nodiscard]] std::vector<slo_verdict> judge(const run_record& r) const;
     /// Notes a partial run and the SLO's verdicts, and returns the exit status: a broken SLO (or gates and no
     /// trial), then failed requests or a partial run, then requests left unsent, else ok.
-    run_exit finish(const run_result& r, const std::vector<slo_verdict>& verdicts) const;
+    run_exit finish(const run_record& r, const std::vector<slo_verdict>& verdicts) const;
 
     /// The whole run, in the order bench-load prints it: the banner, the --out check, the pre-flight, then either the
     /// trials (judged, summarised, written, profiled when asked, finished) or the capacity search with its files.

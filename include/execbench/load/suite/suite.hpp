@@ -103,7 +103,7 @@ struct suite_options {
     /// After each step of a capacity search (scenario, arm, step); steps of different arms never overlap.
     std::function<void(const std::string&, const std::string&, const capacity_step&)> on_capacity_step;
     /// After each run, with its ledger line and (when it ran) its result; a capacity search's line has no result.
-    std::function<void(const suite_entry&, const run_result*)> on_run_done;
+    std::function<void(const suite_entry&, const run_record*)> on_run_done;
     /// After each profiled trial (--profile), written or not.
     std::function<void(const profile_event&)> on_profile_done;
 };

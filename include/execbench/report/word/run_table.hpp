@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/load/results/ledger.hpp"
-#include "execbench/load/run/run_result.hpp"
+#include "execbench/load/record/run_record.hpp"
 #include "execbench/report/page/page.hpp"
 
 #include <string>
@@ -15,7 +15,7 @@ public:
     run_table();
 
     /// One ledger line and the run it made (null, or with no summary: the run did not produce figures).
-    void add(const load::suite_entry& entry, const load::run_result* result);
+    void add(const load::suite_entry& entry, const load::run_record* result);
 
     /// True before the first line.
     [[nodiscard]] bool empty() const noexcept { return table_.rows.empty(); }

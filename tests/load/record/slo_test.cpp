@@ -1,4 +1,4 @@
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/slo.hpp"
 
 #include "execbench/load/run/runner.hpp"
 
@@ -9,9 +9,9 @@ using namespace execbench::load;
 namespace {
 
 /// A run whose summary holds the given medians (max = median unless given).
-run_result run_with(std::vector<std::tuple<std::string, double, double>> metrics)
+run_record run_with(std::vector<std::tuple<std::string, double, double>> metrics)
 {
-    run_result r;
+    run_record r;
     for (const auto& [name, median, max] : metrics) {
         metric_spread m;
         m.name = name;

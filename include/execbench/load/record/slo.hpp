@@ -8,7 +8,7 @@
 
 namespace execbench::load {
 
-struct run_result;
+struct run_record;
 
 /// One service-level gate of `--slo`, e.g. "p99<300ms" (docs/results-format.md has the grammar).
 struct slo_gate {
@@ -32,7 +32,7 @@ struct slo_verdict {
 };
 
 /// Checks every gate against a run's trials.
-std::vector<slo_verdict> check_slo(const std::vector<slo_gate>& gates, const run_result& r);
+std::vector<slo_verdict> check_slo(const std::vector<slo_gate>& gates, const run_record& r);
 /// True when any verdict failed.
 bool slo_broken(const std::vector<slo_verdict>& verdicts) noexcept;
 /// "p99<300ms: measured 412ms (median)" for a broken gate, "no successful requests" when it could not be measured.

@@ -1,9 +1,8 @@
-#include "execbench/load/run/slo.hpp"
+#include "execbench/load/record/slo.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/load/run/runner.hpp"
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/stats/trials.hpp"
 
 #include <algorithm>
@@ -167,7 +166,7 @@ result<std::vector<slo_gate>> parse_slo(std::string_view text)
     return out;
 }
 
-std::vector<slo_verdict> check_slo(const std::vector<slo_gate>& gates, const run_result& r)
+std::vector<slo_verdict> check_slo(const std::vector<slo_gate>& gates, const run_record& r)
 {
     std::vector<slo_verdict> out;
     for (const auto& g : gates) {

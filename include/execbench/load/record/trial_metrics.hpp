@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/run/runner.hpp"
+#include "execbench/load/record/run_record.hpp"
 
 #include <string>
 #include <string_view>
@@ -28,6 +28,6 @@ std::string generator_bound_reason(const trial_result& t, unsigned threads, unsi
 /// Fills `r.summary` from `r.trials`: median, min and max of every metric, noisy when the range of a
 /// noise metric exceeds 20 % of its median (only with two or more trials). Generator-bound trials are left out
 /// unless every trial is.
-void summarize_trials(run_result& r);
+void summarize_trials(run_record& r);
 
 }  // namespace execbench::load

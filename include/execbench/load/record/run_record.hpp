@@ -1,10 +1,10 @@
 #pragma once
 
-#include "execbench/load/engine/engine.hpp"
-#include "execbench/load/run/arm.hpp"
-#include "execbench/load/run/kernel_counters.hpp"
-#include "execbench/load/run/machine_context.hpp"
-#include "execbench/load/run/server_probe.hpp"
+#include "execbench/load/record/arm_spec.hpp"
+#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/measurement.hpp"
+#include "execbench/load/record/observed_server.hpp"
+#include "execbench/load/record/tcp_counters.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/stats/sampler.hpp"
 #include "execbench/stats/trials.hpp"
@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-// What a run produced, the data the results writers, the session and the report share (load::run fills it).
+// What a run produced, the data the results writers, the session and the report share (load::run fills it; load/record
+// holds it below the machinery that makes it, so a reader of results compiles none of that machinery).
 namespace execbench::load {
 
 /// One trial: what the engine measured plus the server's process figures.
@@ -53,7 +54,7 @@ struct metric_spread {
 };
 
 /// Everything a run produced; the results writers and the report read it.
-struct run_result {
+struct run_record {
     scenario scenario_used;  ///< after command-line overrides
     std::string run_id;      ///< unique per run, joins the results files
     std::string started_at;  ///< ISO 8601 UTC

@@ -1,4 +1,4 @@
-#include "execbench/load/engine/measurement.hpp"
+#include "execbench/load/record/measurement.hpp"
 
 #include <algorithm>
 #include <numeric>

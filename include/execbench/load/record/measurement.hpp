@@ -1,4 +1,6 @@
 #pragma once
+// What the engine measures, as plain data: a trial's counts, latencies and timeline (load/record: below the engine
+// that fills it and the results that file it).
 
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/stats/histogram.hpp"
@@ -8,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -83,5 +86,16 @@ struct group_measurement {
 /// Adds one thread's measurement of a group to `into`, after the trial: counts and histograms add up, second by
 /// second for the timeline, and the wall time is the longest of the threads'.
 void merge_into(group_measurement& into, const group_measurement& from);
+
+/// What one trial measured, merged over threads.
+struct trial_measurement {
+    group_measurement foreground;
+    std::optional<group_measurement> background;
+    bool stopped = false;            ///< ended early through `stop`
+    double loadgen_cpu_seconds = 0;  ///< bench-load's own user+system CPU during the trial
+    /// bench-load's own CPU in each whole second from the foreground's start (100 = one core busy)
+    std::vector<double> loadgen_cpu_percent;
+    duration elapsed{};  ///< whole trial including connecting and draining
+};
 
 }  // namespace execbench::load

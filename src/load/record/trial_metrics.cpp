@@ -1,4 +1,4 @@
-#include "execbench/load/run/trial_metrics.hpp"
+#include "execbench/load/record/trial_metrics.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
 
@@ -140,7 +140,7 @@ const std::vector<std::string_view>& noise_metrics()
     return names;
 }
 
-void summarize_trials(run_result& out)
+void summarize_trials(run_record& out)
 {
     out.summary.clear();
     if (out.trials.empty())
