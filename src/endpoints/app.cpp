@@ -266,6 +266,9 @@ void app::respond(const struct plan& p, http::response& out)
             {"cpus", info_.cpus},
             {"inFlight", metrics_.in_flight()},
             {"version", std::string(execbench::version())},
+            {"gitRevision", std::string(execbench::git_revision())},
+            {"sourceDigest", std::string(execbench::source_digest())},
+            {"implementation", std::string(execbench::model_implementation(info_.model))},
         };
         out.body = health.dump();
         break;

@@ -1,4 +1,6 @@
 // One conformance suite, run against every model: the same requests must get the same answers, timing aside.
+#include "execbench/core/build_info.hpp"
+
 #include "support/raw_client.hpp"
 #include "support/server_fixture.hpp"
 
@@ -276,6 +278,9 @@ TEMPLATE_TEST_CASE("every endpoint answers with its documented shape", "[conform
         CHECK(health.at("model") == model_name(TestType::value));
         CHECK(health.at("threads") == server.app().info().threads);
         CHECK(health.at("downstream") == "http://127.0.0.1:" + std::to_string(server.port()));
+        // What built it: a figure names the code that made it, down to the model's implementation.
+        CHECK(health.at("sourceDigest") == std::string(execbench::source_digest()));
+        CHECK(health.at("implementation") == std::string(execbench::model_implementation(model_name(TestType::value))));
     }
 
     SECTION("/metrics has the request counters and the process figures in Prometheus text")

@@ -9,6 +9,12 @@ namespace execbench {
 std::string_view version() noexcept;
 /// The git revision the binary was built from, "-dirty" when tracked files differed ("unknown" outside a checkout).
 std::string_view git_revision() noexcept;
+/// A digest of every source the binaries are built from (src/, include/, apps/, cmake/, the CMake files): 16 hex
+/// digits that name the code a figure came from, dirty checkout or not (cmake/source_digest.cmake).
+std::string_view source_digest() noexcept;
+/// The identity of a model's implementation, "coro@<16 hex digits>": a digest of its file and the files of the models
+/// area it is built on, so a figure says which implementation of the model made it. Empty for a name that is no model.
+std::string_view model_implementation(std::string_view model) noexcept;
 /// CMake build type, e.g. "Release".
 std::string_view build_type() noexcept;
 /// Compiler id and version, e.g. "GNU 12.2.0".

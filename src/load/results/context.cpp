@@ -152,6 +152,7 @@ machine_context machine_of(const json& root)
     const auto& e = at(root, "execbench");
     read(e, "version", c.execbench_version);
     read(e, "git_revision", c.git_revision);
+    read(e, "source_digest", c.source_digest);
     read(e, "build_type", c.build_type);
     read(e, "compiler", c.compiler);
     read(e, "boost_version", c.boost_version);
@@ -279,6 +280,7 @@ std::string to_json(const run_context& c)
     j["started_at"] = c.started_at;
     j["execbench"] = {{"version", c.machine.execbench_version},
                       {"git_revision", c.machine.git_revision},
+                      {"source_digest", c.machine.source_digest},
                       {"build_type", c.machine.build_type},
                       {"compiler", c.machine.compiler},
                       {"boost_version", c.machine.boost_version}};

@@ -15,6 +15,7 @@ machine_context collect_context()
     machine_context c;
     c.execbench_version = std::string(version());
     c.git_revision = std::string(git_revision());
+    c.source_digest = std::string(source_digest());
     c.build_type = std::string(build_type());
     c.compiler = std::string(compiler());
     c.cpu_count = std::thread::hardware_concurrency();

@@ -18,6 +18,7 @@ run_context full_context()
     c.started_at = "2026-12-04T10:00:00Z";
     c.machine.execbench_version = "0.1.0";
     c.machine.git_revision = "abcdef012345";
+    c.machine.source_digest = "0123456789abcdef";
     c.machine.cpu_model = "Test CPU";
     c.machine.cpu_count = 2;
     c.machine.cpu_mhz = 2596.5;
@@ -91,6 +92,7 @@ TEST_CASE("a context line reads back as the context that was written", "[load][r
     const auto& s = read->scenario_used;
     CHECK(read->run_id == "r-1");
     CHECK(read->machine.memory_mb == 24105);
+    CHECK(read->machine.source_digest == "0123456789abcdef");
     CHECK(read->machine.loadavg_before == 0.5);
     CHECK_FALSE(read->machine.loadavg_after);
     REQUIRE(read->order);

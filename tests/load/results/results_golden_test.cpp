@@ -25,6 +25,7 @@ machine_context fixed_context()
     machine_context c;
     c.execbench_version = "0.1.0";
     c.git_revision = "0123456789ab";
+    c.source_digest = "0123456789abcdef";
     c.build_type = "Release";
     c.compiler = "GNU 12.2.0";
     c.cpu_model = "Golden CPU";

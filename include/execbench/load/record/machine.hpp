@@ -11,6 +11,7 @@ namespace execbench::load {
 struct machine_context {
     std::string execbench_version;
     std::string git_revision;
+    std::string source_digest;  ///< of the sources the generator was built from (core/build_info.hpp); "" in older files
     std::string build_type;
     std::string compiler;
     std::string cpu_model;
