@@ -3,7 +3,7 @@
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/profile/profiler.hpp"
 #include "execbench/load/results/capacity_results.hpp"
-#include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/filer.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/preflight.hpp"
@@ -113,18 +113,19 @@ void session::summarize(const run_record& r, const std::vector<slo_verdict>& ver
 
 result<void> session::write(const run_record& r) const
 {
+    run_filing where;
     if (options_.out)
-        if (auto written = write_results(r, output_paths_for(*options_.out)); !written)
-            return written;
+        where.results = output_paths_for(*options_.out);
+    where.hlog = options_.hlog;
+    if (auto filed = file_run(r, where); !filed)
+        return filed;
+    // Not a results file: the exact trials a --processes shard hands its parent, who files the merged run.
     if (options_.shard_trials) {
         std::ofstream file(*options_.shard_trials, std::ios::binary | std::ios::trunc);
         file << format_shard_trials(r);
         if (!file)
             return fail(options_.shard_trials->string() + ": cannot write the shard's trials");
     }
-    if (options_.hlog)
-        if (auto written = write_hlog(r, *options_.hlog); !written)
-            return written;
     return {};
 }
 
@@ -163,7 +164,7 @@ void session::profile(const run_record& measured) const
     auto dir = options_.out ? options_.out->parent_path() : std::filesystem::path{};
     if (dir.empty())
         dir = ".";
-    if (auto written = write_profile(*captured, dir); !written)
+    if (auto written = file_profile(*captured, dir); !written)
         note("--profile: " + written.err().message);
     else
         note("profile written to " + profile_path(dir, s.name, measured.arm_name(), "*").string());
@@ -247,7 +248,7 @@ run_exit session::search(const capacity_plan& plan) const
               format_capacity_line(found, plan.slo));
     if (options_.out) {
         capacity_record rec{run_id, scenario_.name, arm, model, plan.slo, connections, found};
-        if (auto written = write_capacity(rec, capacity_paths_for(*options_.out)); !written) {
+        if (auto written = file_capacity(rec, *options_.out); !written) {
             note(written.err().message);
             return run_exit::errors;
         }

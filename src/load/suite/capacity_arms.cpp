@@ -2,6 +2,7 @@
 
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/results/capacity_results.hpp"
+#include "execbench/load/results/filer.hpp"
 #include "execbench/load/results/results.hpp"
 
 #include <chrono>
@@ -155,14 +156,10 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
     }
     for (auto& t : searches)
         t.join();
-    auto paths = capacity_paths_for(o.out_dir / (o.suite + ".csv"));
     for (std::size_t k = 0; k < arms.size(); ++k) {
-        if (!records[k].run_id.empty())
-            if (auto w = write_capacity(records[k], paths); !w)
-                return w.err();
-        if (first_steps[k])
-            if (auto w = append_context(*first_steps[k], output_paths_for(o.out_dir / (o.suite + ".csv"))); !w)
-                return w.err();
+        const run_record* first_step = first_steps[k] ? &*first_steps[k] : nullptr;
+        if (auto w = file_capacity(records[k], o.out_dir / (o.suite + ".csv"), first_step); !w)
+            return w.err();
         if (o.on_run_done)
             o.on_run_done(entries[k], nullptr);
     }

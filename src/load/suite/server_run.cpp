@@ -3,7 +3,7 @@
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/file.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/load/results/profile_files.hpp"
+#include "execbench/load/results/filer.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/session/session.hpp"
 #include "execbench/load/suite/postgres_cluster.hpp"
@@ -237,7 +237,7 @@ void profile_one(const suite_options& o, const scenario& s, const arm_spec& a, c
         c.run.affinity = pins.text;
         for (const auto& note : c.notes)
             add_note(ev.message, note);
-        if (auto w = write_profile(c, o.out_dir); !w)
+        if (auto w = file_profile(c, o.out_dir); !w)
             add_note(ev.message, w.err().message);
         ev.capture = &c;
     }

@@ -7,7 +7,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/capacity_results.hpp"
-#include "execbench/load/results/hlog.hpp"
+#include "execbench/load/results/filer.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
@@ -188,21 +188,6 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
         bool stopped = m.partial || (missing_rounds && o.stop && o.stop->load());
         m.partial = m.partial || missing_rounds;
         summarize_trials(m);
-        auto paths = output_paths_for(o.out_dir / (o.suite + ".csv"));
-        if (auto w = write_results(m, paths, false); !w)
-            return w;
-        if (o.hlog)
-            if (auto w = write_hlog(m, hlog_path(o.out_dir, s.name, m.arm_name())); !w)
-                return w;
-        for (auto& r : rec.rounds) {
-            r.run_id = m.run_id;
-            if (auto w = append_context(r, paths); !w)
-                return w;
-        }
-        if (auto w = detail::append_lines(server_timeline_path(o.out_dir, o.suite), detail::server_timeline_header,
-                                          detail::server_timeline_lines(m, rec.servers, o.server_sample_period));
-            !w)
-            return w;
         e.status = status_of(m);
         if (e.status == run_status::stopped && !stopped)  // partial because rounds were missing, not stopped
             e.status = m.generator_bound_trials() == m.trials.size() ? run_status::generator_bound : run_status::errors;
@@ -218,7 +203,23 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
         e.status = rec.not_run_or_failed.value_or(run_status::failed);
         e.message = rec.notes;
     }
-    if (auto w = append_ledger(ledger_path(o.out_dir, o.suite), e); !w)
+    // The results, one context line per server run (each round), the interval log, the server timeline, then the
+    // ledger line: a run that did not run files its ledger line alone.
+    run_filing where;
+    where.ledger = ledger_path(o.out_dir, o.suite);
+    where.entry = &e;
+    if (rec.merged) {
+        where.results = output_paths_for(o.out_dir / (o.suite + ".csv"));
+        for (auto& r : rec.rounds) {
+            r.run_id = rec.merged->run_id;
+            where.context_rounds.push_back(&r);
+        }
+        if (o.hlog)
+            where.hlog = hlog_path(o.out_dir, s.name, rec.merged->arm_name());
+        where.server_timeline = timeline_filing{server_timeline_path(o.out_dir, o.suite), &rec.servers,
+                                                o.server_sample_period};
+    }
+    if (auto w = file_run(rec.merged ? *rec.merged : run_record{}, where); !w)
         return w;
     if (o.on_run_done)
         o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
