@@ -42,10 +42,17 @@ inline std::atomic<bool> stop_requested{false};
 /// A folder this run made, removed by a second stop signal when nothing was written to it yet; empty: none.
 inline char folder_made_for_run[4096] = {};
 
+/// What must end with the process when a second signal ends it at once (bench-suite: the servers it started); it
+/// must be async-signal-safe. Null: nothing.
+inline void (*end_with_process)() noexcept = nullptr;
+
 /// The second Ctrl-C or SIGTERM ends the process at once, with the shell's status for a signal (128 + its number),
-/// and leaves no empty results folder behind (rmdir removes only an empty one; both calls are async-signal-safe).
+/// takes what it started with it (`end_with_process`) and leaves no empty results folder behind (rmdir removes only
+/// an empty one; every call here is async-signal-safe).
 inline void on_second_stop_signal(int sig)
 {
+    if (end_with_process != nullptr)
+        end_with_process();
     if (folder_made_for_run[0] != '\0')
         ::rmdir(folder_made_for_run);
     ::_exit(128 + sig);

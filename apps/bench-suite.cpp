@@ -8,14 +8,15 @@
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/profile/profiler.hpp"
+#include "execbench/load/record/slo.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
-#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
+#include "execbench/load/suite/server_process.hpp"
 #include "execbench/load/suite/suite.hpp"
 #include "execbench/report/page/console.hpp"
 #include "execbench/report/read/suite_reader.hpp"
@@ -406,6 +407,7 @@ int main(int argc, char** argv)
         return usage_error(program, configured.err().message);
 
     remove_if_left_empty(options.out_dir);
+    end_with_process = []() noexcept { load::kill_started_servers(); };
     stop_on_sigint();
     options.stop = &stop_requested;
     reporter out(std::move(gates), f.quiet);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,27 @@ std::uint16_t free_port()
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
     ::close(fd);
     return ntohs(addr.sin_port);
+}
+
+// The children of `pid` (Linux lists them per thread in /proc/PID/task/TID/children).
+std::vector<pid_t> children_of(pid_t pid)
+{
+    std::vector<pid_t> out;
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    for (pid_t child = 0; in >> child;)
+        out.push_back(child);
+    return out;
+}
+
+// True while `pid` exists and is not a zombie (an orphan is reaped by init at once).
+bool running(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line))
+        return false;
+    const auto after_name = line.rfind(')');
+    return after_name != std::string::npos && line.size() > after_name + 2 && line[after_name + 2] != 'Z';
 }
 
 }  // namespace
@@ -107,8 +129,7 @@ TEST_CASE("bench-suite refuses a url: arm where nothing listens before it runs a
     CHECK_FALSE(std::filesystem::exists(out.path / "run"));
 }
 
-TEST_CASE("bench-suite stopped by Ctrl-C before it measured anything leaves no empty results folder",
-          "[cli][suite]")
+TEST_CASE("bench-suite stopped by Ctrl-C leaves no empty results folder and no server behind", "[cli][suite]")
 {
     if (bench_suite_path().empty() || bench_server_path().empty())
         return;
@@ -117,6 +138,9 @@ TEST_CASE("bench-suite stopped by Ctrl-C before it measured anything leaves no e
     child_process suite({bench_suite_path(), "--scenarios-dir", scenarios_dir(), "--scenarios", "io-600", "--models",
                          "loop", "--out", folder.string(), "--quiet"});
     REQUIRE(eventually([&] { return std::filesystem::exists(folder); }, 20s));
+    // The bench-server it started for the run, read from the kernel's list of its children.
+    std::vector<pid_t> servers;
+    REQUIRE(eventually([&] { return !(servers = children_of(suite.pid())).empty(); }, 20s));
     // Two signals 20 ms apart: the first ends the run early (exit 1), and when the second comes before that end it
     // exits at once (130). Which of the two wins is the scheduler's; neither may leave the empty folder behind.
     suite.signal(SIGINT);
@@ -126,4 +150,9 @@ TEST_CASE("bench-suite stopped by Ctrl-C before it measured anything leaves no e
     INFO(suite.stderr_text());
     CHECK((code == 1 || code == 130));
     CHECK_FALSE(std::filesystem::exists(folder));
+    // Either way the server went with it: the first signal stops it, the second kills its process group.
+    for (pid_t server : servers) {
+        INFO("bench-server " << server);
+        CHECK(eventually([&] { return !running(server); }, 10s));
+    }
 }

@@ -8,6 +8,8 @@
 #include "execbench/load/run/http_request.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <optional>
@@ -26,6 +28,29 @@ namespace execbench::load {
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+// The process groups of the servers started and not yet stopped, read by a signal handler: lock-free atomics, a
+// slot each (a suite runs a server, a downstream and a database at most at once).
+std::array<std::atomic<pid_t>, 16> started_groups{};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
+void remember_group(pid_t group) noexcept
+{
+    for (auto& slot : started_groups) {
+        pid_t empty = 0;
+        if (slot.compare_exchange_strong(empty, group))
+            return;
+    }
+}
+
+void forget_group(pid_t group) noexcept
+{
+    for (auto& slot : started_groups) {
+        pid_t expected = group;
+        if (slot.compare_exchange_strong(expected, 0))
+            return;
+    }
+}
 
 /// waitpid without blocking: the exit status when the child has ended.
 std::optional<int> reap(pid_t pid)
@@ -84,6 +109,20 @@ std::string describe_exit(int status)
 
 }  // namespace
 
+void kill_started_servers() noexcept
+{
+    for (auto& slot : started_groups)
+        if (pid_t group = slot.load(); group > 0)
+            ::kill(-group, SIGKILL);
+}
+
+void server_process::forget_pid() noexcept
+{
+    if (pid_ > 0)
+        forget_group(pid_);
+    pid_ = -1;
+}
+
 void server_process::kill_group() noexcept
 {
     if (pid_ <= 0)
@@ -91,7 +130,7 @@ void server_process::kill_group() noexcept
     ::kill(-pid_, SIGKILL);
     int status = 0;
     ::waitpid(pid_, &status, 0);
-    pid_ = -1;
+    forget_pid();
 }
 
 server_process::~server_process()
@@ -131,6 +170,7 @@ result<void> server_process::launch(const std::vector<std::string>& argv)
     if (!pid)
         return pid.err();
     pid_ = *pid;
+    remember_group(pid_);
     return {};
 }
 
@@ -146,7 +186,7 @@ result<void> server_process::await_ready(const std::function<bool()>& ready, con
 {
     while (true) {
         if (auto st = reap(pid_)) {
-            pid_ = -1;
+            forget_pid();
             return give_up(describe_exit(*st) + " before " + before);
         }
         if (ready())
@@ -267,7 +307,7 @@ result<void> server_process::stop(std::chrono::milliseconds grace)
         ::kill(-pid_, SIGKILL);
         add_problem(problem, "processes of its group outlived it and were killed");
     }
-    pid_ = -1;
+    forget_pid();
     auto port_deadline = clock::now() + grace;
     while (!port_is_free(port_)) {
         if (clock::now() >= port_deadline) {

@@ -58,6 +58,8 @@ private:
     std::filesystem::path dir_;
 
     result<void> launch(const std::vector<std::string>& argv);
+    /// Its process is gone or stopped: no longer running, nor among the groups `kill_started_servers` ends.
+    void forget_pid() noexcept;
     result<void> give_up(const std::string& why);
     /// SIGKILL to its whole group, then reaps it: nothing of it outlives this object.
     void kill_group() noexcept;
@@ -69,6 +71,11 @@ private:
 /// The port bench-server's start line announces ("bench-server model=... port=NNNN ..."); nothing when it names
 /// none. Every launcher of bench-server reads the line through this.
 std::optional<std::uint16_t> announced_port(std::string_view start_line);
+
+/// SIGKILL to the process group of every server this process started and has not stopped, for a process that must
+/// exit at once (bench-suite's second Ctrl-C): otherwise they outlive it, orphans holding a CPU and a port.
+/// Async-signal-safe: atomic loads and kill(2).
+void kill_started_servers() noexcept;
 
 /// True when nothing listens on 127.0.0.1:`port` and the port can be bound again.
 bool port_is_free(std::uint16_t port);
