@@ -30,7 +30,7 @@ inline constexpr std::size_t endpoint_count = static_cast<std::size_t>(endpoint:
 std::string_view to_string(endpoint e) noexcept;
 
 /// Request counters every model updates; lock-free, read by /metrics.
-class metrics {
+class request_counters {
 public:
     /// A request has been parsed and is being served.
     void request_started() noexcept { in_flight_.fetch_add(1, std::memory_order_relaxed); }
@@ -68,13 +68,16 @@ private:
 /// Counts a connection open for as long as it lives, so no path can forget to count it closed.
 class connection_scope {
 public:
-    explicit connection_scope(metrics& counters) noexcept : counters_(counters) { counters_.connection_opened(); }
+    explicit connection_scope(request_counters& counters) noexcept : counters_(counters)
+    {
+        counters_.connection_opened();
+    }
     ~connection_scope() { counters_.connection_closed(); }
     connection_scope(const connection_scope&) = delete;
     connection_scope& operator=(const connection_scope&) = delete;
 
 private:
-    metrics& counters_;
+    request_counters& counters_;
 };
 
 }  // namespace execbench::endpoints

@@ -1,4 +1,4 @@
-#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 
 #include "execbench/core/text.hpp"
 
@@ -56,7 +56,7 @@ std::string_view to_string(endpoint e) noexcept
     return "other";
 }
 
-std::size_t metrics::slot(http::status s) noexcept
+std::size_t request_counters::slot(http::status s) noexcept
 {
     for (std::size_t i = 0; i < known_statuses.size(); ++i)
         if (known_statuses[i] == s)
@@ -64,23 +64,23 @@ std::size_t metrics::slot(http::status s) noexcept
     return status_slots - 1;
 }
 
-void metrics::request_finished(endpoint e, http::status s) noexcept
+void request_counters::request_finished(endpoint e, http::status s) noexcept
 {
     requests_[static_cast<std::size_t>(e)][slot(s)].fetch_add(1, std::memory_order_relaxed);
     in_flight_.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void metrics::request_rejected(http::status s) noexcept
+void request_counters::request_rejected(http::status s) noexcept
 {
     requests_[static_cast<std::size_t>(endpoint::other)][slot(s)].fetch_add(1, std::memory_order_relaxed);
 }
 
-std::uint64_t metrics::requests(endpoint e, http::status s) const noexcept
+std::uint64_t request_counters::requests(endpoint e, http::status s) const noexcept
 {
     return requests_[static_cast<std::size_t>(e)][slot(s)].load(std::memory_order_relaxed);
 }
 
-void metrics::render(const stats::process_sample& process, std::string& out) const
+void request_counters::render(const stats::process_sample& process, std::string& out) const
 {
     append_metric("execbench_requests_total", "Requests answered, by endpoint and status.", "counter", out);
     for (std::size_t e = 0; e < endpoint_count; ++e) {

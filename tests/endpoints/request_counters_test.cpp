@@ -1,10 +1,10 @@
-#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 
-TEST_CASE("metrics::render writes the process figures the remote sampler reads back", "[endpoints]")
+TEST_CASE("request_counters::render writes the process figures the remote sampler reads back", "[endpoints]")
 {
     execbench::stats::process_sample process;
     process.resident_bytes = 3 * 1024 * 1024;
@@ -14,7 +14,7 @@ TEST_CASE("metrics::render writes the process figures the remote sampler reads b
     process.open_sockets = 5;
     process.voluntary_switches = 700;
     process.involuntary_switches = 8;
-    execbench::endpoints::metrics counters;
+    execbench::endpoints::request_counters counters;
     std::string text;
     counters.render(process, text);
 
