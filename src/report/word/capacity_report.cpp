@@ -4,7 +4,7 @@
 #include "execbench/load/record/capacity_record.hpp"
 #include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/duration.hpp"
-#include "execbench/report/judge/capacity.hpp"
+#include "execbench/report/judge/capacity_figures.hpp"
 #include "execbench/report/word/charts.hpp"
 #include "execbench/report/word/words.hpp"
 #include "execbench/stats/trials.hpp"

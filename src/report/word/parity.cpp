@@ -1,7 +1,7 @@
 #include "execbench/report/word/parity.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/judge/parity.hpp"
+#include "execbench/report/judge/settings_parity.hpp"
 
 #include <set>
 

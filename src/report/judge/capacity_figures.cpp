@@ -1,4 +1,4 @@
-#include "execbench/report/judge/capacity.hpp"
+#include "execbench/report/judge/capacity_figures.hpp"
 
 #include <algorithm>
 #include <cmath>

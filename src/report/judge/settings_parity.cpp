@@ -1,4 +1,4 @@
-#include "execbench/report/judge/parity.hpp"
+#include "execbench/report/judge/settings_parity.hpp"
 
 #include <set>
 
