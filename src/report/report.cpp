@@ -2,7 +2,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
-#include "execbench/report/html.hpp"
+#include "execbench/report/html_pages.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/word/capacity_report.hpp"
 #include "execbench/report/word/charts.hpp"

@@ -2,7 +2,7 @@
 
 #include "execbench/core/run_command.hpp"
 #include "execbench/load/capacity/capacity.hpp"
-#include "execbench/report/html.hpp"
+#include "execbench/report/html_pages.hpp"
 #include "execbench/report/judge/capacity_figures.hpp"
 #include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/suite_page.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/report/html.hpp"
+#include "execbench/report/html_pages.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/report/page/html.hpp"
