@@ -11,65 +11,13 @@
 
 namespace execbench::report {
 
-namespace {
-
-// Kept small and readable: the page must work from file://, fetching only its charts, files beside it.
-constexpr std::string_view style_sheet = R"(<style>
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1280px;padding:1em 2em;color:#1b1b1b}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}h3{margin-top:1.8em}
-table{border-collapse:collapse;margin:.8em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}
-th{background:#f2f4f7;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
-tr:nth-child(even) td{background:#fafafa}code{background:#f2f2f2;padding:0 .2em;border-radius:3px}
-figure.chart{margin:1em 0;overflow-x:auto}figure.chart img{max-width:100%;height:auto}figcaption{font-size:.85em;color:#555}
-nav{font-size:.9em;color:#555}
-</style>
-)";
-
-// Click a column header to sort by it: cells that carry a sort key (data-sort) by that number, ahead of the rest,
-// which sort by their text.
-constexpr std::string_view sort_script = R"(<script>
-document.querySelectorAll("table.sortable th").forEach(function (th, _) {
-  th.addEventListener("click", function () {
-    var table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
-    var asc = th.getAttribute("aria-sort") !== "ascending";
-    table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
-    var key = function (row) {
-      var cell = row.cells[col];
-      if (!cell) return "";
-      var k = cell.getAttribute("data-sort");
-      return k !== null ? parseFloat(k) : cell.textContent.toLowerCase();
-    };
-    Array.from(body.rows).sort(function (a, b) {
-      var x = key(a), y = key(b);
-      var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === "number" ? -1 : 1);
-      return asc ? c : -c;
-    }).forEach(function (r) { body.appendChild(r); });
-  });
-});
-</script>
-)";
-
-}  // namespace
-
-namespace {
-
-std::string html_document(const std::string& title, const std::string& body)
-{
-    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-           xml_escape(title) + "</title>\n" + std::string(style_sheet) + "</head>\n<body>\n" + body +
-           std::string(sort_script) + "</body>\n</html>\n";
-}
-
-}  // namespace
-
 std::string suite_html(const suite_data& suite, const report_paths& paths)
 {
     auto nav = "<nav><a href=\"index.html\">all suites</a> · <a href=\"" + xml_escape(suite.name) +
                ".md\">this page as markdown</a> · <a href=\"" + xml_escape(paths.methodology_link) +
                "\">methodology</a> · <a href=\"" +
-               xml_escape(paths.results_link + "/" + suite.name + "/" + raw_results_file(suite)) + "\">raw CSV</a></nav>\n";
+               xml_escape(paths.results_link + "/" + suite.name + "/" + raw_results_file(suite)) +
+               "\">raw CSV</a></nav>\n";
     return html_document("execbench results: " + suite.name, nav + to_html(suite_page(suite, paths)));
 }
 
@@ -98,8 +46,8 @@ std::string index_html(const std::vector<suite_data>& suites, const report_paths
             std::count_if(s->capacity_scenarios.begin(), s->capacity_scenarios.end(), [&](const auto& c) {
                 return std::find(s->scenarios.begin(), s->scenarios.end(), c) == s->scenarios.end();
             });
-        auto item = "[" + s->name + "](" + s->name + ".html): " +
-                    std::to_string(s->scenarios.size() + std::size_t(searched_only)) + " scenario(s), ";
+        auto item = "[" + s->name + "](" + s->name +
+                    ".html): " + std::to_string(s->scenarios.size() + std::size_t(searched_only)) + " scenario(s), ";
         if (!s->capacity_scenarios.empty())
             item += std::to_string(s->capacity_scenarios.size()) + " with a capacity search, ";
         item += "arms " + join(s->models, ", ");

@@ -1,4 +1,6 @@
 #pragma once
+// The HTML site: each suite's page and the index, built from the same pages as the markdown, rendered and wrapped by
+// page/html.hpp.
 
 #include "execbench/report/read/suite_reader.hpp"
 #include "execbench/report/word/paths.hpp"
@@ -8,8 +10,9 @@
 
 namespace execbench::report {
 
-/// The HTML page of one suite: inline CSS, a few lines of inline script to sort tables, and each chart as an
-/// `<img>` of the SVG file the markdown links (relative, so it works from file://). Fetches nothing else.
+/// The HTML page of one suite: a link bar and the suite page in an html_document (inline CSS, a few lines of inline
+/// script to sort tables), each chart as an `<img>` of the SVG file the markdown links (relative, so it works from
+/// file://). Fetches nothing else.
 std::string suite_html(const suite_data& suite, const report_paths& paths);
 
 /// The index page: every suite with its page, and the headline table.
