@@ -3,7 +3,7 @@
 // page/html.hpp.
 
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/paths.hpp"
+#include "execbench/report/word/report_paths.hpp"
 
 #include <string>
 #include <vector>

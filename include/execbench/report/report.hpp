@@ -4,7 +4,7 @@
 #include "execbench/report/read/suite_reader.hpp"
 #include "execbench/report/word/charts.hpp"
 #include "execbench/report/word/headline.hpp"
-#include "execbench/report/word/paths.hpp"
+#include "execbench/report/word/report_paths.hpp"
 
 #include <filesystem>
 #include <string>

@@ -3,7 +3,7 @@
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/report/page/page.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/paths.hpp"
+#include "execbench/report/word/report_paths.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 
 #include "execbench/report/judge/workload_map.hpp"
 #include "execbench/report/page/page.hpp"
-#include "execbench/report/word/paths.hpp"
+#include "execbench/report/word/report_paths.hpp"
 
 #include <nlohmann/json.hpp>
 

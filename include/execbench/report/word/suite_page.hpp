@@ -2,7 +2,7 @@
 
 #include "execbench/report/page/page.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/paths.hpp"
+#include "execbench/report/word/report_paths.hpp"
 #include "execbench/report/word/words.hpp"
 
 #include <set>
