@@ -2,9 +2,9 @@
 
 #include "execbench/core/text.hpp"
 #include "execbench/report/page/html.hpp"
-#include "execbench/report/word/charts.hpp"
 #include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/map_page.hpp"
+#include "execbench/report/word/scenario_chart.hpp"
 #include "execbench/report/word/suite_page.hpp"
 
 #include <algorithm>

@@ -5,9 +5,9 @@
 #include "execbench/report/html_pages.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/word/capacity_report.hpp"
-#include "execbench/report/word/charts.hpp"
 #include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/map_page.hpp"
+#include "execbench/report/word/scenario_chart.hpp"
 #include "execbench/report/word/suite_page.hpp"
 
 #include <nlohmann/json.hpp>

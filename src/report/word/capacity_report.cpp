@@ -5,7 +5,7 @@
 #include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/judge/capacity_figures.hpp"
-#include "execbench/report/word/charts.hpp"
+#include "execbench/report/word/scenario_chart.hpp"
 #include "execbench/report/word/words.hpp"
 #include "execbench/stats/trials.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "execbench/core/model_names.hpp"
 #include "execbench/core/text.hpp"
-#include "execbench/report/word/charts.hpp"
+#include "execbench/report/word/scenario_chart.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,11 +6,11 @@
 #include "execbench/report/judge/winners.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/word/capacity_report.hpp"
-#include "execbench/report/word/charts.hpp"
 #include "execbench/report/word/finding.hpp"
 #include "execbench/report/word/map_page.hpp"
 #include "execbench/report/word/parity.hpp"
 #include "execbench/report/word/profile_section.hpp"
+#include "execbench/report/word/scenario_chart.hpp"
 #include "execbench/report/word/scenario_rows.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 

@@ -1,4 +1,4 @@
-#include "execbench/report/word/charts.hpp"
+#include "execbench/report/word/scenario_chart.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/ramp.hpp"
