@@ -4,8 +4,8 @@
 #include "execbench/report/page/html.hpp"
 #include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/map_page.hpp"
-#include "execbench/report/word/scenario_chart.hpp"
 #include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/word/summary_chart.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,6 @@
 #include "execbench/report/read/suite_reader.hpp"
 #include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/report_paths.hpp"
-#include "execbench/report/word/scenario_chart.hpp"
 
 #include <filesystem>
 #include <string>

@@ -1,13 +1,11 @@
 #include "execbench/report/word/capacity_report.hpp"
 
 #include "execbench/core/text.hpp"
-#include "execbench/load/record/capacity_record.hpp"
-#include "execbench/load/record/slo.hpp"
 #include "execbench/load/scenario/duration.hpp"
 #include "execbench/report/judge/capacity_figures.hpp"
-#include "execbench/report/word/scenario_chart.hpp"
-#include "execbench/report/word/words.hpp"
-#include "execbench/stats/trials.hpp"
+#include "execbench/report/word/capacity_chart.hpp"
+#include "execbench/report/word/capacity_text.hpp"
+#include "execbench/report/word/chart_hash.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,121 +15,6 @@
 #include <sstream>
 
 namespace execbench::report {
-
-namespace {
-
-std::string rps_text(double v)
-{
-    return grouped(static_cast<std::uint64_t>(std::llround(std::max(0.0, v))));
-}
-
-/// The arms of `s` that searched `scenario`, in the suite's arm order.
-std::vector<const load::capacity_record*> searches_of(const suite_data& s, const std::string& scenario)
-{
-    std::vector<const load::capacity_record*> out;
-    auto it = s.capacity.find(scenario);
-    if (it == s.capacity.end())
-        return out;
-    for (const auto& m : s.models)
-        if (auto r = it->second.find(m); r != it->second.end())
-            out.push_back(&r->second);
-    return out;
-}
-
-/// The steps with a latency to draw (a successful response), by their offered rate in whole req/s, in rate order.
-std::map<long long, std::vector<const load::capacity_step*>>
-steps_by_rate(const std::vector<load::capacity_step>& steps)
-{
-    std::map<long long, std::vector<const load::capacity_step*>> out;
-    for (const auto& st : steps)
-        if (st.achieved_rps > 0 && st.p99_millis > 0)
-            out[std::llround(st.offered_rps)].push_back(&st);
-    return out;
-}
-
-}  // namespace
-
-std::string capacity_chart_name(const std::string& scenario)
-{
-    return "capacity-" + scenario + ".svg";
-}
-
-std::string capacity_cell(const load::capacity_result& r)
-{
-    using outcome = load::capacity_result::outcome;
-    switch (r.what) {
-    case outcome::measured:
-        return rps_text(r.capacity_rps) + " req/s (95 % " + rps_text(r.low_rps) + "–" + rps_text(r.high_rps) + ")" +
-               (load::bounding_connections(r)
-                    ? ", bounded by the scenario's " + grouped(*load::bounding_connections(r)) + " connections"
-                    : std::string{});
-    case outcome::generator_bound:
-        return r.capacity_rps > 0 ? "≥ " + rps_text(r.capacity_rps) + " req/s (generator-bound: a lower bound)"
-                                  : "not measured (generator-bound from the first step)";
-    case outcome::above_max: return "≥ " + rps_text(r.capacity_rps) + " req/s (the highest rate searched)";
-    case outcome::below_min:
-        return "below " + rps_text(r.steps.empty() ? 0 : r.steps.back().offered_rps) + " req/s (no step met the SLO)";
-    case outcome::stopped: break;
-    }
-    return "not measured (" + r.stop_reason + ")";
-}
-
-nlohmann::json capacity_chart_data(const suite_data& s, const std::string& scenario)
-{
-    nlohmann::json j;
-    j["kind"] = "capacity";
-    j["all_arms"] = s.models;
-    auto searches = searches_of(s, scenario);
-    std::string slo = searches.empty() ? "" : searches.front()->slo;
-    j["title"] = scenario + ": latency against the offered rate (SLO " + slo + ")";
-    j["bounds"] = nlohmann::json::array();
-    if (auto gates = load::parse_slo(slo))
-        for (const auto& g : *gates)
-            if (g.metric.rfind("latency_millis_", 0) == 0)
-                j["bounds"].push_back({{"label", g.text}, {"millis", g.limit}});
-    j["arms"] = nlohmann::json::array();
-    for (const auto* r : searches) {
-        nlohmann::json a;
-        a["arm"] = r->arm;
-        a["outcome"] = load::to_string(r->result.what);
-        a["capacity_rps"] = r->result.capacity_rps;
-        a["lower_bound"] = r->result.lower_bound();
-        a["label"] = capacity_cell(r->result);
-        if (r->result.what == load::capacity_result::outcome::measured) {
-            a["low_rps"] = r->result.low_rps;
-            a["high_rps"] = r->result.high_rps;
-        }
-        // One point per offered rate, in rate order, drawn against that rate: joined in the order they ran, or by
-        // their achieved rate (which an overloaded step pulls back below the passing steps beside it), the
-        // bisections' steps zig-zag. Repeats at one rate are drawn as their median with their range.
-        for (const auto& rate_steps : steps_by_rate(r->result.steps)) {
-            // Named, not a structured binding: clang 14 cannot capture one in a lambda (the sanitizer build's).
-            const auto& rate = rate_steps.first;
-            const auto& at_rate = rate_steps.second;
-            auto figure = [&](double load::capacity_step::*member) {
-                std::vector<double> v;
-                for (const auto* st : at_rate)
-                    v.push_back(st->*member);
-                return stats::summarize(v);
-            };
-            auto p50 = figure(&load::capacity_step::p50_millis);
-            auto p99 = figure(&load::capacity_step::p99_millis);
-            a["offered_rps"].push_back(rate);
-            a["achieved_rps"].push_back(figure(&load::capacity_step::achieved_rps).median);
-            a["p50"].push_back(p50.median);
-            a["p99"].push_back(p99.median);
-            a["p99_range"].push_back({p99.min, p99.max});
-            a["steps"].push_back(at_rate.size());
-            a["met_slo"].push_back(
-                std::all_of(at_rate.begin(), at_rate.end(), [](const auto* st) { return st->met_slo; }));
-            a["generator_bound"].push_back(
-                std::any_of(at_rate.begin(), at_rate.end(), [](const auto* st) { return st->generator_bound; }));
-        }
-        if (a.contains("offered_rps"))
-            j["arms"].push_back(a);
-    }
-    return j;
-}
 
 std::string capacity_steps_text(const suite_data& s)
 {

@@ -2,7 +2,9 @@
 
 #include "execbench/core/model_names.hpp"
 #include "execbench/core/text.hpp"
-#include "execbench/report/word/scenario_chart.hpp"
+#include "execbench/report/word/capacity_text.hpp"
+#include "execbench/report/word/chart_hash.hpp"
+#include "execbench/report/word/map_chart.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,27 +14,6 @@ namespace execbench::report {
 
 namespace {
 
-std::string rate_figure(double v)
-{
-    return grouped(static_cast<std::uint64_t>(std::llround(std::max(0.0, v))));
-}
-
-/// "2.0k", "≥ 32k": a capacity short enough for a map cell.
-std::string short_rps(const load::capacity_result& r)
-{
-    using outcome = load::capacity_result::outcome;
-    auto v = r.capacity_rps;
-    std::string n = v >= 10'000 ? fixed(v / 1000, 0) + "k" : v >= 1000 ? fixed(v / 1000, 1) + "k" : fixed(v, 0);
-    switch (r.what) {
-    case outcome::measured: return n;
-    case outcome::generator_bound:
-    case outcome::above_max: return "≥ " + n;
-    case outcome::below_min: return "< " + rate_figure(r.steps.empty() ? 0 : r.steps.back().offered_rps);
-    case outcome::stopped: break;
-    }
-    return "–";
-}
-
 /// Why an arm's measured capacity parts from the prediction, from its own steps.
 std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigned workers)
 {
@@ -40,10 +21,10 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
     using outcome = load::capacity_result::outcome;
     const auto& r = a.search->result;
     if (r.what == outcome::generator_bound)
-        return "the generator's bound: its core, not the server, stopped the search at ≥ " +
-               rate_figure(r.capacity_rps) + " req/s (a lower bound)";
+        return "the generator's bound: its core, not the server, stopped the search at ≥ " + rps_text(r.capacity_rps) +
+               " req/s (a lower bound)";
     if (r.what == outcome::above_max)
-        return "the search's highest rate, " + rate_figure(r.capacity_rps) + " req/s: a lower bound, not the server's";
+        return "the search's highest rate, " + rps_text(r.capacity_rps) + " req/s: a lower bound, not the server's";
     if (r.what == outcome::below_min)
         return "no rate met the SLO";
     if (r.what == outcome::stopped)
@@ -56,14 +37,14 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
                     : "its own cost per request: ") +
               fixed(a.cpu_micros_per_request, a.cpu_micros_per_request < 10 ? 1 : 0) +
               " µs of server CPU per request at its highest passing step, " + fixed(own, own < 10 ? 1 : 0) +
-              " µs over the C asked; with it the bound is " + rate_figure(with_own) + " req/s";
+              " µs over the C asked; with it the bound is " + rps_text(with_own) + " req/s";
         if (with_own > 0 && std::abs(r.capacity_rps / with_own - 1) <= map_agreement)
             return out;
         out += "; ";
     }
     if (const auto* miss = first_miss_above(r))
         out +=
-            "at " + rate_figure(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
+            "at " + rps_text(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
             fixed(miss->server_cpu_percent, 0) + " % CPU" +
             (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : ": the core was full");
     return out;
@@ -74,37 +55,6 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
 std::string why_apart(const map_cell& c, const map_arm& a, const workload_map& m)
 {
     return a.agrees() ? std::string() : explain(c, a, m.cores, m.pool_workers);
-}
-
-nlohmann::json map_chart_data(const suite_data& s, const workload_map& m)
-{
-    nlohmann::json cells = nlohmann::json::array();
-    for (const auto& c : m.cells) {
-        nlohmann::json arms = nlohmann::json::array();
-        for (const auto& a : c.arms)
-            arms.push_back({{"arm", a.arm}, {"label", short_rps(a.search->result)}, {"ratio", a.ratio}});
-        cells.push_back({{"cpu", c.cpu_micros},
-                         {"wait", c.wait_millis},
-                         {"leaders", c.leaders},
-                         {"tie", c.leaders.size() == c.arms.size() && !c.undecided},
-                         {"undecided", c.undecided},
-                         {"arms", arms}});
-    }
-    nlohmann::json boundary = nlohmann::json::array();
-    if (m.pool_workers > 0)
-        for (auto cpu : m.cpus)  // at C = 0 the break-even wait is 0: the pool keeps up with no wait at all
-            boundary.push_back({{"cpu", cpu}, {"wait", pool_break_even_wait_millis(cpu, m.pool_workers, m.cores)}});
-    return {{"kind", "map"},
-            {"title", "Workload map (" + s.name +
-                          "): which arm serves the most requests per second within each cell's "
-                          "SLO"},
-            {"all_arms", s.models},
-            {"cpus", m.cpus},
-            {"waits", m.waits},
-            {"cells", cells},
-            {"boundary", boundary},
-            {"workers", m.pool_workers},
-            {"cores", m.cores}};
 }
 
 namespace {
@@ -292,7 +242,7 @@ page map_section(const suite_data& s, const report_paths& paths)
             }
             auto text = short_rps(it->search->result) + " / " +
                         (it->predicted_rps > 0
-                             ? rate_figure(it->predicted_rps) + (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
+                             ? rps_text(it->predicted_rps) + (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
                              : "–");
             r.emplace_back(std::move(text), it->search->result.capacity_rps);
         }

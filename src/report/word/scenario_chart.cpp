@@ -2,31 +2,13 @@
 
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/ramp.hpp"
-#include "execbench/report/judge/winners.hpp"
-#include "execbench/report/word/verdict_text.hpp"
 #include "execbench/report/word/words.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
 
 namespace execbench::report {
 
 namespace metric = load::metric;
-
-std::string fnv1a_hex(std::string_view data)
-{
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : data) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
-}
 
 std::string chart_name(const std::string& scenario)
 {
@@ -144,110 +126,6 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
         }
         j["arms"].push_back(a);
     }
-    return j;
-}
-
-nlohmann::json winners_chart_data(const suite_data& s)
-{
-    auto w = rank(figures_of(s), s.models);
-    if (w.decided + w.ties == 0)
-        return nullptr;
-    nlohmann::json j;
-    j["kind"] = "winners";
-    j["title"] = s.name + " suite: winner and runner-up per metric (95 % bootstrap intervals)";
-    j["all_arms"] = s.models;
-    j["scenarios"] = w.scenarios;
-    j["metrics"] = nlohmann::json::array();
-    for (const auto& rule : winner_metrics())
-        j["metrics"].push_back(rule.label + (rule.direction == better::higher ? " ↑" : " ↓"));
-    // Per metric and scenario: the verdict, the runner-up (the arm the winner leads by least) and that lead.
-    nlohmann::json cells = nlohmann::json::array();
-    for (const auto& rule : winner_metrics()) {
-        nlohmann::json row = nlohmann::json::array();
-        for (const auto& sc : w.scenarios) {
-            nlohmann::json cell = {{"winner", nullptr}, {"runner_up", nullptr}, {"lead_percent", nullptr}};
-            auto by_metric = w.cells.find(sc);
-            const cell_verdict* v = nullptr;
-            if (by_metric != w.cells.end())
-                if (auto it = by_metric->second.find(rule.column); it != by_metric->second.end())
-                    v = &it->second;
-            if (!v || (v->kind != verdict::winner && v->kind != verdict::shared && v->kind != verdict::tie)) {
-                cell["state"] = "none";
-            } else if (v->kind == verdict::tie) {
-                cell["state"] = "tie";
-            } else if (v->kind == verdict::shared) {
-                cell["state"] = "shared";
-                cell["leaders"] = v->leaders;
-            } else {
-                cell["state"] = "won";
-                cell["winner"] = v->winner;
-                if (const auto* p = deciding_pair(*v, rule); p && p->by_failures) {
-                    // Won because every other arm failed: there is no measured lead to print, only who failed.
-                    cell["state"] = "won_by_failures";
-                    cell["failed"] = v->demoted();
-                } else if (p) {
-                    // The lead as "how many times better, minus one": 2× either way reads 100 %.
-                    double r = p->ratio.ratio > 0 ? p->ratio.ratio : 1.0;
-                    cell["runner_up"] = p->first == v->winner ? p->second : p->first;
-                    cell["lead_percent"] = (std::max(r, 1.0 / r) - 1.0) * 100.0;
-                }
-            }
-            row.push_back(cell);
-        }
-        cells.push_back(row);
-    }
-    j["cells"] = cells;
-    return j;
-}
-
-nlohmann::json summary_chart_data(const std::vector<suite_data>& suites)
-{
-    nlohmann::json j;
-    j["kind"] = "summary";
-    j["title"] = "latency p99 per scenario and arm (median of the trials, log scale)";
-    j["failure_tolerance_percent"] = failure_tolerance * 100;
-    std::vector<std::string> arms;
-    j["suites"] = nlohmann::json::array();
-    for (const auto& s : suites) {
-        nlohmann::json suite{{"name", s.name}, {"scenarios", nlohmann::json::array()}, {"arms", s.models}};
-        nlohmann::json p99 = nlohmann::json::object(), failed = nlohmann::json::object();
-        for (const auto& m : s.models) {
-            p99[m] = nlohmann::json::array();
-            failed[m] = nlohmann::json::array();
-        }
-        for (const auto& sc : s.scenarios) {
-            if (!any_ran(s, sc))
-                continue;
-            suite["scenarios"].push_back(sc + scale_suffix(s, sc));
-            for (const auto& m : s.models) {
-                const auto* v = find_run(s, sc, m);
-                // A generator-bound run or one awaiting re-measurement has no figure of the model's to draw.
-                bool ran = v && v->ran() && v->number(metric::requests_ok) > 0 && v->not_a_result().empty();
-                p99[m].push_back(ran ? nlohmann::json(v->number(metric::latency_millis_p99)) : nlohmann::json(nullptr));
-                // Failed beyond the tolerance, or no run at all: either way its bar is no like-for-like figure.
-                failed[m].push_back(!v || !v->ran() || failed_or_unsent(usable_trials(v->trials)) ||
-                                    v->number(metric::requests_ok) == 0);
-            }
-        }
-        if (suite["scenarios"].empty())
-            continue;
-        for (const auto& m : s.models)
-            if (std::find(arms.begin(), arms.end(), m) == arms.end())
-                arms.push_back(m);
-        suite["p99"] = std::move(p99);
-        suite["failed"] = std::move(failed);
-        j["suites"].push_back(std::move(suite));
-    }
-    if (j["suites"].empty())
-        return nullptr;
-    // The execution models first, so each keeps the colour it has on the suites' own charts.
-    std::stable_sort(arms.begin(), arms.end(), [](const std::string& a, const std::string& b) {
-        auto rank = [](const std::string& x) {
-            return std::find(known_models().begin(), known_models().end(), x) - known_models().begin();
-        };
-        return rank(a) < rank(b);
-    });
-    j["all_arms"] = arms;
     return j;
 }
 

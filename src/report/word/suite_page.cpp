@@ -6,6 +6,7 @@
 #include "execbench/report/judge/winners.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/word/capacity_report.hpp"
+#include "execbench/report/word/chart_hash.hpp"
 #include "execbench/report/word/finding.hpp"
 #include "execbench/report/word/map_page.hpp"
 #include "execbench/report/word/parity.hpp"

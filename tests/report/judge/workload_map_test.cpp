@@ -4,6 +4,7 @@
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/word/headline.hpp"
+#include "execbench/report/word/map_chart.hpp"
 
 #include <catch2/catch.hpp>
 

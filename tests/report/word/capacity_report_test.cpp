@@ -4,6 +4,8 @@
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/report/html_pages.hpp"
 #include "execbench/report/judge/capacity_figures.hpp"
+#include "execbench/report/word/capacity_chart.hpp"
+#include "execbench/report/word/capacity_text.hpp"
 #include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/suite_page.hpp"
 #include "support/temp_dir.hpp"

@@ -2,6 +2,8 @@
 #include "execbench/core/run_command.hpp"
 #include "execbench/report/read/suite_reader.hpp"
 #include "execbench/report/word/scenario_chart.hpp"
+#include "execbench/report/word/summary_chart.hpp"
+#include "execbench/report/word/winners_chart.hpp"
 #include "support/fake_suite.hpp"
 #include "support/temp_dir.hpp"
 
