@@ -17,9 +17,9 @@
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/page/console.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/run_table.hpp"
 
 #include <CLI/CLI.hpp>

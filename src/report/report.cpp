@@ -2,15 +2,15 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/html_pages.hpp"
 #include "execbench/report/page/markdown.hpp"
+#include "execbench/report/suite_page/map_section.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 #include "execbench/report/word/capacity_chart.hpp"
 #include "execbench/report/word/chart_hash.hpp"
-#include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/map_chart.hpp"
-#include "execbench/report/word/map_page.hpp"
 #include "execbench/report/word/scenario_chart.hpp"
-#include "execbench/report/word/suite_page.hpp"
 #include "execbench/report/word/summary_chart.hpp"
 #include "execbench/report/word/winners_chart.hpp"
 

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/report_paths.hpp"
 
 #include <filesystem>

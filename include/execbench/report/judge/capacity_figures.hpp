@@ -1,6 +1,7 @@
 #pragma once
 // What a suite's capacity searches conclude, as figures: which steps count, where a capacity lies, and the CPU each
-// arm spends per request at a rate all of them passed. word/capacity_report.hpp and word/map_page.hpp say it.
+// arm spends per request at a rate all of them passed. suite_page/capacity_section.hpp and
+// suite_page/map_section.hpp say it.
 
 #include "execbench/load/results/capacity_results.hpp"
 

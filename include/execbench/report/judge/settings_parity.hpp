@@ -1,5 +1,6 @@
 #pragma once
-// Whether the arms of a scenario ran on equal terms, as facts: word/parity.hpp says it under the scenario.
+// Whether the arms of a scenario ran on equal terms, as facts: suite_page/parity_notes.hpp says it under the
+// scenario.
 
 #include "execbench/report/read/suite_reader.hpp"
 

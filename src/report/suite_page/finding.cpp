@@ -1,8 +1,8 @@
-#include "execbench/report/word/finding.hpp"
+#include "execbench/report/suite_page/finding.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/word/scenario_rows.hpp"
+#include "execbench/report/suite_page/scenario_rows.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 #include "execbench/report/word/words.hpp"
 

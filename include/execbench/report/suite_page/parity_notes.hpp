@@ -1,4 +1,5 @@
 #pragma once
+// Whether the arms of a scenario ran on equal terms, in words under it (judge/settings_parity.hpp finds the facts).
 
 #include "execbench/report/page/page.hpp"
 #include "execbench/report/read/suite_reader.hpp"

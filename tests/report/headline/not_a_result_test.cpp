@@ -1,7 +1,7 @@
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/judge/winners.hpp"
-#include "execbench/report/word/headline.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 
 #include <catch2/catch.hpp>
 

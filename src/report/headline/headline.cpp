@@ -1,13 +1,13 @@
-#include "execbench/report/word/headline.hpp"
+#include "execbench/report/headline/headline.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/report/judge/winners.hpp"
 #include "execbench/report/page/markdown.hpp"
-#include "execbench/report/word/capacity_report.hpp"
-#include "execbench/report/word/scenario_rows.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/capacity_section.hpp"
+#include "execbench/report/suite_page/scenario_rows.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 
 #include <algorithm>

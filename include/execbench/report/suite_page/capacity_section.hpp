@@ -1,4 +1,6 @@
 #pragma once
+// A suite's capacity searches on the pages: the suite page's section and the headline's table
+// (judge/capacity_figures.hpp concludes, word/capacity_text.hpp says a capacity).
 
 #include "execbench/report/page/page.hpp"
 #include "execbench/report/read/suite_reader.hpp"

@@ -1,5 +1,5 @@
 // A scenario's table on its suite page: one row per figure, one cell per arm.
-#include "execbench/report/word/scenario_rows.hpp"
+#include "execbench/report/suite_page/scenario_rows.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"

@@ -1,6 +1,6 @@
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/word/scenario_rows.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/scenario_rows.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "execbench/report/word/map_page.hpp"
+#include "execbench/report/suite_page/map_section.hpp"
 
 #include "execbench/core/model_names.hpp"
 #include "execbench/core/text.hpp"

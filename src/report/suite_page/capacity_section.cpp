@@ -1,4 +1,4 @@
-#include "execbench/report/word/capacity_report.hpp"
+#include "execbench/report/suite_page/capacity_section.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/scenario/duration.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/report/word/parity.hpp"
+#include "execbench/report/suite_page/parity_notes.hpp"
 
 #include "execbench/report/page/markdown.hpp"
 

@@ -1,5 +1,6 @@
 #pragma once
-// The workload map in words and pictures: judge/workload_map.hpp computes it.
+// The workload map on the pages: the suite page's section and the README's lines (judge/workload_map.hpp computes
+// the map).
 
 #include "execbench/report/judge/workload_map.hpp"
 #include "execbench/report/page/page.hpp"

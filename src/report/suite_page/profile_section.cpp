@@ -1,8 +1,8 @@
-#include "execbench/report/word/profile_section.hpp"
+#include "execbench/report/suite_page/profile_section.hpp"
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 
 #include <algorithm>
 #include <map>
