@@ -1,11 +1,11 @@
 #include "execbench/report/html_pages.hpp"
 
 #include "execbench/core/text.hpp"
+#include "execbench/report/chart_data/summary_chart.hpp"
 #include "execbench/report/headline/headline.hpp"
 #include "execbench/report/page/html.hpp"
 #include "execbench/report/suite_page/map_section.hpp"
 #include "execbench/report/suite_page/suite_page.hpp"
-#include "execbench/report/word/summary_chart.hpp"
 
 #include <algorithm>
 

@@ -2,10 +2,10 @@
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/scenario/duration.hpp"
+#include "execbench/report/chart_data/capacity_chart.hpp"
+#include "execbench/report/chart_data/chart_hash.hpp"
 #include "execbench/report/judge/capacity_figures.hpp"
-#include "execbench/report/word/capacity_chart.hpp"
 #include "execbench/report/word/capacity_text.hpp"
-#include "execbench/report/word/chart_hash.hpp"
 
 #include <algorithm>
 #include <chrono>

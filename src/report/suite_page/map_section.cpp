@@ -2,9 +2,9 @@
 
 #include "execbench/core/model_names.hpp"
 #include "execbench/core/text.hpp"
+#include "execbench/report/chart_data/chart_hash.hpp"
+#include "execbench/report/chart_data/map_chart.hpp"
 #include "execbench/report/word/capacity_text.hpp"
-#include "execbench/report/word/chart_hash.hpp"
-#include "execbench/report/word/map_chart.hpp"
 
 #include <algorithm>
 #include <cmath>

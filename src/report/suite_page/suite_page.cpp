@@ -3,6 +3,8 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
+#include "execbench/report/chart_data/chart_hash.hpp"
+#include "execbench/report/chart_data/scenario_chart.hpp"
 #include "execbench/report/judge/winners.hpp"
 #include "execbench/report/page/markdown.hpp"
 #include "execbench/report/suite_page/capacity_section.hpp"
@@ -11,8 +13,6 @@
 #include "execbench/report/suite_page/parity_notes.hpp"
 #include "execbench/report/suite_page/profile_section.hpp"
 #include "execbench/report/suite_page/scenario_rows.hpp"
-#include "execbench/report/word/chart_hash.hpp"
-#include "execbench/report/word/scenario_chart.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 
 #include <algorithm>

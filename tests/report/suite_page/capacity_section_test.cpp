@@ -2,11 +2,11 @@
 
 #include "execbench/core/run_command.hpp"
 #include "execbench/load/capacity/capacity.hpp"
+#include "execbench/report/chart_data/capacity_chart.hpp"
 #include "execbench/report/headline/headline.hpp"
 #include "execbench/report/html_pages.hpp"
 #include "execbench/report/judge/capacity_figures.hpp"
 #include "execbench/report/suite_page/suite_page.hpp"
-#include "execbench/report/word/capacity_chart.hpp"
 #include "execbench/report/word/capacity_text.hpp"
 #include "support/temp_dir.hpp"
 

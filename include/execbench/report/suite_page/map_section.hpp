@@ -1,6 +1,6 @@
 #pragma once
 // The workload map on the pages: the suite page's section and the README's lines (judge/workload_map.hpp computes
-// the map).
+// the map, chart_data/map_chart.hpp holds its picture's data).
 
 #include "execbench/report/judge/workload_map.hpp"
 #include "execbench/report/page/page.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/report/word/chart_hash.hpp"
+#include "execbench/report/chart_data/chart_hash.hpp"
 
 #include <cstdint>
 #include <cstdio>

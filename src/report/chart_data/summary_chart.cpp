@@ -1,4 +1,4 @@
-#include "execbench/report/word/summary_chart.hpp"
+#include "execbench/report/chart_data/summary_chart.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/report/read/trial_figures.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/report/word/scenario_chart.hpp"
+#include "execbench/report/chart_data/scenario_chart.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/scenario/ramp.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/report/word/capacity_chart.hpp"
+#include "execbench/report/chart_data/capacity_chart.hpp"
 
 #include "execbench/load/record/capacity_record.hpp"
 #include "execbench/load/record/slo.hpp"

@@ -1,4 +1,4 @@
-#include "execbench/report/word/winners_chart.hpp"
+#include "execbench/report/chart_data/winners_chart.hpp"
 
 #include "execbench/report/judge/winners.hpp"
 #include "execbench/report/word/verdict_text.hpp"

@@ -1,9 +1,9 @@
 // The chart data each kind of page draws, fed through charts.py (matplotlib): every panel has data.
 #include "execbench/core/run_command.hpp"
+#include "execbench/report/chart_data/scenario_chart.hpp"
+#include "execbench/report/chart_data/summary_chart.hpp"
+#include "execbench/report/chart_data/winners_chart.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/scenario_chart.hpp"
-#include "execbench/report/word/summary_chart.hpp"
-#include "execbench/report/word/winners_chart.hpp"
 #include "support/fake_suite.hpp"
 #include "support/temp_dir.hpp"
 

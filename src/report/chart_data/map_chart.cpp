@@ -1,4 +1,4 @@
-#include "execbench/report/word/map_chart.hpp"
+#include "execbench/report/chart_data/map_chart.hpp"
 
 #include "execbench/report/word/capacity_text.hpp"
 
