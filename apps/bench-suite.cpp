@@ -18,9 +18,9 @@
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/server_process.hpp"
 #include "execbench/load/suite/suite.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/page/console.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/headline.hpp"
 #include "execbench/report/word/run_table.hpp"
 
 #include <CLI/CLI.hpp>

@@ -123,12 +123,14 @@ bool plan_movies(const http::request& req, const query_params& params, plan& p, 
 
 }  // namespace
 
-app::app(server_info info, movie_store& movies, metrics& counters)
-    : info_(std::move(info)), movies_(&movies), metrics_(counters)
+app::app(server_info info, movie_store& movies, request_counters& counters)
+    : info_(std::move(info)), movies_(&movies), counters_(counters)
 {
 }
 
-app::app(server_info info, metrics& counters) : info_(std::move(info)), movies_(nullptr), metrics_(counters) {}
+app::app(server_info info, request_counters& counters) : info_(std::move(info)), movies_(nullptr), counters_(counters)
+{
+}
 
 bool app::plan(const http::request& req, struct plan& p, http::response& out)
 {
@@ -264,7 +266,7 @@ void app::respond(const struct plan& p, http::response& out)
             {"shutdownTimeoutMs", info_.shutdown_timeout_ms},
             {"listenBacklog", info_.listen_backlog},
             {"cpus", info_.cpus},
-            {"inFlight", metrics_.in_flight()},
+            {"inFlight", counters_.in_flight()},
             {"version", std::string(execbench::version())},
             {"gitRevision", std::string(execbench::git_revision())},
             {"sourceDigest", std::string(execbench::source_digest())},
@@ -280,7 +282,7 @@ void app::respond(const struct plan& p, http::response& out)
     case endpoint::metrics: {
         out.content_type = "text/plain; version=0.0.4; charset=utf-8";
         auto process = stats::sample_process();
-        metrics_.render(process ? *process : stats::process_sample{}, out.body);
+        counters_.render(process ? *process : stats::process_sample{}, out.body);
         break;
     }
     default: http::make_error(http::failure::internal, "endpoint has no plain response", out); break;
@@ -337,7 +339,7 @@ void app::stream_event(const struct plan& p, std::uint32_t index, http::framing 
     event_stream::end_chunk(f, out);
     if (index + 1 == p.stream.count)
         event_stream::append_last_chunk(f, out);
-    metrics_.event_produced();
+    counters_.event_produced();
 }
 
 std::vector<route_summary> route_summaries()

@@ -160,7 +160,7 @@ std::thread run_in_thread(asio::io_context& io)
     });
 }
 
-bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline)
+bool wait_for_drain(const endpoints::request_counters& counters, std::chrono::steady_clock::time_point deadline)
 {
     while (counters.in_flight() > 0) {
         if (std::chrono::steady_clock::now() >= deadline)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
 
@@ -126,6 +126,6 @@ std::chrono::milliseconds sweep_period(const http::timeouts& timeouts) noexcept;
 std::thread run_in_thread(boost::asio::io_context& io);
 
 /// Waits until no request is in flight or `deadline` passes; true when drained.
-bool wait_for_drain(const endpoints::metrics& counters, std::chrono::steady_clock::time_point deadline);
+bool wait_for_drain(const endpoints::request_counters& counters, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace execbench::models

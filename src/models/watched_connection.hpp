@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/endpoints/request_cycle.hpp"
 #include "execbench/http/limits.hpp"
 
@@ -14,7 +14,7 @@ namespace execbench::models {
 /// request state: those are taken when a request's first bytes arrive.
 struct watched_connection {
     /// Watches `s`'s deadline on `sweep` and counts the connection open in `counters`.
-    watched_connection(socket_type s, deadline_sweep& sweep, endpoints::metrics& counters)
+    watched_connection(socket_type s, deadline_sweep& sweep, endpoints::request_counters& counters)
         : socket(std::move(s)), deadlines(sweep), scope(counters)
     {
         deadlines.watch(deadline, socket.native_handle());

@@ -2,13 +2,17 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/run_command.hpp"
-#include "execbench/report/html.hpp"
+#include "execbench/report/chart_data/capacity_chart.hpp"
+#include "execbench/report/chart_data/chart_hash.hpp"
+#include "execbench/report/chart_data/map_chart.hpp"
+#include "execbench/report/chart_data/scenario_chart.hpp"
+#include "execbench/report/chart_data/summary_chart.hpp"
+#include "execbench/report/chart_data/winners_chart.hpp"
+#include "execbench/report/headline/headline.hpp"
+#include "execbench/report/html_pages.hpp"
 #include "execbench/report/page/markdown.hpp"
-#include "execbench/report/word/capacity_report.hpp"
-#include "execbench/report/word/charts.hpp"
-#include "execbench/report/word/headline.hpp"
-#include "execbench/report/word/map_page.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/map_section.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -31,7 +31,7 @@ endpoints::server_info loop_info()
 /// An app over an in-memory movie store, as bench-server builds it.
 struct app_fixture {
     endpoints::movie_store movies{endpoints::movie_store_options{}};
-    endpoints::metrics counters;
+    endpoints::request_counters counters;
     endpoints::app app{loop_info(), movies, counters};
     endpoints::plan plan;
     http::response out;

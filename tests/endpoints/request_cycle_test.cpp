@@ -30,7 +30,7 @@ endpoints::server_info info()
 
 struct fixture {
     endpoints::movie_store movies{{"", true}};
-    endpoints::metrics counters;
+    endpoints::request_counters counters;
     endpoints::app app{info(), movies, counters};
     endpoints::request_cycle cycle{app};
 

@@ -6,10 +6,10 @@
 // body is also fed to the movie validator directly and the target to the query parser, so JSON and parameter
 // validation are fuzzed even when the HTTP framing is not valid.
 #include "execbench/endpoints/app.hpp"
-#include "execbench/endpoints/metrics.hpp"
 #include "execbench/endpoints/movie_store.hpp"
 #include "execbench/endpoints/movies.hpp"
 #include "execbench/endpoints/params.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/http/failure.hpp"
 #include "execbench/http/request_parser.hpp"
 #include "execbench/http/response.hpp"
@@ -28,7 +28,7 @@ using namespace execbench;
 
 struct fixture {
     endpoints::movie_store movies{{"", true}};
-    endpoints::metrics counters;
+    endpoints::request_counters counters;
     endpoints::app app{endpoints::server_info{.model = "loop",
                                               .threads = 1,
                                               .cpu_threads = 1,

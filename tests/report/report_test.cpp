@@ -1,7 +1,7 @@
 #include "execbench/report/report.hpp"
 
 #include "execbench/core/run_command.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 #include "execbench/stats/histogram.hpp"
 #include "support/fake_suite.hpp"
 #include "support/temp_dir.hpp"

@@ -1,5 +1,5 @@
 #include "execbench/report/report.hpp"
-#include "execbench/report/word/suite_page.hpp"
+#include "execbench/report/suite_page/suite_page.hpp"
 
 #include "support/temp_dir.hpp"
 

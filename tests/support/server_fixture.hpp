@@ -2,7 +2,7 @@
 
 #include "execbench/core/model_names.hpp"
 #include "execbench/endpoints/app.hpp"
-#include "execbench/endpoints/metrics.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/models/server.hpp"
 #include "execbench/server/instance.hpp"
 
@@ -42,7 +42,7 @@ public:
     /// The endpoint app the server runs (to read its counters or info).
     [[nodiscard]] endpoints::app& app() noexcept { return instance_.app(); }
     /// The server's request and stream counters.
-    [[nodiscard]] endpoints::metrics& counters() noexcept { return instance_.app().counters(); }
+    [[nodiscard]] endpoints::request_counters& counters() noexcept { return instance_.app().counters(); }
     /// Stops now (as the destructor would); true when in-flight requests finished within `timeout`.
     bool stop(std::chrono::milliseconds timeout);
 

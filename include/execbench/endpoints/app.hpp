@@ -1,7 +1,7 @@
 #pragma once
 
-#include "execbench/endpoints/metrics.hpp"
 #include "execbench/endpoints/movie_store.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/endpoints/sha256_chain.hpp"
 #include "execbench/endpoints/sse.hpp"
 #include "execbench/http/failure.hpp"
@@ -85,9 +85,9 @@ struct server_info {
 /// then calls `respond` or the stream functions to build what it writes. Thread-safe.
 class app {
 public:
-    app(server_info info, movie_store& movies, metrics& counters);
+    app(server_info info, movie_store& movies, request_counters& counters);
     /// An app whose movies live in a database server: their plans carry `work::database`, which the model performs.
-    app(server_info info, metrics& counters);
+    app(server_info info, request_counters& counters);
 
     /// Routes and validates `req`. Returns false with `out` holding the error response (400/404/405/415).
     bool plan(const http::request& req, struct plan& p, http::response& out);
@@ -111,7 +111,7 @@ public:
     void stream_event(const struct plan& p, std::uint32_t index, http::framing f, std::string& out);
 
     /// The counters this app reports on /metrics.
-    [[nodiscard]] metrics& counters() noexcept { return metrics_; }
+    [[nodiscard]] request_counters& counters() noexcept { return counters_; }
     /// What /health says about the server.
     [[nodiscard]] const server_info& info() const noexcept { return info_; }
     /// Names the downstream server in /health and error messages; call before serving.
@@ -120,7 +120,7 @@ public:
 private:
     server_info info_;
     movie_store* movies_;  // null: movies are a `work::database` stage
-    metrics& metrics_;
+    request_counters& counters_;
 };
 
 /// One line of `bench-server --list-endpoints`.

@@ -1,10 +1,9 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/read/suite_reader.hpp"
-#include "execbench/report/word/charts.hpp"
-#include "execbench/report/word/headline.hpp"
-#include "execbench/report/word/paths.hpp"
+#include "execbench/report/word/report_paths.hpp"
 
 #include <filesystem>
 #include <string>

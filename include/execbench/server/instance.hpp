@@ -2,8 +2,8 @@
 
 #include "execbench/core/result.hpp"
 #include "execbench/endpoints/app.hpp"
-#include "execbench/endpoints/metrics.hpp"
 #include "execbench/endpoints/movie_store.hpp"
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
@@ -73,7 +73,7 @@ public:
 private:
     std::unique_ptr<models::movie_database> database_;  // with --movies-db postgresql://...
     std::unique_ptr<endpoints::movie_store> movies_;    // otherwise
-    endpoints::metrics counters_;
+    endpoints::request_counters counters_;
     models::offload_pool offload_;
     endpoints::app app_;
     models::server_context context_;

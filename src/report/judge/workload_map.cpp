@@ -2,7 +2,7 @@
 
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/model_names.hpp"
-#include "execbench/report/judge/capacity.hpp"
+#include "execbench/report/judge/capacity_figures.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -129,7 +129,7 @@ struct html_writer {
     }
     void operator()(const table& t) const
     {
-        out += "<table class=\"sortable\">";
+        out += "<table class=\"sortable\">";  // sort_script (below) sorts it by each cell's data-sort
         bool blank = std::all_of(t.header.begin(), t.header.end(), [](const std::string& c) { return c.empty(); });
         if (!blank) {  // a key/value table has no header worth a row
             out += "<thead><tr>";
@@ -165,6 +165,57 @@ std::string to_html(const page& p)
     for (const auto& b : p.blocks)
         std::visit(html_writer{out}, b.item);
     return out;
+}
+
+namespace {
+
+// Every page's style and script, beside the writer whose markup they read: `figure.chart` is figure_html's,
+// `table.sortable` and `data-sort` the table writer's (`nav` is the report's link bar). Kept small and readable: the
+// page must work from file://, fetching only its charts, files beside it.
+constexpr std::string_view style_sheet = R"(<style>
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1280px;padding:1em 2em;color:#1b1b1b}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}h3{margin-top:1.8em}
+table{border-collapse:collapse;margin:.8em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}
+th{background:#f2f4f7;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
+tr:nth-child(even) td{background:#fafafa}code{background:#f2f2f2;padding:0 .2em;border-radius:3px}
+figure.chart{margin:1em 0;overflow-x:auto}figure.chart img{max-width:100%;height:auto}figcaption{font-size:.85em;color:#555}
+nav{font-size:.9em;color:#555}
+</style>
+)";
+
+// Click a column header to sort by it: cells that carry a sort key (data-sort) by that number, ahead of the rest,
+// which sort by their text.
+constexpr std::string_view sort_script = R"(<script>
+document.querySelectorAll("table.sortable th").forEach(function (th, _) {
+  th.addEventListener("click", function () {
+    var table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+    var key = function (row) {
+      var cell = row.cells[col];
+      if (!cell) return "";
+      var k = cell.getAttribute("data-sort");
+      return k !== null ? parseFloat(k) : cell.textContent.toLowerCase();
+    };
+    Array.from(body.rows).sort(function (a, b) {
+      var x = key(a), y = key(b);
+      var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === "number" ? -1 : 1);
+      return asc ? c : -c;
+    }).forEach(function (r) { body.appendChild(r); });
+  });
+});
+</script>
+)";
+
+}  // namespace
+
+std::string html_document(const std::string& title, const std::string& body)
+{
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+           xml_escape(title) + "</title>\n" + std::string(style_sheet) + "</head>\n<body>\n" + body +
+           std::string(sort_script) + "</body>\n</html>\n";
 }
 
 }  // namespace execbench::report

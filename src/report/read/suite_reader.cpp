@@ -228,6 +228,18 @@ const run_view* find_run(const suite_data& s, const std::string& scenario, const
     return it == sc->second.end() ? nullptr : &it->second;
 }
 
+std::vector<const load::capacity_record*> searches_of(const suite_data& s, const std::string& scenario)
+{
+    std::vector<const load::capacity_record*> out;
+    auto it = s.capacity.find(scenario);
+    if (it == s.capacity.end())
+        return out;
+    for (const auto& m : s.models)
+        if (auto r = it->second.find(m); r != it->second.end())
+            out.push_back(&r->second);
+    return out;
+}
+
 bool any_ran(const suite_data& s, const std::string& scenario)
 {
     for (const auto& m : s.models)

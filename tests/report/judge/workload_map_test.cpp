@@ -1,9 +1,10 @@
 #include "execbench/report/judge/workload_map.hpp"
-#include "execbench/report/word/map_page.hpp"
+#include "execbench/report/suite_page/map_section.hpp"
 
 #include "execbench/load/capacity/capacity.hpp"
+#include "execbench/report/chart_data/map_chart.hpp"
+#include "execbench/report/headline/headline.hpp"
 #include "execbench/report/page/markdown.hpp"
-#include "execbench/report/word/headline.hpp"
 
 #include <catch2/catch.hpp>
 

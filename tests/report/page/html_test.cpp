@@ -1,4 +1,5 @@
-// The HTML renderer: inline marks, tables with sort keys, charts linked (not copied), folded parts, no comments.
+// The HTML renderer: inline marks, tables with sort keys, charts linked (not copied), folded parts, no comments, and
+// the document around them whose script sorts the tables.
 #include "execbench/report/page/html.hpp"
 
 #include <catch2/catch.hpp>
@@ -63,4 +64,19 @@ TEST_CASE("headings get GitHub's anchors, folded parts fold, comments stay out o
     CHECK(to_html(p) == "<h3 id=\"io-600-x05\">io-600 (x0.5)</h3>\n"
                         "<details><summary>Verdict per metric</summary>\n<p><strong>hot-path-30k</strong></p>\n"
                         "</details>\n<ul>\n<li>loop: note</li>\n<li>pool: <em>other</em></li>\n</ul>\n");
+}
+
+TEST_CASE("the document's script sorts the tables to_html marks sortable, by their data-sort keys", "[report]")
+{
+    page p;
+    p.add(table{{"arm", "req/s"}, {{"loop", cell{"32,000", 32000}}}});
+    auto doc = html_document("a < b", to_html(p));
+    CHECK(doc.rfind("<!DOCTYPE html>\n", 0) == 0);
+    CHECK(doc.find("<title>a &lt; b</title>") != std::string::npos);
+    // The renderer's markup and the script that reads it: one side renamed without the other fails here.
+    CHECK(doc.find("<table class=\"sortable\">") != std::string::npos);
+    CHECK(doc.find("<td data-sort=\"32000\">") != std::string::npos);
+    CHECK(doc.find("document.querySelectorAll(\"table.sortable th\")") != std::string::npos);
+    CHECK(doc.find("cell.getAttribute(\"data-sort\")") != std::string::npos);
+    CHECK(doc.find("<script>") > doc.find("</table>"));  // the tables exist when the script runs
 }

@@ -1,8 +1,8 @@
 #pragma once
 // The workload map as figures (issue 42): each cell's capacities against what theory predicts, and who leads.
-// word/map_page.hpp says it.
+// suite_page/map_section.hpp says it.
 
-#include "execbench/report/judge/capacity.hpp"
+#include "execbench/report/judge/capacity_figures.hpp"
 #include "execbench/report/read/suite_reader.hpp"
 
 #include <optional>

@@ -15,4 +15,9 @@ std::string inline_html(std::string_view md);
 /// file beside the page.
 std::string to_html(const page& p);
 
+/// A whole HTML page around `body` (to_html's blocks, and any markup of the caller's): its `title`, the inline style
+/// sheet, and the few lines of inline script that sort a table by a header click, by each cell's `data-sort` where it
+/// has one. Fetches nothing.
+std::string html_document(const std::string& title, const std::string& body);
+
 }  // namespace execbench::report

@@ -115,6 +115,9 @@ std::vector<std::filesystem::path> suite_dirs(const std::filesystem::path& resul
 /// The run of `model` in `scenario`, or nullptr.
 const run_view* find_run(const suite_data& s, const std::string& scenario, const std::string& model);
 
+/// The capacity searches of `scenario`, one per arm that searched it, in the suite's arm order.
+std::vector<const load::capacity_record*> searches_of(const suite_data& s, const std::string& scenario);
+
 /// True when at least one model ran `scenario`.
 bool any_ran(const suite_data& s, const std::string& scenario);
 
