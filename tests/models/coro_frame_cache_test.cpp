@@ -51,10 +51,14 @@ TEST_CASE("frame_cache hands a freed frame's block to the next frame of its size
 TEST_CASE("frame_cache: a rare frame keeps its slot, the common frames share the rest, and the overflow is freed",
           "[coro]")
 {
-    if constexpr (!frame_cache::recycles)
-        return;  // nothing is kept under a sanitizer
     constexpr std::size_t common = 128;
     constexpr std::size_t rare = 4096;  // stream_events, query_database: a large frame made now and then
+    if constexpr (!frame_cache::recycles) {
+        // Under a sanitizer nothing is kept, the rare frame no more than the others.
+        frame_cache::deallocate(frame_cache::allocate(rare), rare);
+        CHECK(frame_cache::kept(rare) == 0);
+        return;
+    }
     drain({common, rare});
     void* rare_block = frame_cache::allocate(rare);
     frame_cache::deallocate(rare_block, rare);
