@@ -92,7 +92,7 @@ page capacity_section(const suite_data& s, const report_paths& paths)
     efficiency.header.insert(efficiency.header.end(), s.models.begin(), s.models.end());
     for (const auto& sc : s.capacity_scenarios) {
         auto e = common_rate_efficiency(s.capacity.at(sc));
-        std::vector<cell> r{sc, e ? cell{rps_text(e->rate) + " req/s", e->rate} : cell{"no rate every arm passed"}};
+        std::vector<cell> r{sc, e ? cell{load::rate_text(e->rate) + " req/s", e->rate} : cell{"no rate every arm passed"}};
         for (const auto& m : s.models) {
             if (!e || !e->cpu_micros.count(m)) {
                 r.emplace_back("–");
@@ -116,7 +116,7 @@ page capacity_section(const suite_data& s, const report_paths& paths)
             auto item = r->arm + ": " + capacity_cell(r->result) + "; " + std::to_string(r->result.steps.size()) +
                         (r->result.steps.size() == 1 ? " step" : " steps") + ", estimates";
             for (auto e : r->result.estimates)
-                item += " " + rps_text(e);
+                item += " " + load::rate_text(e);
             if (r->result.estimates.empty())
                 item += " none";
             if (bound > 0)

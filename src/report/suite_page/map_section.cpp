@@ -21,10 +21,10 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
     using outcome = load::capacity_result::outcome;
     const auto& r = a.search->result;
     if (r.what == outcome::generator_bound)
-        return "the generator's bound: its core, not the server, stopped the search at ≥ " + rps_text(r.capacity_rps) +
+        return "the generator's bound: its core, not the server, stopped the search at ≥ " + load::rate_text(r.capacity_rps) +
                " req/s (a lower bound)";
     if (r.what == outcome::above_max)
-        return "the search's highest rate, " + rps_text(r.capacity_rps) + " req/s: a lower bound, not the server's";
+        return "the search's highest rate, " + load::rate_text(r.capacity_rps) + " req/s: a lower bound, not the server's";
     if (r.what == outcome::below_min)
         return "no rate met the SLO";
     if (r.what == outcome::stopped)
@@ -37,14 +37,14 @@ std::string explain(const map_cell& c, const map_arm& a, unsigned cores, unsigne
                     : "its own cost per request: ") +
               fixed(a.cpu_micros_per_request, a.cpu_micros_per_request < 10 ? 1 : 0) +
               " µs of server CPU per request at its highest passing step, " + fixed(own, own < 10 ? 1 : 0) +
-              " µs over the C asked; with it the bound is " + rps_text(with_own) + " req/s";
+              " µs over the C asked; with it the bound is " + load::rate_text(with_own) + " req/s";
         if (with_own > 0 && std::abs(r.capacity_rps / with_own - 1) <= map_agreement)
             return out;
         out += "; ";
     }
     if (const auto* miss = first_miss_above(r))
         out +=
-            "at " + rps_text(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
+            "at " + load::rate_text(miss->offered_rps) + " req/s the SLO broke (" + miss->note + ") with the server at " +
             fixed(miss->server_cpu_percent, 0) + " % CPU" +
             (miss->server_cpu_percent < 90.0 * cores ? ": queueing before the core was full" : ": the core was full");
     return out;
@@ -242,7 +242,7 @@ page map_section(const suite_data& s, const report_paths& paths)
             }
             auto text = short_rps(it->search->result) + " / " +
                         (it->predicted_rps > 0
-                             ? rps_text(it->predicted_rps) + (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
+                             ? load::rate_text(it->predicted_rps) + (it->ratio > 0 ? " (" + fixed(it->ratio, 2) + ")" : "")
                              : "–");
             r.emplace_back(std::move(text), it->search->result.capacity_rps);
         }

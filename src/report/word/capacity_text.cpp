@@ -8,26 +8,21 @@
 
 namespace execbench::report {
 
-std::string rps_text(double v)
-{
-    return grouped(static_cast<std::uint64_t>(std::llround(std::max(0.0, v))));
-}
-
 std::string capacity_cell(const load::capacity_result& r)
 {
     using outcome = load::capacity_result::outcome;
     switch (r.what) {
     case outcome::measured:
-        return rps_text(r.capacity_rps) + " req/s (95 % " + rps_text(r.low_rps) + "–" + rps_text(r.high_rps) + ")" +
+        return load::rate_text(r.capacity_rps) + " req/s (95 % " + load::rate_text(r.low_rps) + "–" + load::rate_text(r.high_rps) + ")" +
                (load::bounding_connections(r)
                     ? ", bounded by the scenario's " + grouped(*load::bounding_connections(r)) + " connections"
                     : std::string{});
     case outcome::generator_bound:
-        return r.capacity_rps > 0 ? "≥ " + rps_text(r.capacity_rps) + " req/s (generator-bound: a lower bound)"
+        return r.capacity_rps > 0 ? "≥ " + load::rate_text(r.capacity_rps) + " req/s (generator-bound: a lower bound)"
                                   : "not measured (generator-bound from the first step)";
-    case outcome::above_max: return "≥ " + rps_text(r.capacity_rps) + " req/s (the highest rate searched)";
+    case outcome::above_max: return "≥ " + load::rate_text(r.capacity_rps) + " req/s (the highest rate searched)";
     case outcome::below_min:
-        return "below " + rps_text(r.steps.empty() ? 0 : r.steps.back().offered_rps) + " req/s (no step met the SLO)";
+        return "below " + load::rate_text(r.steps.empty() ? 0 : r.steps.back().offered_rps) + " req/s (no step met the SLO)";
     case outcome::stopped: break;
     }
     return "not measured (" + r.stop_reason + ")";
@@ -43,7 +38,7 @@ std::string short_rps(const load::capacity_result& r)
     case outcome::measured: return n;
     case outcome::generator_bound:
     case outcome::above_max: return "≥ " + n;
-    case outcome::below_min: return "< " + rps_text(r.steps.empty() ? 0 : r.steps.back().offered_rps);
+    case outcome::below_min: return "< " + load::rate_text(r.steps.empty() ? 0 : r.steps.back().offered_rps);
     case outcome::stopped: break;
     }
     return "–";

@@ -7,9 +7,6 @@
 
 namespace execbench::report {
 
-/// A rate as whole requests per second with thin grouping, never below 0: "1,960".
-std::string rps_text(double v);
-
 /// "1,960 req/s (95 % 1,910–2,000)", "≥ 3,200 req/s (generator-bound: a lower bound)", "below 1 req/s", ...
 std::string capacity_cell(const load::capacity_result& r);
 
