@@ -8,6 +8,7 @@
 #include "downstream.hpp"
 #include "request_state.hpp"
 #include "server_support.hpp"
+#include "transport.hpp"
 
 #include "blocking.hpp"
 
@@ -35,17 +36,23 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
+/// What poll() waits for so that `stream` can go on in direction `w` (TLS may need the other direction).
+short poll_events(const transport& stream, asio::socket_base::wait_type w) noexcept
+{
+    return stream.wait_for(w) == asio::socket_base::wait_read ? POLLIN : POLLOUT;
+}
+
 /// A client connection; owned by the poller while its request arrives and by one worker while it is served. Between
-/// requests it holds its socket and deadline timer: the request's buffers come from the poller's spares when bytes
+/// requests it holds its stream (the socket, or TLS over it) and deadline timer: the request's buffers come from the poller's spares when bytes
 /// arrive and go back once the answer is written (docs/models.md).
 struct connection : std::enable_shared_from_this<connection> {
-    connection(socket_type s, asio::io_context& poller, endpoints::app& app)
-        : socket(std::move(s)), timer(poller), scope(app.counters())
+    connection(socket_type s, const tls::server_context* tls, asio::io_context& poller, endpoints::app& app)
+        : stream(std::move(s), tls), timer(poller), scope(app.counters())
     {
     }
     endpoints::request_cycle& cycle() noexcept { return state->cycle; }
 
-    socket_type socket;
+    transport stream;
     asio::steady_timer timer;
     clock::time_point deadline;
     endpoints::connection_scope scope;
@@ -66,7 +73,7 @@ public:
         downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
                             context_.timeouts);
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
-            read_request(std::make_shared<connection>(std::move(socket), poller_io_, app_));
+            read_request(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_));
         });
         poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
@@ -110,7 +117,7 @@ private:
                 spares_.give(std::move(c->state));
             else if (c->state)
                 c->state->parser.emplace(c->cycle().storage);  // a pipelined request is already buffered
-            c->deadline = clock::now() + (c->state ? context_.timeouts.header : context_.timeouts.idle);
+            c->deadline = clock::now() + (c->state ? context_.timeouts.header : c->stream.first_byte_timeout(context_.timeouts));
         }
         if (c->state && parse(*c))
             return;
@@ -119,9 +126,9 @@ private:
         c->timer.expires_at(c->deadline);
         c->timer.async_wait([c](error_code timer_ec) {
             if (!timer_ec)
-                c->socket.cancel(timer_ec);
+                c->stream.cancel(timer_ec);
         });
-        c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
+        c->stream.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
     }
 
     /// Parses what `c` has buffered; true when that settled the request (queued for a worker, or answered and
@@ -159,7 +166,7 @@ private:
         if (buffer.capacity() == 0)
             spares_.lend_buffer(buffer);
         const bool first_bytes = buffer.size() == 0 && !c->state->parser->got_some();
-        auto n = c->socket.read_some(buffer.prepare(read_chunk), ec);
+        auto n = c->stream.read_some(buffer.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
             return read_request(std::move(c));
         if (ec)
@@ -176,7 +183,7 @@ private:
     {
         auto& held = c->state->held;
         error_code ec;
-        held.erase(0, c->socket.write_some(asio::buffer(held), ec));
+        held.erase(0, c->stream.write_some(asio::buffer(held), ec));
         if (ec && ec != asio::error::would_block)
             return close(*c);
         if (held.empty())
@@ -184,9 +191,9 @@ private:
         c->timer.expires_after(context_.timeouts.write);
         c->timer.async_wait([c](error_code timer_ec) {
             if (!timer_ec)
-                c->socket.cancel(timer_ec);
+                c->stream.cancel(timer_ec);
         });
-        c->socket.async_wait(tcp::socket::wait_write, [this, c](error_code wait_ec) {
+        c->stream.async_wait(tcp::socket::wait_write, [this, c](error_code wait_ec) {
             c->timer.cancel();
             if (wait_ec)
                 return close(*c);
@@ -199,7 +206,7 @@ private:
         // Read what else is there so closing does not reset the connection before the client sees the answer.
         error_code ec;
         char discard[16 * 1024];
-        c.socket.read_some(asio::buffer(discard), ec);
+        c.stream.read_some(asio::buffer(discard), ec);
         c.cycle().reject(http::failure::overloaded, "all workers busy and the queue is full");
         answer_now(c);
         close(c);
@@ -213,15 +220,13 @@ private:
         error_code ec;
         const std::array buffers{asio::buffer(c.state->held), asio::buffer(c.state->out),
                                  asio::buffer(c.cycle().response.body)};
-        auto n = c.socket.write_some(buffers, ec);
+        auto n = c.stream.write_some(buffers, ec);
         c.cycle().finish(!ec && n == asio::buffer_size(buffers));
     }
 
     void close(connection& c)
     {
-        error_code ec;
-        c.socket.shutdown(tcp::socket::shutdown_send, ec);
-        c.socket.close(ec);
+        c.stream.close();
     }
 
     void work()
@@ -316,10 +321,10 @@ private:
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
-            pending.consume(c.socket.write_some(pending, ec));
+            pending.consume(c.stream.write_some(pending, ec));
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
             if (ec == asio::error::would_block &&
-                (left.count() <= 0 || !abort_.wait(c.socket.native_handle(), POLLOUT, left)))
+                (left.count() <= 0 || !abort_.wait(c.stream.native_handle(), poll_events(c.stream, tcp::socket::wait_write), left)))
                 return false;
             if (ec && ec != asio::error::would_block)
                 return false;
