@@ -142,9 +142,13 @@ result<std::string> load_files(SSL_CTX* ctx, const server_options& opts)
         return ok.err();
     if (SSL_CTX_use_certificate_chain_file(ctx, opts.cert_file.c_str()) != 1)
         return fail("--tls-cert: '" + opts.cert_file + "' is not a PEM certificate: " + openssl_error());
-    if (SSL_CTX_use_PrivateKey_file(ctx, opts.key_file.c_str(), SSL_FILETYPE_PEM) != 1)
-        return fail("--tls-key: '" + opts.key_file + "' is not a PEM private key (or not this certificate's): " +
-                    openssl_error());
+    if (SSL_CTX_use_PrivateKey_file(ctx, opts.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+        const auto reason = ERR_GET_REASON(ERR_peek_last_error());
+        if (reason == X509_R_KEY_VALUES_MISMATCH || reason == X509_R_KEY_TYPE_MISMATCH)
+            return fail("--tls-key: '" + opts.key_file + "' does not match the certificate in '" + opts.cert_file +
+                        "': " + openssl_error());
+        return fail("--tls-key: '" + opts.key_file + "' is not a PEM private key: " + openssl_error());
+    }
     if (SSL_CTX_check_private_key(ctx) != 1)
         return fail("--tls-key: '" + opts.key_file + "' does not match the certificate in '" + opts.cert_file +
                     "': " + openssl_error());
