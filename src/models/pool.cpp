@@ -73,7 +73,7 @@ public:
         downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
                             context_.timeouts);
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
-            read_request(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_));
+            admit(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_));
         });
         poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
@@ -106,6 +106,17 @@ public:
     }
 
 private:
+    /// A new connection: over TLS its handshake goes to a worker first, as Tomcat's NIO connector hands the handshake
+    /// to a worker, so the poller never does the crypto and the pool's threads share a handshake storm; a
+    /// connection the full queue has no room for is closed (no answer can be said before the handshake).
+    void admit(std::shared_ptr<connection> c)
+    {
+        if (!c->stream.needs_handshake())
+            return read_request(std::move(c));
+        if (!queue_.try_push(c))
+            close(*c);
+    }
+
     /// Reads the next request on the poller without blocking, as Tomcat's NIO connector does: a worker is taken only
     /// once the whole request (head and body) is buffered, so a slow or idle client costs no worker. Waiting for the
     /// first byte is idleness; once it arrives the header clock runs for the rest of the request.
@@ -232,11 +243,26 @@ private:
     void work()
     {
         while (auto c = queue_.pop()) {
-            if (serve(*c))
+            if (c->stream.needs_handshake() ? handshake(*c) : serve(*c))
                 asio::post(poller_io_, [this, c = std::move(c)]() mutable { read_request(std::move(c)); });
             else
                 close(*c);
         }
+    }
+
+    /// The TLS handshake of a new connection, blocking this worker until it is done, the header deadline passes (a
+    /// handshake that stalls is closed as a slow head is) or the server aborts; true when done.
+    bool handshake(connection& c)
+    {
+        const auto deadline = clock::now() + context_.timeouts.header;
+        error_code ec;
+        while (!c.stream.handshake(ec)) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            if (ec != asio::error::would_block || left.count() <= 0 ||
+                !abort_.wait(c.stream.native_handle(), poll_events(c.stream, tcp::socket::wait_read), left))
+                return false;
+        }
+        return true;
     }
 
     /// Serves the request buffered on `c`, blocking this worker throughout; true when the connection stays open.

@@ -55,11 +55,26 @@ std::size_t transport::tls_read(const boost::asio::mutable_buffer& buffer, error
         handshake_done_ = SSL_is_init_finished(ssl_) == 1;
     if (r == 1) {
         want_ = want::none;
+        read_any_ = true;
         ec = {};
         return n;
     }
     tls_failed(r, ec);
     return 0;
+}
+
+bool transport::handshake(error_code& ec)
+{
+    ERR_clear_error();
+    const int r = SSL_do_handshake(ssl_);
+    if (r == 1) {
+        handshake_done_ = true;
+        want_ = want::none;
+        ec = {};
+        return true;
+    }
+    tls_failed(r, ec);
+    return false;
 }
 
 std::size_t transport::tls_write(const boost::asio::const_buffer& buffer, error_code& ec)

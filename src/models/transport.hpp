@@ -72,6 +72,12 @@ public:
             token, w);
     }
 
+    /// True while a TLS handshake is still to be done (the pool does it on a worker first: `handshake`).
+    [[nodiscard]] bool needs_handshake() const noexcept { return ssl_ != nullptr && !handshake_done_; }
+    /// Goes on with the TLS handshake without blocking: true once done; false with `would_block` (then wait, as after
+    /// a read) or another error when it failed. The other models need not call it: their first reads do the handshake.
+    bool handshake(boost::system::error_code& ec);
+
     /// The direction to wait for to go on after a read or write asked for `w` (the pool's workers poll for it).
     [[nodiscard]] boost::asio::socket_base::wait_type wait_for(boost::asio::socket_base::wait_type w) const noexcept
     {
@@ -80,12 +86,12 @@ public:
                                       : w;
     }
 
-    /// How long a connection waiting for its next request's first byte may wait: the idle timeout, but the header
-    /// timeout until a TLS handshake is done (it and the first request are one exchange, as nginx's
-    /// client_header_timeout covers both), so a handshake that stalls is closed as a slow head is.
+    /// How long a connection waiting for its next request's first byte may wait: the idle timeout, but over TLS the
+    /// header timeout until the first request's bytes arrive (the handshake and the first request are one exchange,
+    /// as nginx's client_header_timeout covers both), so a handshake that stalls is closed as a slow head is.
     [[nodiscard]] std::chrono::milliseconds first_byte_timeout(const http::timeouts& timeouts) const noexcept
     {
-        return ssl_ != nullptr && !handshake_done_ ? timeouts.header : timeouts.idle;
+        return ssl_ != nullptr && !read_any_ ? timeouts.header : timeouts.idle;
     }
 
     /// Cancels a pending wait (the pool's deadline timer).
@@ -136,6 +142,7 @@ private:
     ssl_st* ssl_ = nullptr;
     want want_ = want::none;
     bool handshake_done_ = false;
+    bool read_any_ = false;  // a TLS read has returned bytes: the handshake and the first request's start are in
     bool broken_ = false;  // a fatal TLS error: no close_notify (OpenSSL forbids SSL_shutdown then)
 };
 
