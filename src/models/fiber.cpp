@@ -67,6 +67,12 @@ private:
     void wait_for_request(std::shared_ptr<watched_connection> conn)
     {
         conn->deadline.expires_after(conn->stream.first_byte_timeout(context_.timeouts));
+        wait_for_bytes(std::move(conn));
+    }
+
+    /// Waits, without a fiber, for bytes that start or carry on a request (or a TLS handshake), under the deadline set.
+    void wait_for_bytes(std::shared_ptr<watched_connection> conn)
+    {
         conn->stream.async_wait(tcp::socket::wait_read, [this, conn](error_code ec) mutable {
             if (ec)
                 return conn->close();  // the wait failed (the server is stopping): nothing to answer
@@ -83,6 +89,12 @@ private:
         auto got = read_arrived(*conn, *state, carriers_.spares, context_.timeouts, stopping_);
         if (got == arrival::closed && state->held.empty())
             return conn->close();  // no fiber needed
+        if (got == arrival::incomplete && conn->stream.needs_handshake()) {
+            // A TLS handshake goes on between flights without a fiber: its crypto runs on the carrier's stack, and a
+            // connection that is still shaking hands holds no fiber stack (issue 55's handshake storm).
+            carriers_.spares.give(std::move(state));
+            return wait_for_bytes(std::move(conn));
+        }
         spawn_fiber([this, conn = std::move(conn), state = std::move(state), got](const yield_type& yield) mutable {
             if (serve(*conn, *state, got, yield))
                 next_request(std::move(conn), std::move(state));

@@ -18,6 +18,7 @@
 #include <boost/asio/use_future.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <optional>
@@ -251,16 +252,19 @@ private:
     }
 
     /// The TLS handshake of a new connection, blocking this worker until it is done, the header deadline passes (a
-    /// handshake that stalls is closed as a slow head is) or the server aborts; true when done.
+    /// handshake that stalls is closed as a slow head is) or the server stops (it has no request in flight to
+    /// drain); true when done.
     bool handshake(connection& c)
     {
         const auto deadline = clock::now() + context_.timeouts.header;
         error_code ec;
         while (!c.stream.handshake(ec)) {
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-            if (ec != asio::error::would_block || left.count() <= 0 ||
-                !abort_.wait(c.stream.native_handle(), poll_events(c.stream, tcp::socket::wait_read), left))
+            if (ec != asio::error::would_block || left.count() <= 0 || stopping_)
                 return false;
+            // In slices, so a stop is seen within one: the abort signal is raised only when requests fail to drain.
+            abort_.wait(c.stream.native_handle(), poll_events(c.stream, tcp::socket::wait_read),
+                        std::min(left, handshake_slice));
         }
         return true;
     }
@@ -360,6 +364,7 @@ private:
     }
 
     static constexpr std::size_t read_chunk = 4096;
+    static constexpr std::chrono::milliseconds handshake_slice{100};
 
     const server_context& context_;
     endpoints::app& app_;
