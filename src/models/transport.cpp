@@ -79,6 +79,9 @@ bool transport::handshake(error_code& ec)
 
 std::size_t transport::tls_write(const boost::asio::const_buffer& buffer, error_code& ec)
 {
+    ec = {};
+    if (buffer.size() == 0)
+        return 0;  // nothing to write is no record (OpenSSL calls an empty write an error)
     std::size_t n = 0;
     ERR_clear_error();
     const int r = SSL_write_ex(ssl_, buffer.data(), buffer.size(), &n);
@@ -124,11 +127,13 @@ void transport::tls_failed(int result, error_code& ec)
 void transport::close()
 {
     error_code ec;
-    if (ssl_ != nullptr && !broken_ && handshake_done_) {
+    if (ssl_ != nullptr && !broken_ && handshake_done_ && socket_.is_open()) {
         // One try: close_notify leaves if the socket has room; a client that is gone or full is not waited for.
         SSL_shutdown(ssl_);
         ERR_clear_error();
     }
+    // Never again: once closed, the descriptor's number may belong to another connection.
+    broken_ = true;
     socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_send, ec);
     socket_.close(ec);
 }

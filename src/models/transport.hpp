@@ -143,7 +143,7 @@ private:
     want want_ = want::none;
     bool handshake_done_ = false;
     bool read_any_ = false;  // a TLS read has returned bytes: the handshake and the first request's start are in
-    bool broken_ = false;  // a fatal TLS error: no close_notify (OpenSSL forbids SSL_shutdown then)
+    bool broken_ = false;  // a fatal TLS error (OpenSSL forbids SSL_shutdown then) or closed: no close_notify
 };
 
 }  // namespace execbench::models
