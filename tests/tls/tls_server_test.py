@@ -5,10 +5,10 @@ Usage: tls_server_test.py BENCH_SERVER --model MODEL
 
 Interop: curl -k (GET, a POST body, /stream, two URLs on one kept-alive connection), wrk over https (a short run,
 no errors), h2load --h1 over https (no errors) and openssl s_client (a raw GET with TLS 1.2 and with TLS 1.3 forced,
-and a resumed session of each: -sess_out, then -sess_in saying "Reused"). Then what TLS must not change: 40
-pipelined requests in one record (the server's read takes exactly 32 of them, so the rest wait decrypted inside
-OpenSSL, not in the socket), a kept-alive connection waiting on the idle clock, and SIGTERM draining a request in
-flight.
+and a resumed session of each: -sess_out, then -sess_in saying "Reused"; and TLS 1.2 without tickets, resumed by
+session ID from the server's cache). Then what TLS must not change: 40 pipelined requests in one record (the
+server's read takes exactly 32 of them, so the rest wait decrypted inside OpenSSL, not in the socket), a kept-alive
+connection waiting on the idle clock, and SIGTERM draining a request in flight.
 
 Bad input, all at once so the deadlines run together: plain HTTP sent to the TLS port, a ClientHello never sent,
 half a ClientHello, a handshake then a record that fails its check, a handshake then a truncated record, and a
@@ -179,10 +179,19 @@ def s_client_checks(check, port, scratch):
         protocol = re.search(r"New, (TLSv1\.[23])", out)
         check(f"openssl s_client {name} GET", code == 0 and answered and protocol and protocol.group(1) == name,
               f"exit {code}, answered {answered}, {protocol.group(0) if protocol else 'no New, line'}")
-        code, out = s_client(port, version, "-sess_in", session)
-        reused = re.search(r"Reused, (TLSv1\.[23])", out)
-        check(f"openssl s_client {name} resumed session", code == 0 and reused is not None and
-              "HTTP/1.1 200 OK" in out, reused.group(0) if reused else f"exit {code}, not reused")
+        resumed_check(check, port, f"{name} resumed session (ticket)", version, "-sess_in", session)
+    # Without tickets a TLS 1.2 client resumes by session ID, which only the server's session cache can answer.
+    session = os.path.join(scratch, "session-id.pem")
+    s_client(port, "-tls1_2", "-no_ticket", "-sess_out", session)
+    resumed_check(check, port, "TLSv1.2 resumed session (session ID, no ticket)", "-tls1_2", "-no_ticket", "-sess_in",
+                  session)
+
+
+def resumed_check(check, port, name, version, *options):
+    code, out = s_client(port, version, *options)
+    reused = re.search(r"Reused, (TLSv1\.[23])", out)
+    check(f"openssl s_client {name}", code == 0 and reused is not None and "HTTP/1.1 200 OK" in out,
+          reused.group(0) if reused else f"exit {code}, not reused")
 
 
 # --- What TLS must not change -----------------------------------------------------------------------------------------
