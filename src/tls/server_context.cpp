@@ -203,8 +203,9 @@ result<server_context> server_context::make(const server_options& opts)
         return fail("TLS: cannot create a context: " + openssl_error());
     SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
     // Renegotiation is a TLS 1.2 feature no benchmark client uses and a known denial-of-service lever; without it a
-    // read never needs to write, nor a write to read, once the handshake is done.
-    SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    // read never needs to write, nor a write to read, once the handshake is done. The client's cipher order is kept,
+    // as nginx keeps it by default (ssl_prefer_server_ciphers off), so both serve a client the same cipher.
+    SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION);
     // The models write what a non-blocking socket takes (partial writes, retried from wherever the rest is then
     // gathered) and idle connections hold no record buffers (about 34 KB each otherwise, issue 55).
     SSL_CTX_set_mode(ctx.get(),
