@@ -70,6 +70,7 @@ struct flags {
     std::optional<std::string> slo_text;
     bool quiet = false;
     double start_timeout = 20, stop_timeout = 15;
+    execbench::load::journal_options folder;  ///< --fresh, --rerun, --allow-mixed
 };
 
 void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
@@ -132,6 +133,14 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
         ->capture_default_str();
     app.add_option("--slo", f.slo_text,
                    "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");
+    app.add_flag("--fresh", f.folder.fresh,
+                 "Start the results folder over: remove the suite's files and journal first (default: resume what "
+                 "a cut-off run left, skipping what its journal holds as finished)");
+    app.add_flag("--rerun", f.folder.rerun,
+                 "Run the selected scenarios x arms again although the journal holds them as finished (their rows "
+                 "follow the old ones; the report shows the latest)");
+    app.add_flag("--allow-mixed", f.folder.allow_mixed,
+                 "Resume a folder that other sources started (a different source digest); the journal records it");
     app.add_flag("--quiet", f.quiet, "No per-round progress lines or progress bar (the results table still prints)");
 }
 
@@ -365,6 +374,28 @@ private:
     std::vector<std::string> capacities_;
 };
 
+/// The command line as a shell would take it back: each argument quoted when it holds more than plain characters.
+std::string command_text(int argc, char** argv)
+{
+    std::string out;
+    for (int i = 0; i < argc; ++i) {
+        std::string_view a = argv[i];
+        bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                        "-_=.,/:@%+") == std::string_view::npos;
+        if (!out.empty())
+            out += ' ';
+        if (plain) {
+            out += a;
+            continue;
+        }
+        out += '\'';
+        for (char ch : a)
+            out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+        out += '\'';
+    }
+    return out;
+}
+
 /// The suite's first lines: what runs, where, in which order and on which CPUs.
 void print_plan(const execbench::load::suite_options& options)
 {
@@ -406,6 +437,23 @@ int main(int argc, char** argv)
     if (auto configured = configure(app, f, options); !configured)
         return usage_error(program, configured.err().message);
 
+    f.folder.source_digest = execbench::source_digest();
+    f.folder.git_revision = execbench::git_revision();
+    f.folder.command = command_text(argc, argv);
+    auto folder = load::journal::open(options.out_dir, options.suite, f.folder);
+    if (!folder)
+        return usage_error(program, folder.err().message);
+    for (const auto& note : folder->notes())
+        std::fprintf(stderr, "bench-suite: %s\n", note.c_str());
+    if (folder->resumed()) {
+        // The interleaved order goes on as it began, unless --seed says otherwise.
+        if (!f.seed && folder->first_seed())
+            options.seed = *folder->first_seed();
+        std::fprintf(stderr, "bench-suite: resuming %s: %zu finished piece(s) in its journal are skipped (--fresh "
+                     "starts over)\n", options.out_dir.string().c_str(), folder->done_count());
+    }
+    options.record = &*folder;
+
     remove_if_left_empty(options.out_dir);
     end_with_process = []() noexcept { load::kill_started_servers(); };
     stop_on_sigint();
@@ -414,8 +462,17 @@ int main(int argc, char** argv)
     out.attach(options);
     print_plan(options);
     auto entries = load::run_suite(options);
+    // A folder this run made and filed nothing into goes, its journal's first line with it.
+    if (folder->done_count() == 0 && load::suite_files(options.out_dir, options.suite).empty())
+        std::filesystem::remove(load::journal::path_for(options.out_dir, options.suite));
     remove_folder_left_empty();
     if (!entries)
         return usage_error(program, entries.err().message);
+    if (entries->empty() && folder->resumed() && !stop_requested) {
+        std::printf("bench-suite %s: nothing left to run: every selected scenario x arm is finished in %s (its "
+                    "journal); --rerun runs them again, --fresh starts the folder over\n",
+                    options.suite.c_str(), options.out_dir.string().c_str());
+        return 0;
+    }
     return out.finish(options, *entries);
 }

@@ -221,6 +221,11 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
     }
     if (auto w = file_run(rec.merged ? *rec.merged : run_record{}, where); !w)
         return w;
+    // A run the stop request cut short is kept for the reader, but not journalled: a resume redoes it whole. So is a
+    // failed one (its server did not start, say): what failed may be mended before the resume.
+    if (o.record && e.status != run_status::stopped && e.status != run_status::failed && !(o.stop && o.stop->load()))
+        if (auto j = o.record->record_done({s.name, e.arm_name(), journal_kind::run}, e.run_id, e.seconds); !j)
+            return j;
     if (o.on_run_done)
         o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
     return {};
@@ -269,6 +274,11 @@ struct suite_context {
     suite_progress_count& progress;
 
     [[nodiscard]] bool stopped() const { return o.stop && o.stop->load(); }
+    /// An earlier invocation into the same folder finished this piece (its journal says so).
+    [[nodiscard]] bool done(const scenario& s, std::size_t k, journal_kind kind) const
+    {
+        return o.record && o.record->done({s.name, arms[k].name, kind});
+    }
 };
 
 /// The arms the suite compares: as given, or one per model.
@@ -378,8 +388,11 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
     std::vector<arm_record> records(n);
     std::vector<std::optional<std::string>> arm_not_runnable(n);
     auto per_arm = per_arm_scenarios(c, per_server, records, arm_not_runnable);
-    for (std::size_t k = 0; k < n; ++k)
+    std::vector<bool> finished(n);
+    for (std::size_t k = 0; k < n; ++k) {
         records[k].entry = detail::entry_for(o, s, c.arms[k]);
+        finished[k] = c.done(s, k, journal_kind::run);
+    }
     for (unsigned round = 1; round <= rounds && !blocked; ++round) {
         auto order = c.interleaved ? round_order(n, o.seed, round) : round_order(n, 0, 0);
         if (!c.interleaved)
@@ -387,7 +400,7 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         for (auto k : order) {
             if (c.stopped())
                 break;
-            if (arm_not_runnable[k])
+            if (arm_not_runnable[k] || finished[k])
                 continue;
             announce(c, s, k, round, rounds, false);
             auto run_start = clock::now();
@@ -399,6 +412,8 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         }
     }
     for (std::size_t k = 0; k < n; ++k) {
+        if (finished[k])
+            continue;
         if (blocked || arm_not_runnable[k]) {
             records[k].not_run_or_failed = run_status::not_run;
             records[k].notes = blocked ? *blocked : *arm_not_runnable[k];
@@ -412,13 +427,19 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
     for (std::size_t k = 0; k < n && o.profile && !blocked; ++k) {
         if (c.stopped())
             break;
-        if (arm_not_runnable[k])
+        if (arm_not_runnable[k] || c.done(s, k, journal_kind::profile))
             continue;
         announce(c, s, k, 1, rounds, true);
         scenario once = per_arm[k];
         once.trials = 1;
+        auto started = clock::now();
         detail::profile_one(o, once, c.arms[k], c.pins, records[k].merged);
         c.progress.spent(estimate(once, 1));
+        if (o.record && !c.stopped())
+            if (auto j = o.record->record_done({s.name, c.arms[k].name, journal_kind::profile}, "",
+                                               std::chrono::duration<double>(clock::now() - started).count());
+                !j)
+                return j;
     }
     return {};
 }
@@ -447,6 +468,9 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         return fail(o.out_dir.string() + ": cannot create: " + ec.message());
     if (auto ok = check_appendable(output_paths_for(o.out_dir / (o.suite + ".csv"))); !ok)
         return ok.err();
+    if (o.record)
+        if (auto begun = o.record->begin(o.seed); !begun)
+            return begun.err();
     pin_guard guard;
     auto pins = pin_generator(o, guard);
     if (!pins)
@@ -460,11 +484,18 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         if (not_runnable.back())
             continue;
         unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
-        progress.count += arms->size() * rounds;
-        progress.remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(arms->size() * rounds);
+        auto to_run = [&](journal_kind kind) {
+            return static_cast<std::size_t>(std::count_if(arms->begin(), arms->end(), [&](const arm_spec& a) {
+                return !o.record || !o.record->done({s.name, a.name, kind});
+            }));
+        };
+        auto left = to_run(s.capacity ? journal_kind::capacity : journal_kind::run);
+        progress.count += left * rounds;
+        progress.remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(left * rounds);
         if (o.profile && !s.capacity) {
-            progress.count += arms->size();
-            progress.remaining += estimate(s, 1) * std::int64_t(arms->size());
+            auto profiles = to_run(journal_kind::profile);
+            progress.count += profiles;
+            progress.remaining += estimate(s, 1) * std::int64_t(profiles);
         }
     }
     const suite_context c{o, *arms, *pins, *capacities, interleaved, progress};
@@ -472,7 +503,13 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     for (std::size_t si = 0; si < scenarios.size() && !c.stopped(); ++si) {
         const auto& s = scenarios[si];
         if (s.capacity && !not_runnable[si]) {
-            auto searched = detail::run_capacity_arms(o, s, *arms, *pins);
+            std::vector<arm_spec> searching;
+            for (std::size_t k = 0; k < arms->size(); ++k)
+                if (!c.done(s, k, journal_kind::capacity))
+                    searching.push_back((*arms)[k]);
+            if (searching.empty())
+                continue;
+            auto searched = detail::run_capacity_arms(o, s, searching, *pins);
             if (!searched)
                 return searched.err();
             entries.insert(entries.end(), searched->begin(), searched->end());
@@ -480,6 +517,9 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             return ran.err();
         }
     }
+    if (o.record && !c.stopped())
+        if (auto ended = o.record->record_end(); !ended)
+            return ended.err();
     return entries;
 }
 

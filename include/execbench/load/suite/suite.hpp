@@ -10,6 +10,7 @@
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
+#include "execbench/load/suite/journal.hpp"
 #include "execbench/load/suite/server_process.hpp"
 
 #include <atomic>
@@ -96,6 +97,9 @@ struct suite_options {
     /// The one sampler of the server, per trial: its summary and the per-second timeline.
     std::chrono::milliseconds server_sample_period{100};
     const std::atomic<bool>* stop = nullptr;  ///< set (SIGINT) to end after the current run
+    /// The folder's journal (load/suite/journal.hpp): what it holds as finished is skipped, and each scenario × arm
+    /// filed whole is recorded in it; nullptr: no journal (every run runs, nothing is recorded).
+    journal* record = nullptr;
     /// Before each run.
     std::function<void(const suite_progress&)> on_run_start;
     /// Forwarded from load::run while a run goes on.
