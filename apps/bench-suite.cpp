@@ -39,6 +39,21 @@ namespace {
 using namespace execbench::apps;
 constexpr std::string_view program = "bench-suite";
 
+/// The journal this invocation made (empty: it found one), removed with the folder it made when nothing was filed:
+/// a run stopped before its first result leaves nothing behind, as before journals.
+char journal_made_for_run[4096] = {};
+/// A run was filed (on_run_done ran), so the journal stays for a resume even if nothing finished.
+std::atomic<bool> filed_anything{false};
+
+/// What a second stop signal must also do (async-signal-safe): stop the servers this process started, and remove a
+/// journal it made and filed nothing beside.
+void end_with_suite() noexcept
+{
+    execbench::load::kill_started_servers();
+    if (!filed_anything.load() && journal_made_for_run[0] != '\0')
+        ::unlink(journal_made_for_run);
+}
+
 /// bench-server beside this binary, when there is one.
 std::filesystem::path default_server_binary()
 {
@@ -71,6 +86,7 @@ struct flags {
     bool quiet = false;
     double start_timeout = 20, stop_timeout = 15;
     execbench::load::journal_options folder;  ///< --fresh, --rerun, --allow-mixed
+    bool plan = false;
 };
 
 void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
@@ -141,6 +157,9 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
                  "follow the old ones; the report shows the latest)");
     app.add_flag("--allow-mixed", f.folder.allow_mixed,
                  "Resume a folder that other sources started (a different source digest); the journal records it");
+    app.add_flag("--plan", f.plan,
+                 "Print each scenario's runs and estimated time (from the files, and the journal's measured times "
+                 "where the folder has them) and run nothing");
     app.add_flag("--quiet", f.quiet, "No per-round progress lines or progress bar (the results table still prints)");
 }
 
@@ -396,6 +415,36 @@ std::string command_text(int argc, char** argv)
     return out;
 }
 
+/// `--plan`: each scenario's runs left and their estimate, then the suite's.
+void print_suite_plan(const execbench::load::suite_options& options, const execbench::load::suite_plan& plan)
+{
+    namespace load = execbench::load;
+    std::printf("bench-suite %s: plan for %s (%zu arm(s), order %s)\n", options.suite.c_str(),
+                options.out_dir.string().c_str(), options.arms.size(),
+                std::string(load::to_string(options.order)).c_str());
+    std::printf("%-48s %5s %6s %5s %10s  %s\n", "scenario", "arms", "rounds", "runs", "estimate", "basis");
+    for (const auto& p : plan.scenarios) {
+        if (!p.not_runnable.empty()) {
+            // The whole reason is in the ledger when it is not run; here, what would make it run.
+            std::printf("%-48s %5zu %6s %5s %10s  not run: beyond the open-file limits%s\n", p.scenario.c_str(),
+                        p.arms, "-", "0", "-",
+                        p.scale.empty() ? "" : (" (--fit-to-limits: scale " + p.scale + ")").c_str());
+            continue;
+        }
+        std::string what = p.capacity ? "search" : std::to_string(p.rounds);
+        std::string basis = p.runs == 0 ? "finished (journal)" : p.basis;
+        if (!p.scale.empty())
+            basis += ", scale " + p.scale;
+        std::printf("%-48s %5zu %6s %5zu %10s  %s\n", p.scenario.c_str(), p.arms_left, what.c_str(), p.runs,
+                    p.runs == 0 ? "-" : load::format_length(p.estimate).c_str(), basis.c_str());
+    }
+    std::printf("bench-suite %s: %zu server run(s) left, about %s", options.suite.c_str(), plan.runs,
+                load::format_length(plan.total).c_str());
+    if (plan.done > 0)
+        std::printf("; %zu scenario x arm piece(s) finished before (journal)", plan.done);
+    std::printf("\n");
+}
+
 /// The suite's first lines: what runs, where, in which order and on which CPUs.
 void print_plan(const execbench::load::suite_options& options)
 {
@@ -440,7 +489,18 @@ int main(int argc, char** argv)
     f.folder.source_digest = execbench::source_digest();
     f.folder.git_revision = execbench::git_revision();
     f.folder.command = command_text(argc, argv);
+    f.folder.read_only = f.plan;
+    const auto journal_file = load::journal::path_for(options.out_dir, options.suite);
+    const bool journal_new = !std::filesystem::exists(journal_file) || f.folder.fresh;
     auto folder = load::journal::open(options.out_dir, options.suite, f.folder);
+    if (folder && f.plan) {
+        options.record = &*folder;
+        auto plan = load::plan_suite(options);
+        if (!plan)
+            return usage_error(program, plan.err().message);
+        print_suite_plan(options, *plan);
+        return 0;
+    }
     if (!folder)
         return usage_error(program, folder.err().message);
     for (const auto& note : folder->notes())
@@ -453,18 +513,25 @@ int main(int argc, char** argv)
                      "starts over)\n", options.out_dir.string().c_str(), folder->done_count());
     }
     options.record = &*folder;
+    if (journal_new && journal_file.string().size() < sizeof journal_made_for_run)
+        std::memcpy(journal_made_for_run, journal_file.c_str(), journal_file.string().size() + 1);
 
     remove_if_left_empty(options.out_dir);
-    end_with_process = []() noexcept { load::kill_started_servers(); };
+    end_with_process = end_with_suite;
     stop_on_sigint();
     options.stop = &stop_requested;
     reporter out(std::move(gates), f.quiet);
     out.attach(options);
+    options.on_run_done = [report = std::move(options.on_run_done)](const load::suite_entry& e,
+                                                                    const load::run_record* r) {
+        filed_anything.store(true);
+        if (report)
+            report(e, r);
+    };
     print_plan(options);
     auto entries = load::run_suite(options);
-    // A folder this run made and filed nothing into goes, its journal's first line with it.
-    if (folder->done_count() == 0 && load::suite_files(options.out_dir, options.suite).empty())
-        std::filesystem::remove(load::journal::path_for(options.out_dir, options.suite));
+    if (!filed_anything.load() && journal_made_for_run[0] != '\0')
+        std::filesystem::remove(journal_file);
     remove_folder_left_empty();
     if (!entries)
         return usage_error(program, entries.err().message);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctest `suite_resume`: a suite killed at random points, resumed, ends with what an uninterrupted run writes.
 
-Usage: suite_resume_test.py BENCH_SUITE BENCH_SERVER [--seed N]
+Usage: suite_resume_test.py BENCH_SUITE BENCH_SERVER SCENARIOS_DIR [--seed N]
 
 A small suite (two scenarios x two models x two interleaved trials) runs once without interruption. Then the same
 command runs into a second folder and is killed (SIGKILL, or SIGINT then a wait) at random moments, and run again
@@ -80,7 +80,8 @@ def kill_tree(proc, sig):
 
 def suite(args, out, *extra):
     return [args.bench_suite, "--scenarios", "hot-path-30k,io-600", "--models", "loop,coro", "--trials", "2",
-            "--duration", "1s", "--warmup", "0", "--seed", "7", "--server-bin", args.bench_server, "--out", str(out),
+            "--duration", "1s", "--warmup", "0", "--seed", "7", "--server-bin", args.bench_server,
+            "--scenarios-dir", args.scenarios_dir, "--out", str(out),
             "--quiet", *extra]
 
 
@@ -122,6 +123,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("bench_suite")
     p.add_argument("bench_server")
+    p.add_argument("scenarios_dir")
     p.add_argument("--seed", type=int, default=int(time.time()))
     args = p.parse_args()
     rng = random.Random(args.seed)

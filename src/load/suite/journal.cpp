@@ -123,7 +123,7 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
     journal j(out_dir, std::string(suite), options);
     const auto file = path_for(out_dir, suite);
     std::error_code ec;
-    if (options.fresh) {
+    if (options.fresh && !options.read_only) {
         auto files = suite_files(out_dir, suite);
         for (const auto& [name, size] : files)
             fs::remove(out_dir / name, ec);
@@ -133,7 +133,7 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
                                " of suite " + j.suite_ + " from " + out_dir.string());
     }
     if (!fs::exists(file, ec)) {
-        if (auto files = suite_files(out_dir, suite); !files.empty() && !options.rerun)
+        if (auto files = suite_files(out_dir, suite); !files.empty() && !options.rerun && !options.read_only)
             return fail(out_dir.string() + " holds results of suite " + j.suite_ + " (" + files.begin()->first +
                         ", ...) but no journal (" + file.filename().string() +
                         "): they were written before suites could resume, or by hand. --fresh replaces them, "
@@ -156,7 +156,9 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
             auto kind = parse_kind(line.body.value("kind", ""));
             if (!kind)
                 return fail(file.string() + ": a done line names no kind of run");
-            j.done_.insert({line.body.value("scenario", ""), line.body.value("arm", ""), *kind});
+            journal_key key{line.body.value("scenario", ""), line.body.value("arm", ""), *kind};
+            j.seconds_[key] = line.body.value("seconds", 0.0);
+            j.done_.insert(std::move(key));
         }
         j.finished_ = event == "end";
     }
@@ -169,6 +171,12 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
     std::string started_by;
     for (const auto& d : digests)
         started_by += (started_by.empty() ? "" : ", ") + d;
+    if (options.read_only) {
+        j.resumed_ = true;
+        if (options.fresh || options.rerun)
+            j.done_.clear();
+        return j;
+    }
     if (mixed && !options.allow_mixed)
         return fail(out_dir.string() + " was started by sources " + started_by + "; this build's are " +
                     options.source_digest + " (" + options.git_revision +
@@ -235,6 +243,7 @@ result<void> journal::record_done(const journal_key& key, std::string_view run_i
     if (auto ok = append("done", fields.dump()); !ok)
         return ok;
     done_.insert(key);
+    seconds_[key] = seconds;
     return {};
 }
 

@@ -35,6 +35,9 @@ struct journal_options {
     bool rerun = false;
     /// Resume a folder started by other sources (a different source digest); the journal records the change.
     bool allow_mixed = false;
+    /// Only read the journal (bench-suite --plan): nothing is removed, cut or refused; with `fresh` or `rerun`,
+    /// nothing counts as finished, but the measured times are kept.
+    bool read_only = false;
     std::string source_digest;  ///< of this build
     std::string git_revision;   ///< of this build, for the messages
     std::string command;        ///< the command line, as typed, for the record
@@ -61,6 +64,12 @@ public:
     [[nodiscard]] bool done(const journal_key& key) const { return done_.contains(key); }
     /// How many pieces the journal holds as finished.
     [[nodiscard]] std::size_t done_count() const noexcept { return done_.size(); }
+    /// The wall time `key` took when it was filed, in seconds (its latest line), whether or not it is to run again.
+    [[nodiscard]] std::optional<double> seconds_of(const journal_key& key) const
+    {
+        auto it = seconds_.find(key);
+        return it == seconds_.end() ? std::nullopt : std::optional<double>(it->second);
+    }
     /// The seed the folder's first invocation used: resuming with it keeps the interleaved order.
     [[nodiscard]] std::optional<std::uint64_t> first_seed() const noexcept { return first_seed_; }
     /// What opening did to the folder, one line each ("cut default.csv back by 312 bytes ..."), for the user.
@@ -89,6 +98,7 @@ private:
     std::string suite_;
     journal_options options_;
     std::set<journal_key> done_;
+    std::map<journal_key, double> seconds_;
     std::optional<std::uint64_t> first_seed_;
     std::vector<std::string> notes_;
     bool finished_ = false;
