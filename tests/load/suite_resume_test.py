@@ -119,6 +119,45 @@ def whole_lines(folder):
     return bad
 
 
+def study_checks(args, tmp):
+    """bench-suite --study: a two-step study planned, run, and found finished; a study whose overload rows come
+    before the capacity they read, and a step that sets its own folder, refused before anything runs."""
+    quick = ["--trials", "1", "--duration", "1s", "--warmup", "0", "--seed", "3"]
+    study = {"about": "two quick steps", "suites": [
+        {"suite": "hot-path", "args": ["--models", "loop", *quick]},
+        {"suite": "control", "folder": "aa", "args": ["--scenarios", "io-600", "--arm", "a=loop", "--arm", "b=loop",
+                                                       "--trials", "1", "--seed", "3"]}]}
+    study_file = tmp / "quick.json"
+    study_file.write_text(json.dumps(study))
+    root = tmp / "study"
+    common = [args.bench_suite, "--study", str(study_file), "--results-dir", str(root), "--server-bin",
+              args.bench_server, "--scenarios-dir", args.scenarios_dir, "--quiet"]
+    plan = run(common + ["--plan"])
+    check("--study --plan lists every step and runs nothing",
+          plan.returncode == 0 and "hot-path" in plan.stdout and "aa " in plan.stdout and not root.exists(),
+          plan.stdout[-400:] + plan.stderr[-400:])
+    ran = run(common)
+    ends = [json.loads(p.read_text().splitlines()[-1])["event"] if p.exists() else "missing"
+            for p in (root / "hot-path" / "hot-path-journal.jsonl", root / "aa" / "control-journal.jsonl")]
+    check("--study runs each step into its folder to its end", ran.returncode == 0 and ends == ["end", "end"],
+          f"{ends} {ran.stdout[-300:]} {ran.stderr[-300:]}")
+    again = run(common)
+    check("--study run again finds every step finished", again.returncode == 0 and
+          again.stdout.count("nothing left to run") == 2, again.stdout[-400:])
+
+    study["suites"] = [{"suite": "failure-modes", "args": ["--scenarios", "failure-overload-cpu-2x"]},
+                       {"suite": "capacity", "args": ["--scenarios", "capacity-cpu"]}]
+    study_file.write_text(json.dumps(study))
+    order = run([str(tmp / "empty") if a == str(root) else a for a in common] + ["--plan"])
+    check("a study reading capacities before it searches them is refused",
+          order.returncode == 2 and "put the capacity suite first" in order.stderr, order.stderr[-300:])
+    study["suites"] = [{"suite": "hot-path", "args": ["--out", "/tmp/x"]}]
+    study_file.write_text(json.dumps(study))
+    out = run(common + ["--plan"])
+    check("a study step may not set its own --out", out.returncode == 2 and "folder" in out.stderr,
+          out.stderr[-300:])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("bench_suite")
@@ -206,6 +245,8 @@ def main():
         f_ledger, _, _ = folder_rows(cut)
         check("--fresh starts the folder over", fresh.returncode == 0 and pieces(f_ledger) == pieces(w_ledger),
               fresh.stderr[-300:])
+
+        study_checks(args, tmp)
 
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
