@@ -17,6 +17,7 @@
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/server_process.hpp"
+#include "execbench/load/suite/study.hpp"
 #include "execbench/load/suite/suite.hpp"
 #include "execbench/report/headline/headline.hpp"
 #include "execbench/report/page/console.hpp"
@@ -26,6 +27,8 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <ctime>
+#include <memory>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +41,21 @@ namespace {
 
 using namespace execbench::apps;
 constexpr std::string_view program = "bench-suite";
+
+/// The journal this invocation made (empty: it found one), removed with the folder it made when nothing was filed:
+/// a run stopped before its first result leaves nothing behind, as before journals.
+char journal_made_for_run[4096] = {};
+/// A run was filed (on_run_done ran), so the journal stays for a resume even if nothing finished.
+std::atomic<bool> filed_anything{false};
+
+/// What a second stop signal must also do (async-signal-safe): stop the servers this process started, and remove a
+/// journal it made and filed nothing beside.
+void end_with_suite() noexcept
+{
+    execbench::load::kill_started_servers();
+    if (!filed_anything.load() && journal_made_for_run[0] != '\0')
+        ::unlink(journal_made_for_run);
+}
 
 /// bench-server beside this binary, when there is one.
 std::filesystem::path default_server_binary()
@@ -70,6 +88,9 @@ struct flags {
     std::optional<std::string> slo_text;
     bool quiet = false;
     double start_timeout = 20, stop_timeout = 15;
+    execbench::load::journal_options folder;  ///< --fresh, --rerun, --allow-mixed
+    bool plan = false;
+    std::optional<std::string> study;
 };
 
 void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
@@ -132,6 +153,20 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
         ->capture_default_str();
     app.add_option("--slo", f.slo_text,
                    "Gates every run must pass, e.g. 'p99<300ms,errors=0'; exit 3 when one is broken");
+    app.add_flag("--fresh", f.folder.fresh,
+                 "Start the results folder over: remove the suite's files and journal first (default: resume what "
+                 "a cut-off run left, skipping what its journal holds as finished)");
+    app.add_flag("--rerun", f.folder.rerun,
+                 "Run the selected scenarios x arms again although the journal holds them as finished (their rows "
+                 "follow the old ones; the report shows the latest)");
+    app.add_flag("--allow-mixed", f.folder.allow_mixed,
+                 "Resume a folder that other sources started (a different source digest); the journal records it");
+    app.add_option("--study", f.study,
+                   "A study file (e.g. studies/full.json): its suites in order, each resumed or run into "
+                   "<results-dir>/<folder>, with the study's plan and ETA");
+    app.add_flag("--plan", f.plan,
+                 "Print each scenario's runs and estimated time (from the files, and the journal's measured times "
+                 "where the folder has them) and run nothing");
     app.add_flag("--quiet", f.quiet, "No per-round progress lines or progress bar (the results table still prints)");
 }
 
@@ -365,6 +400,58 @@ private:
     std::vector<std::string> capacities_;
 };
 
+/// The command line as a shell would take it back: each argument quoted when it holds more than plain characters.
+std::string command_text(int argc, char** argv)
+{
+    std::string out;
+    for (int i = 0; i < argc; ++i) {
+        std::string_view a = argv[i];
+        bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                        "-_=.,/:@%+") == std::string_view::npos;
+        if (!out.empty())
+            out += ' ';
+        if (plain) {
+            out += a;
+            continue;
+        }
+        out += '\'';
+        for (char ch : a)
+            out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+        out += '\'';
+    }
+    return out;
+}
+
+/// `--plan`: each scenario's runs left and their estimate, then the suite's.
+void print_suite_plan(const execbench::load::suite_options& options, const execbench::load::suite_plan& plan)
+{
+    namespace load = execbench::load;
+    std::printf("bench-suite %s: plan for %s (%zu arm(s), order %s)\n", options.suite.c_str(),
+                options.out_dir.string().c_str(), options.arms.size(),
+                std::string(load::to_string(options.order)).c_str());
+    std::printf("%-48s %5s %6s %5s %10s  %s\n", "scenario", "arms", "rounds", "runs", "estimate", "basis");
+    for (const auto& p : plan.scenarios) {
+        if (!p.not_runnable.empty()) {
+            // The whole reason is in the ledger when it is not run; here, what would make it run.
+            std::printf("%-48s %5zu %6s %5s %10s  not run: beyond the open-file limits%s\n", p.scenario.c_str(),
+                        p.arms, "-", "0", "-",
+                        p.scale.empty() ? "" : (" (--fit-to-limits: scale " + p.scale + ")").c_str());
+            continue;
+        }
+        std::string what = p.capacity ? "search" : std::to_string(p.rounds);
+        std::string basis = p.runs == 0 ? "finished (journal)" : p.basis;
+        if (!p.scale.empty())
+            basis += ", scale " + p.scale;
+        std::printf("%-48s %5zu %6s %5zu %10s  %s\n", p.scenario.c_str(), p.arms_left, what.c_str(), p.runs,
+                    p.runs == 0 ? "-" : load::format_length(p.estimate).c_str(), basis.c_str());
+    }
+    std::printf("bench-suite %s: %zu server run(s) left, about %s", options.suite.c_str(), plan.runs,
+                load::format_length(plan.total).c_str());
+    if (plan.done > 0)
+        std::printf("; %zu scenario x arm piece(s) finished before (journal)", plan.done);
+    std::printf("\n");
+}
+
 /// The suite's first lines: what runs, where, in which order and on which CPUs.
 void print_plan(const execbench::load::suite_options& options)
 {
@@ -381,41 +468,233 @@ void print_plan(const execbench::load::suite_options& options)
         execbench::format_cpu_list(options.downstream_cpus).c_str());
 }
 
+
+/// One suite as bench-suite runs it: its command line, parsed and configured.
+struct invocation {
+    CLI::App app{"bench-suite: runs scenarios under each model, a fresh bench-server per run, into results/<suite>/"};
+    flags f;
+    execbench::load::suite_options options;
+    std::vector<execbench::load::slo_gate> gates;
+    std::string command;
+};
+
+/// Parses `args` (the program's name first) into `inv` and configures it; the exit code when it must stop there.
+std::optional<int> set_up(invocation& inv, std::vector<std::string> args)
+{
+    namespace load = execbench::load;
+    inv.app.set_version_flag("--version", execbench::version_string());
+    add_flags(inv.app, inv.f, inv.options);
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    if (auto code = parse_command_line(inv.app, program, static_cast<int>(argv.size()), argv.data()))
+        return code;
+    inv.command = command_text(static_cast<int>(argv.size()), argv.data());
+    if (inv.f.study)
+        return std::nullopt;  // the study's steps are set up one by one
+    if (inv.f.slo_text) {
+        auto parsed = load::parse_slo(*inv.f.slo_text);
+        if (!parsed)
+            return usage_error(program, parsed.err().message);
+        inv.gates = std::move(*parsed);
+    }
+    if (auto configured = configure(inv.app, inv.f, inv.options); !configured)
+        return usage_error(program, configured.err().message);
+    inv.f.folder.source_digest = execbench::source_digest();
+    inv.f.folder.git_revision = execbench::git_revision();
+    inv.f.folder.command = inv.command;
+    return std::nullopt;
+}
+
+/// The plan of a set-up invocation, read from its files and its folder's journal; nothing is changed.
+execbench::result<execbench::load::suite_plan> plan_of(invocation& inv)
+{
+    namespace load = execbench::load;
+    auto options = inv.f.folder;
+    options.read_only = true;
+    auto folder = load::journal::open(inv.options.out_dir, inv.options.suite, options);
+    if (!folder)
+        return folder.err();
+    auto suite = inv.options;
+    suite.record = &*folder;
+    return load::plan_suite(suite);
+}
+
+/// Runs a set-up invocation: resumes or starts its folder, runs what is left, prints its table; the exit code.
+int run_invocation(invocation& inv)
+{
+    namespace load = execbench::load;
+    auto& f = inv.f;
+    auto& options = inv.options;
+    if (f.plan) {
+        auto plan = plan_of(inv);
+        if (!plan)
+            return usage_error(program, plan.err().message);
+        print_suite_plan(options, *plan);
+        return 0;
+    }
+    const auto journal_file = load::journal::path_for(options.out_dir, options.suite);
+    const bool journal_new = !std::filesystem::exists(journal_file) || f.folder.fresh;
+    auto folder = load::journal::open(options.out_dir, options.suite, f.folder);
+    if (!folder)
+        return usage_error(program, folder.err().message);
+    for (const auto& note : folder->notes())
+        std::fprintf(stderr, "bench-suite: %s\n", note.c_str());
+    if (folder->resumed()) {
+        // The interleaved order goes on as it began, unless --seed says otherwise.
+        if (!f.seed && folder->first_seed())
+            options.seed = *folder->first_seed();
+        std::fprintf(stderr, "bench-suite: resuming %s: %zu finished piece(s) in its journal are skipped (--fresh "
+                     "starts over)\n", options.out_dir.string().c_str(), folder->done_count());
+    }
+    options.record = &*folder;
+    journal_made_for_run[0] = '\0';
+    filed_anything.store(false);
+    if (journal_new && journal_file.string().size() < sizeof journal_made_for_run)
+        std::memcpy(journal_made_for_run, journal_file.c_str(), journal_file.string().size() + 1);
+
+    folder_made_for_run[0] = '\0';
+    remove_if_left_empty(options.out_dir);
+    options.stop = &stop_requested;
+    reporter out(std::move(inv.gates), f.quiet);
+    out.attach(options);
+    options.on_run_done = [report = std::move(options.on_run_done)](const load::suite_entry& e,
+                                                                    const load::run_record* r) {
+        filed_anything.store(true);
+        if (report)
+            report(e, r);
+    };
+    print_plan(options);
+    auto entries = load::run_suite(options);
+    if (!filed_anything.load() && journal_made_for_run[0] != '\0')
+        std::filesystem::remove(journal_file);
+    remove_folder_left_empty();
+    if (!entries)
+        return usage_error(program, entries.err().message);
+    if (entries->empty() && folder->resumed() && !stop_requested) {
+        std::printf("bench-suite %s: nothing left to run: every selected scenario x arm is finished in %s (its "
+                    "journal); --rerun runs them again, --fresh starts the folder over\n",
+                    options.suite.c_str(), options.out_dir.string().c_str());
+        return 0;
+    }
+    return out.finish(options, *entries);
+}
+
+/// `--study FILE`: every step set up and checked before anything runs, the study's plan, then each suite in turn
+/// (resumed where its journal says so) with the study's ETA before each; the worst exit code of the steps.
+int run_study(const invocation& top, const std::vector<std::string>& args)
+{
+    namespace load = execbench::load;
+    namespace fs = std::filesystem;
+    auto read = load::read_study(*top.f.study);
+    if (!read)
+        return usage_error(program, read.err().message);
+    const auto& st = *read;
+    // What every step shares: the command line without --study and --plan (the results root, the binaries, ...).
+    std::vector<std::string> shared;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        if (args[i] == "--study") {
+            ++i;
+            continue;
+        }
+        if (args[i].starts_with("--study=") || args[i] == "--plan")
+            continue;
+        shared.push_back(args[i]);
+    }
+    std::vector<std::unique_ptr<invocation>> steps;
+    std::vector<load::suite_plan> plans;
+    std::vector<fs::path> written;
+    for (const auto& step : st.steps) {
+        std::vector<std::string> step_args{args[0], "--suite", step.suite, "--out",
+                                           (fs::path(top.f.results_dir) / step.folder_name()).string()};
+        step_args.insert(step_args.end(), step.args.begin(), step.args.end());
+        step_args.insert(step_args.end(), shared.begin(), shared.end());
+        auto inv = std::make_unique<invocation>();
+        if (auto code = set_up(*inv, step_args)) {
+            std::fprintf(stderr, "bench-suite: study %s: step %s (above) cannot run as its file gives it\n",
+                         st.name.c_str(), step.folder_name().c_str());
+            return *code;
+        }
+        // Capacity before the rows that read it: a step whose rates come from capacities needs an earlier step
+        // (or a folder on disk) to have searched them.
+        const auto& o = inv->options;
+        bool reads_capacity = std::any_of(o.scenarios.begin(), o.scenarios.end(),
+                                          [](const load::scenario& s) { return s.load.rate_from.has_value(); });
+        auto capacity_folder = o.capacity_from.summary.parent_path();
+        bool searched_before = std::any_of(written.begin(), written.end(), [&](const fs::path& p) {
+            return fs::weakly_canonical(p) == fs::weakly_canonical(capacity_folder);
+        });
+        if (reads_capacity && !searched_before)
+            return usage_error(program, "study " + st.name + ": " + step.folder_name() +
+                                            " takes rates from the capacities in " + capacity_folder.string() +
+                                            ", which no earlier step of the study writes: put the capacity suite first");
+        written.push_back(o.out_dir);
+        auto plan = plan_of(*inv);
+        if (!plan)
+            return usage_error(program, "study " + st.name + ", " + step.folder_name() + ": " + plan.err().message);
+        plans.push_back(std::move(*plan));
+        steps.push_back(std::move(inv));
+    }
+    load::duration total{};
+    std::size_t runs = 0;
+    std::printf("bench-suite study %s: %zu suite(s)%s%s\n", st.name.c_str(), st.steps.size(),
+                st.about.empty() ? "" : ": ", st.about.c_str());
+    std::printf("%-28s %-20s %6s %10s %12s\n", "folder", "suite", "runs", "estimate", "cumulative");
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        total += plans[i].total;
+        runs += plans[i].runs;
+        std::printf("%-28s %-20s %6zu %10s %12s\n", st.steps[i].folder_name().c_str(), st.steps[i].suite.c_str(),
+                    plans[i].runs, plans[i].runs == 0 ? "finished" : load::format_length(plans[i].total).c_str(),
+                    load::format_length(total).c_str());
+    }
+    std::printf("bench-suite study %s: %zu server run(s) left, about %s\n", st.name.c_str(), runs,
+                load::format_length(total).c_str());
+    if (top.f.plan)
+        return 0;
+    int worst = 0;
+    auto left = total;
+    for (std::size_t i = 0; i < steps.size() && !stop_requested; ++i) {
+        auto eta = std::chrono::system_clock::now() + left;
+        auto eta_t = std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(eta));
+        char at[32];
+        std::strftime(at, sizeof at, "%H:%M UTC", std::gmtime(&eta_t));
+        std::printf("bench-suite study %s: suite %zu/%zu, %s: plan %s; study left %s (ends about %s)\n",
+                    st.name.c_str(), i + 1, steps.size(), st.steps[i].folder_name().c_str(),
+                    load::format_length(plans[i].total).c_str(), load::format_length(left).c_str(), at);
+        auto started = std::chrono::steady_clock::now();
+        worst = std::max(worst, run_invocation(*steps[i]));
+        auto took = std::chrono::steady_clock::now() - started;
+        left = left > plans[i].total ? left - plans[i].total : load::duration{};
+        if (plans[i].total > load::duration{}) {
+            double off = 100.0 * (std::chrono::duration<double>(took).count() /
+                                      std::chrono::duration<double>(plans[i].total).count() -
+                                  1);
+            std::printf("bench-suite study %s: %s took %s (plan %s, %+.0f %%)\n", st.name.c_str(),
+                        st.steps[i].folder_name().c_str(),
+                        load::format_length(std::chrono::duration_cast<load::duration>(took)).c_str(),
+                        load::format_length(plans[i].total).c_str(), off);
+        }
+    }
+    return stop_requested ? std::max(worst, 1) : worst;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    namespace load = execbench::load;
     // A suite runs for minutes to hours: its lines reach a log file (`> run.log`, `tail -f`) as they are printed,
     // not one 4 KB block later.
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    CLI::App app{"bench-suite: runs scenarios under each model, a fresh bench-server per run, into results/<suite>/"};
-    app.set_version_flag("--version", execbench::version_string());
-    flags f;
-    load::suite_options options;
-    add_flags(app, f, options);
-    if (auto code = parse_command_line(app, program, argc, argv))
+    std::vector<std::string> args(argv, argv + argc);
+    invocation top;
+    if (auto code = set_up(top, args))
         return *code;
-    std::vector<load::slo_gate> gates;
-    if (f.slo_text) {
-        auto parsed = load::parse_slo(*f.slo_text);
-        if (!parsed)
-            return usage_error(program, parsed.err().message);
-        gates = std::move(*parsed);
-    }
-    if (auto configured = configure(app, f, options); !configured)
-        return usage_error(program, configured.err().message);
-
-    remove_if_left_empty(options.out_dir);
-    end_with_process = []() noexcept { load::kill_started_servers(); };
+    end_with_process = end_with_suite;
     stop_on_sigint();
-    options.stop = &stop_requested;
-    reporter out(std::move(gates), f.quiet);
-    out.attach(options);
-    print_plan(options);
-    auto entries = load::run_suite(options);
-    remove_folder_left_empty();
-    if (!entries)
-        return usage_error(program, entries.err().message);
-    return out.finish(options, *entries);
+    if (top.f.study) {
+        if (!top.f.suite.empty() || !top.f.scenario_list.empty())
+            return usage_error(program, "--study runs the suites its file lists: give no --suite or --scenarios");
+        return run_study(top, args);
+    }
+    return run_invocation(top);
 }

@@ -5,6 +5,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/text.hpp"
+#include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/filer.hpp"
@@ -122,6 +123,29 @@ duration estimate(const scenario& s, unsigned trials)
     return s.warmup + std::int64_t(trials) * per_trial + std::int64_t(pauses) * s.pause + std::chrono::seconds{2};
 }
 
+/// A capacity search's rough length, all arms together (their steps take turns, so they add up): widening from the
+/// start rate to the maximum's geometric middle, then the first bisection to the resolution, then each later trial's
+/// re-checked ends and bisection. A search that ran before is better known by what it took (the journal's seconds).
+duration estimate_search(const scenario& s, const suite_options& o, std::size_t arms)
+{
+    capacity_spec spec = *s.capacity;
+    capacity_spec from_command_line;
+    from_command_line.step_duration = o.override_values.duration;
+    from_command_line.step_warmup = o.override_values.warmup;
+    from_command_line.trials = o.override_values.trials;
+    spec.merge(from_command_line);
+    auto plan = make_capacity_plan(spec);
+    if (!plan)
+        return {};
+    const auto& so = plan->search;
+    auto log_growth = [&](double ratio) { return std::max(0.0, std::ceil(std::log(ratio) / std::log(so.growth))); };
+    double widening = log_growth(std::sqrt(so.max_rps / so.start_rps));
+    double bisection = std::ceil(std::log2(std::log(so.growth) / std::log(1 + so.resolution)));
+    double steps = widening + bisection + (so.trials > 1 ? (so.trials - 1) * (bisection + 2) : 0);
+    auto per_step = plan->step_length + plan->step_warmup + plan->step_pause;
+    return std::chrono::duration_cast<duration>(per_step * steps) * std::int64_t(arms) + std::chrono::seconds{2};
+}
+
 /// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
 /// the limits is replaced by itself scaled to the largest factor that fits, labelled (load/scale.hpp).
 std::optional<std::string> beyond_open_files(scenario& s, bool fit)
@@ -221,6 +245,11 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
     }
     if (auto w = file_run(rec.merged ? *rec.merged : run_record{}, where); !w)
         return w;
+    // A run the stop request cut short is kept for the reader, but not journalled: a resume redoes it whole. So is a
+    // failed one (its server did not start, say): what failed may be mended before the resume.
+    if (o.record && e.status != run_status::stopped && e.status != run_status::failed && !(o.stop && o.stop->load()))
+        if (auto j = o.record->record_done({s.name, e.arm_name(), journal_kind::run}, e.run_id, e.seconds); !j)
+            return j;
     if (o.on_run_done)
         o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
     return {};
@@ -269,6 +298,11 @@ struct suite_context {
     suite_progress_count& progress;
 
     [[nodiscard]] bool stopped() const { return o.stop && o.stop->load(); }
+    /// An earlier invocation into the same folder finished this piece (its journal says so).
+    [[nodiscard]] bool done(const scenario& s, std::size_t k, journal_kind kind) const
+    {
+        return o.record && o.record->done({s.name, arms[k].name, kind});
+    }
 };
 
 /// The arms the suite compares: as given, or one per model.
@@ -378,8 +412,11 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
     std::vector<arm_record> records(n);
     std::vector<std::optional<std::string>> arm_not_runnable(n);
     auto per_arm = per_arm_scenarios(c, per_server, records, arm_not_runnable);
-    for (std::size_t k = 0; k < n; ++k)
+    std::vector<bool> finished(n);
+    for (std::size_t k = 0; k < n; ++k) {
         records[k].entry = detail::entry_for(o, s, c.arms[k]);
+        finished[k] = c.done(s, k, journal_kind::run);
+    }
     for (unsigned round = 1; round <= rounds && !blocked; ++round) {
         auto order = c.interleaved ? round_order(n, o.seed, round) : round_order(n, 0, 0);
         if (!c.interleaved)
@@ -387,7 +424,7 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         for (auto k : order) {
             if (c.stopped())
                 break;
-            if (arm_not_runnable[k])
+            if (arm_not_runnable[k] || finished[k])
                 continue;
             announce(c, s, k, round, rounds, false);
             auto run_start = clock::now();
@@ -399,6 +436,8 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         }
     }
     for (std::size_t k = 0; k < n; ++k) {
+        if (finished[k])
+            continue;
         if (blocked || arm_not_runnable[k]) {
             records[k].not_run_or_failed = run_status::not_run;
             records[k].notes = blocked ? *blocked : *arm_not_runnable[k];
@@ -412,32 +451,160 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
     for (std::size_t k = 0; k < n && o.profile && !blocked; ++k) {
         if (c.stopped())
             break;
-        if (arm_not_runnable[k])
+        if (arm_not_runnable[k] || c.done(s, k, journal_kind::profile))
             continue;
         announce(c, s, k, 1, rounds, true);
         scenario once = per_arm[k];
         once.trials = 1;
+        auto started = clock::now();
         detail::profile_one(o, once, c.arms[k], c.pins, records[k].merged);
         c.progress.spent(estimate(once, 1));
+        if (o.record && !c.stopped())
+            if (auto j = o.record->record_done({s.name, c.arms[k].name, journal_kind::profile}, "",
+                                               std::chrono::duration<double>(clock::now() - started).count());
+                !j)
+                return j;
     }
     return {};
 }
 
-}  // namespace
+/// The suite's scenarios as they will run: the overrides applied, and each fitted under the open-file limits (with
+/// --fit-to-limits) or not runnable, and why.
+struct prepared_scenarios {
+    std::vector<scenario> scenarios;
+    std::vector<std::optional<std::string>> not_runnable;
+};
 
-result<std::vector<suite_entry>> run_suite(const suite_options& o)
+result<prepared_scenarios> prepare_scenarios(const suite_options& o)
 {
     if (o.scenarios.empty())
         return fail("suite " + o.suite + ": no scenarios to run");
-    auto arms = suite_arms(o);
-    if (!arms)
-        return arms.err();
-    std::vector<scenario> scenarios;
+    prepared_scenarios out;
     for (auto s : o.scenarios) {
         if (auto applied = apply_overrides(s, used_by(s, o.override_values)); !applied)
             return fail("scenario " + s.name + ": " + applied.err().message);
-        scenarios.push_back(std::move(s));
+        out.not_runnable.push_back(beyond_open_files(s, o.fit_to_limits));
+        out.scenarios.push_back(std::move(s));
     }
+    return out;
+}
+
+/// The plan of prepared scenarios under `arms` (plan_suite's, and the progress's first estimate).
+suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, const prepared_scenarios& prepared)
+{
+    const bool interleaved = o.order == trial_order::interleaved;
+    suite_plan plan;
+    // Each piece left: its files' estimate, and what it took when it ran before (the journal), if it did.
+    struct piece {
+        std::size_t scenario;
+        duration from_files;
+        std::optional<duration> measured;
+    };
+    std::vector<piece> pieces;
+    double measured_sum = 0, files_sum = 0;  // of the finished pieces: how far the files' estimates were off
+    for (std::size_t si = 0; si < prepared.scenarios.size(); ++si) {
+        const auto& s = prepared.scenarios[si];
+        planned_scenario p;
+        p.scenario = s.name;
+        p.capacity = s.capacity.has_value();
+        p.arms = arms.size();
+        p.rounds = interleaved && !p.capacity ? std::max(1u, s.trials) : 1;
+        if (s.scale.factor != 1)
+            p.scale = fixed(s.scale.factor, 2);
+        if (prepared.not_runnable[si]) {
+            p.not_runnable = *prepared.not_runnable[si];
+            scenario fitted = s;
+            if (auto f = fit_open_files(fitted, true); f && f->scale.factor != 1)
+                p.scale = fixed(f->scale.factor, 2);
+            plan.scenarios.push_back(std::move(p));
+            continue;
+        }
+        auto per_arm = p.capacity ? estimate_search(s, o, 1)
+                                  : estimate(s, interleaved ? 1 : s.trials) * std::int64_t(p.rounds);
+        auto kinds = p.capacity ? std::vector{journal_kind::capacity} : std::vector{journal_kind::run};
+        if (o.profile && !p.capacity)
+            kinds.push_back(journal_kind::profile);
+        for (auto kind : kinds) {
+            auto each = kind == journal_kind::profile ? estimate(s, 1) : per_arm;
+            for (const auto& a : arms) {
+                journal_key key{s.name, a.name, kind};
+                std::optional<duration> took;
+                if (auto secs = o.record ? o.record->seconds_of(key) : std::nullopt)
+                    took = std::chrono::duration_cast<duration>(std::chrono::duration<double>(*secs));
+                if (o.record && o.record->done(key)) {
+                    ++plan.done;
+                    if (took) {
+                        measured_sum += std::chrono::duration<double>(*took).count();
+                        files_sum += std::chrono::duration<double>(each).count();
+                    }
+                    continue;
+                }
+                p.arms_left += kind == journal_kind::profile ? 0 : 1;
+                p.runs += kind == journal_kind::profile ? 1 : p.rounds;
+                pieces.push_back({plan.scenarios.size(), each, took});
+            }
+        }
+        plan.scenarios.push_back(std::move(p));
+    }
+    const double factor = files_sum > 0 ? measured_sum / files_sum : 1;
+    std::vector<std::size_t> measured(plan.scenarios.size()), estimated(plan.scenarios.size());
+    std::vector<duration> longest_search(plan.scenarios.size());
+    for (const auto& pc : pieces) {
+        auto& p = plan.scenarios[pc.scenario];
+        ++(pc.measured ? measured : estimated)[pc.scenario];
+        // A search's arms run side by side and each is journalled with the whole search's time: the longest
+        // measured arm stands for the search.
+        if (p.capacity && pc.measured)
+            longest_search[pc.scenario] = std::max(longest_search[pc.scenario], *pc.measured);
+        else
+            p.estimate += pc.measured ? *pc.measured : std::chrono::duration_cast<duration>(pc.from_files * factor);
+    }
+    for (std::size_t si = 0; si < plan.scenarios.size(); ++si) {
+        auto& p = plan.scenarios[si];
+        if (longest_search[si] > duration{})
+            p.estimate = longest_search[si];
+        auto from_files = factor == 1 ? std::string("files") : "files x" + fixed(factor, 2);
+        p.basis = measured[si] == 0 ? from_files : estimated[si] == 0 ? "measured" : "measured + " + from_files;
+        plan.runs += p.runs;
+        plan.total += p.estimate;
+    }
+    return plan;
+}
+
+}  // namespace
+
+std::string format_length(duration d)
+{
+    auto secs = std::chrono::duration<double>(d).count();
+    if (secs < 90)
+        return fixed(secs, 0) + " s";
+    if (secs < 3600)
+        return fixed(secs / 60, 1) + " min";
+    auto hours = static_cast<long long>(secs / 3600);
+    return std::to_string(hours) + " h " + std::to_string(static_cast<long long>(secs / 60) % 60) + " min";
+}
+
+result<suite_plan> plan_suite(const suite_options& o)
+{
+    auto arms = suite_arms(o);
+    if (!arms)
+        return arms.err();
+    auto prepared = prepare_scenarios(o);
+    if (!prepared)
+        return prepared.err();
+    return plan_of(o, *arms, *prepared);
+}
+
+result<std::vector<suite_entry>> run_suite(const suite_options& o)
+{
+    auto arms = suite_arms(o);
+    if (!arms)
+        return arms.err();
+    auto prepared = prepare_scenarios(o);
+    if (!prepared)
+        return prepared.err();
+    const auto& scenarios = prepared->scenarios;
+    const auto& not_runnable = prepared->not_runnable;
     auto capacities = capacities_for(o, scenarios);
     if (!capacities)
         return capacities.err();
@@ -447,6 +614,9 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
         return fail(o.out_dir.string() + ": cannot create: " + ec.message());
     if (auto ok = check_appendable(output_paths_for(o.out_dir / (o.suite + ".csv"))); !ok)
         return ok.err();
+    if (o.record)
+        if (auto begun = o.record->begin(o.seed); !begun)
+            return begun.err();
     pin_guard guard;
     auto pins = pin_generator(o, guard);
     if (!pins)
@@ -454,25 +624,21 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
 
     const bool interleaved = o.order == trial_order::interleaved;
     suite_progress_count progress;
-    std::vector<std::optional<std::string>> not_runnable;
-    for (auto& s : scenarios) {
-        not_runnable.push_back(beyond_open_files(s, o.fit_to_limits));
-        if (not_runnable.back())
-            continue;
-        unsigned rounds = interleaved ? std::max(1u, s.trials) : 1;
-        progress.count += arms->size() * rounds;
-        progress.remaining += estimate(s, interleaved ? 1 : s.trials) * std::int64_t(arms->size() * rounds);
-        if (o.profile && !s.capacity) {
-            progress.count += arms->size();
-            progress.remaining += estimate(s, 1) * std::int64_t(arms->size());
-        }
-    }
+    auto plan = plan_of(o, *arms, *prepared);
+    progress.count = plan.runs;
+    progress.remaining = plan.total;
     const suite_context c{o, *arms, *pins, *capacities, interleaved, progress};
     std::vector<suite_entry> entries;
     for (std::size_t si = 0; si < scenarios.size() && !c.stopped(); ++si) {
         const auto& s = scenarios[si];
         if (s.capacity && !not_runnable[si]) {
-            auto searched = detail::run_capacity_arms(o, s, *arms, *pins);
+            std::vector<arm_spec> searching;
+            for (std::size_t k = 0; k < arms->size(); ++k)
+                if (!c.done(s, k, journal_kind::capacity))
+                    searching.push_back((*arms)[k]);
+            if (searching.empty())
+                continue;
+            auto searched = detail::run_capacity_arms(o, s, searching, *pins);
             if (!searched)
                 return searched.err();
             entries.insert(entries.end(), searched->begin(), searched->end());
@@ -480,6 +646,9 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             return ran.err();
         }
     }
+    if (o.record && !c.stopped())
+        if (auto ended = o.record->record_end(); !ended)
+            return ended.err();
     return entries;
 }
 

@@ -10,6 +10,7 @@
 #include "execbench/load/run/runner.hpp"
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
+#include "execbench/load/suite/journal.hpp"
 #include "execbench/load/suite/server_process.hpp"
 
 #include <atomic>
@@ -96,6 +97,9 @@ struct suite_options {
     /// The one sampler of the server, per trial: its summary and the per-second timeline.
     std::chrono::milliseconds server_sample_period{100};
     const std::atomic<bool>* stop = nullptr;  ///< set (SIGINT) to end after the current run
+    /// The folder's journal (load/suite/journal.hpp): what it holds as finished is skipped, and each scenario × arm
+    /// filed whole is recorded in it; nullptr: no journal (every run runs, nothing is recorded).
+    journal* record = nullptr;
     /// Before each run.
     std::function<void(const suite_progress&)> on_run_start;
     /// Forwarded from load::run while a run goes on.
@@ -123,6 +127,37 @@ struct suite_outcome {
 };
 /// Counts the ledger entries of a suite run by status.
 suite_outcome tally(const std::vector<suite_entry>& entries);
+
+/// One scenario of a suite's plan (bench-suite --plan), and what the progress's estimate starts from.
+struct planned_scenario {
+    std::string scenario;
+    bool capacity = false;       ///< a capacity search (the arms' steps take turns), not a fixed-rate run
+    std::size_t arms = 0;        ///< the arms it runs under
+    std::size_t arms_left = 0;   ///< of those, the ones the folder's journal does not hold as finished
+    unsigned rounds = 1;         ///< server runs per arm (interleaved: one per trial; blocked or a search: one)
+    std::size_t runs = 0;        ///< server runs left: arms_left × rounds, plus profiled trials
+    duration estimate{};         ///< the runs left, end to end
+    std::string basis;           ///< how `estimate` was reached: "files", "measured" or "files x1.07 (...)"
+    std::string not_runnable;    ///< why it will not run here (beyond the open-file limits), or empty
+    std::string scale;           ///< the scale it runs at (or, not runnable, would with --fit-to-limits), or empty
+};
+
+/// What a suite will run and how long it should take.
+struct suite_plan {
+    std::vector<planned_scenario> scenarios;
+    std::size_t runs = 0;  ///< server runs left
+    duration total{};      ///< their estimate
+    std::size_t done = 0;  ///< scenario × arm pieces the journal holds as finished
+};
+
+/// The suite's plan, from the scenario files (their trials, warm-ups, lengths and pauses, a capacity search's steps)
+/// and, where the folder's journal holds them, the measured wall times of finished pieces: a scenario × arm that ran
+/// before is expected to take what it took, and the files' estimates of the rest are scaled by how far the measured
+/// pieces were from theirs. Runs nothing.
+result<suite_plan> plan_suite(const suite_options& options);
+
+/// "1 h 12 min", "7.6 min", "38 s": a plan's length as the plan and the progress print it.
+std::string format_length(duration d);
 
 /// Runs every scenario under every arm, each on a fresh server (and a fresh downstream server when the scenario
 /// asks for a separate one), in the order `order` says; interleaved trials of one arm are merged into one result.
