@@ -7,6 +7,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/models/movie_database.hpp"
 #include "execbench/server/instance.hpp"
+#include "execbench/tls/server_context.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -47,6 +48,7 @@ struct command_line {
     double downstream_seconds = seconds_of(opts.timeouts.downstream_response);
     double db_seconds = seconds_of(opts.db_timeout);
     std::string movies_cache = std::to_string(opts.movies_cache);
+    std::string tls_key_type{tls::to_string(opts.tls_files.generated)};
     bool list_endpoints = false;
     bool list_models = false;
 };
@@ -142,6 +144,26 @@ void add_timeout_options(CLI::App& cli, command_line& c)
     cli.add_flag("--list-models", c.list_models, "List the execution models, one per line, and exit");
 }
 
+/// --tls and where its certificate comes from.
+void add_tls_options(CLI::App& cli, command_line& c)
+{
+    auto& opts = c.opts;
+    auto* tls = cli.add_flag("--tls", opts.tls,
+                             "Serve HTTPS (TLS 1.2 and 1.3) on --port, with a self-signed certificate made at start "
+                             "unless --tls-cert is given");
+    auto* key_type = cli.add_option("--tls-key-type", c.tls_key_type,
+                                    "The key of the certificate made at start: p256 (ECDSA P-256) or rsa2048")
+                         ->check(CLI::IsMember({"p256", "rsa2048"}))
+                         ->needs(tls)
+                         ->capture_default_str();
+    auto* cert = cli.add_option("--tls-cert", opts.tls_files.cert_file,
+                                "PEM certificate (chain, leaf first) to serve instead of a generated one; with --tls-key")
+                     ->needs(tls)
+                     ->excludes(key_type);
+    cli.add_option("--tls-key", opts.tls_files.key_file, "PEM private key of --tls-cert")->needs(cert);
+    cert->needs("--tls-key");
+}
+
 /// --list-endpoints, --list-models.
 int list(const command_line& c)
 {
@@ -168,6 +190,7 @@ result<void> settle(command_line& c)
         if (auto cpus = parse_cpu_list(opts.cpus); !cpus)
             return fail("--cpus: " + cpus.err().message);
     opts.model = *models::parse_model(c.model_name);
+    opts.tls_files.generated = *tls::parse_key_type(c.tls_key_type);
     opts.shutdown_timeout = millis_of(c.shutdown_seconds);
     opts.timeouts.header = millis_of(c.header_seconds);
     opts.timeouts.idle = millis_of(c.idle_seconds);
@@ -197,6 +220,7 @@ int main(int argc, char** argv)
     command_line c;
     add_server_options(cli, c);
     add_timeout_options(cli, c);
+    add_tls_options(cli, c);
     if (auto code = apps::parse_command_line(cli, program, argc, argv))
         return *code;
     if (c.list_endpoints || c.list_models)

@@ -266,6 +266,10 @@ void app::respond(const struct plan& p, http::response& out)
             {"shutdownTimeoutMs", info_.shutdown_timeout_ms},
             {"listenBacklog", info_.listen_backlog},
             {"cpus", info_.cpus},
+            {"tls", info_.tls},
+            {"tlsKey", info_.tls ? nlohmann::json(info_.tls_key) : nlohmann::json(nullptr)},
+            {"tlsCertificate", !info_.tls ? nlohmann::json(nullptr)
+                               : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
             {"inFlight", counters_.in_flight()},
             {"version", std::string(execbench::version())},
             {"gitRevision", std::string(execbench::git_revision())},

@@ -66,7 +66,7 @@ private:
     /// the argument beside it (40 B an idle connection).
     task<> do_session(socket_type& accepted, io_group& loop)
     {
-        watched_connection conn(std::move(accepted), loop.deadlines, app_.counters());
+        watched_connection conn(std::move(accepted), context_.tls, loop.deadlines, app_.counters());
         std::unique_ptr<request_state> state;
         for (;;) {
             if (state && state->buffer.size() != 0) {
@@ -76,8 +76,8 @@ private:
                 if (state)
                     loop.spares.give(std::move(state));
                 // Waiting for the first byte is idleness; once it arrives the header clock runs.
-                conn.deadline.expires_after(context_.timeouts.idle);
-                auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_read, use_values);
+                conn.deadline.expires_after(conn.stream.first_byte_timeout(context_.timeouts));
+                auto [ec] = co_await conn.stream.async_wait(tcp::socket::wait_read, use_values);
                 if (ec)
                     break;  // the wait failed (the server is stopping): nothing to answer
                 state = loop.spares.take(app_);
@@ -161,7 +161,7 @@ private:
                 if (!flushed)
                     co_return arrival::closed;
             }
-            auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_read, use_values);
+            auto [ec] = co_await conn.stream.async_wait(tcp::socket::wait_read, use_values);
             got = ec ? reading_failed(state.cycle, ec)
                      : read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
         }
@@ -254,7 +254,7 @@ private:
     {
         auto progress = write_state::blocked;
         while (progress == write_state::blocked) {
-            auto [ec] = co_await conn.socket.async_wait(tcp::socket::wait_write, use_values);
+            auto [ec] = co_await conn.stream.async_wait(tcp::socket::wait_write, use_values);
             progress = ec ? write_state::failed : write_more(conn, state, what, written);
         }
         co_return progress;
@@ -272,7 +272,7 @@ private:
         pending.consume(written);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
-            const auto n = conn.socket.write_some(pending, ec);
+            const auto n = conn.stream.write_some(pending, ec);
             pending.consume(n);
             written += n;
             if (ec == asio::error::would_block)

@@ -57,7 +57,7 @@ public:
         trim_stacks();
         start_serving([this](socket_type socket, io_group&) {
             wait_for_request(
-                std::make_shared<watched_connection>(std::move(socket), carriers_.deadlines, app_.counters()));
+                std::make_shared<watched_connection>(std::move(socket), context_.tls, carriers_.deadlines, app_.counters()));
         });
     }
 
@@ -66,8 +66,14 @@ private:
     /// "Memory per connection").
     void wait_for_request(std::shared_ptr<watched_connection> conn)
     {
-        conn->deadline.expires_after(context_.timeouts.idle);
-        conn->socket.async_wait(tcp::socket::wait_read, [this, conn](error_code ec) mutable {
+        conn->deadline.expires_after(conn->stream.first_byte_timeout(context_.timeouts));
+        wait_for_bytes(std::move(conn));
+    }
+
+    /// Waits, without a fiber, for bytes that start or carry on a request (or a TLS handshake), under the deadline set.
+    void wait_for_bytes(std::shared_ptr<watched_connection> conn)
+    {
+        conn->stream.async_wait(tcp::socket::wait_read, [this, conn](error_code ec) mutable {
             if (ec)
                 return conn->close();  // the wait failed (the server is stopping): nothing to answer
             start_request(std::move(conn), carriers_.spares.take(app_));
@@ -83,6 +89,12 @@ private:
         auto got = read_arrived(*conn, *state, carriers_.spares, context_.timeouts, stopping_);
         if (got == arrival::closed && state->held.empty())
             return conn->close();  // no fiber needed
+        if (got == arrival::incomplete && conn->stream.needs_handshake()) {
+            // A TLS handshake goes on between flights without a fiber: its crypto runs on the carrier's stack, and a
+            // connection that is still shaking hands holds no fiber stack (issue 55's handshake storm).
+            carriers_.spares.give(std::move(state));
+            return wait_for_bytes(std::move(conn));
+        }
         spawn_fiber([this, conn = std::move(conn), state = std::move(state), got](const yield_type& yield) mutable {
             if (serve(*conn, *state, got, yield))
                 next_request(std::move(conn), std::move(state));
@@ -136,7 +148,7 @@ private:
             if (!write_held(conn, state, yield))
                 return false;
             error_code ec;
-            conn.socket.async_wait(tcp::socket::wait_read, yield[ec]);
+            conn.stream.async_wait(tcp::socket::wait_read, yield[ec]);
             got = ec ? reading_failed(cycle, ec)
                      : read_arrived(conn, state, carriers_.spares, context_.timeouts, stopping_);
         }
@@ -240,9 +252,9 @@ private:
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
-            pending.consume(conn.socket.write_some(pending, ec));
+            pending.consume(conn.stream.write_some(pending, ec));
             if (ec == asio::error::would_block)
-                conn.socket.async_wait(tcp::socket::wait_write, yield[ec]);
+                conn.stream.async_wait(tcp::socket::wait_write, yield[ec]);
             if (ec)
                 return false;
         }

@@ -7,6 +7,7 @@
 #include "io_server.hpp"
 #include "pg_async_run.hpp"
 #include "request_state.hpp"
+#include "transport.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
@@ -32,7 +33,7 @@ using clock = std::chrono::steady_clock;
 /// One event loop: an io_context run by one thread, with its own connections, deadline sweep and downstream client.
 using event_loop = io_group;
 
-/// One client connection, served by callbacks on its loop.
+/// One client connection (its socket, or TLS over it), served by callbacks on its loop.
 ///
 /// Deadlines are checked by the loop's `deadline_sweep`, not a timer per operation: on the hot path setting one is
 /// a store. Reads wait for readiness first and then read without blocking, and writes are tried at once; the
@@ -42,7 +43,7 @@ using event_loop = io_group;
 class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
-        : socket_(std::move(socket)),
+        : stream_(std::move(socket), context.tls),
           timer_(loop.io.get_executor()),
           loop_(loop),
           context_(context),
@@ -50,7 +51,7 @@ public:
           stopping_(stopping),
           scope_(app_.counters())
     {
-        loop_.deadlines.watch(deadline_, socket_.native_handle());
+        loop_.deadlines.watch(deadline_, stream_.native_handle());
     }
 
     ~connection() { loop_.deadlines.forget(deadline_); }
@@ -64,20 +65,20 @@ private:
             // A pipelined request is already buffered; go through the loop so a long pipeline cannot recurse.
             state_->parser.emplace(cycle().storage);
             deadline_.expires_after(context_.timeouts.header);
-            asio::post(socket_.get_executor(), [self = shared_from_this()] { self->parse_buffered(); });
+            asio::post(stream_.get_executor(), [self = shared_from_this()] { self->parse_buffered(); });
             return;
         }
         // Waiting for the first byte is idleness; once it arrives the header clock runs for the rest of the request.
         // An idle connection holds no request state: it goes back to the loop's spares until bytes arrive.
         if (state_)
             loop_.spares.give(std::move(state_));
-        deadline_.expires_after(context_.timeouts.idle);
+        deadline_.expires_after(stream_.first_byte_timeout(context_.timeouts));
         do_wait_readable();
     }
 
     void do_wait_readable()
     {
-        socket_.async_wait(tcp::socket::wait_read,
+        stream_.async_wait(tcp::socket::wait_read,
                            [self = shared_from_this()](error_code ec) { self->on_readable(ec); });
     }
 
@@ -92,7 +93,7 @@ private:
         if (state_->buffer.capacity() == 0)
             loop_.spares.lend_buffer(state_->buffer);
         const bool first_bytes = state_->buffer.size() == 0 && !state_->parser->got_some();
-        auto n = socket_.read_some(state_->buffer.prepare(read_chunk), ec);
+        auto n = stream_.read_some(state_->buffer.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
             return do_wait_readable();
         if (ec)
@@ -212,7 +213,7 @@ private:
     {
         if (cycle().plan.stream.interval_millis == 0) {
             // Through the loop, so a stream the socket keeps absorbing neither recurses nor starves the others.
-            asio::post(socket_.get_executor(), [self = shared_from_this()] { self->do_stream_event(); });
+            asio::post(stream_.get_executor(), [self = shared_from_this()] { self->do_stream_event(); });
             return;
         }
         timer_.expires_after(std::chrono::milliseconds(cycle().plan.stream.interval_millis));
@@ -233,9 +234,9 @@ private:
     {
         while (beast::buffer_bytes(pending_) != 0) {
             error_code ec;
-            pending_.consume(socket_.write_some(pending_, ec));
+            pending_.consume(stream_.write_some(pending_, ec));
             if (ec == asio::error::would_block) {
-                socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](error_code wait_ec) {
+                stream_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](error_code wait_ec) {
                     if (wait_ec)
                         return self->on_write_failed();
                     self->continue_write();
@@ -263,16 +264,14 @@ private:
     void close()
     {
         loop_.deadlines.forget(deadline_);  // before the descriptor is closed and its number reused
-        error_code ec;
-        socket_.shutdown(tcp::socket::shutdown_send, ec);
-        socket_.close(ec);
+        stream_.close();
     }
 
     endpoints::request_cycle& cycle() noexcept { return state_->cycle; }
 
     static constexpr std::size_t read_chunk = 4096;
 
-    socket_type socket_;
+    transport stream_;
     timer_type timer_;
     event_loop& loop_;
     const server_context& context_;

@@ -8,6 +8,7 @@
 #include "downstream.hpp"
 #include "request_state.hpp"
 #include "server_support.hpp"
+#include "transport.hpp"
 
 #include "blocking.hpp"
 
@@ -17,6 +18,7 @@
 #include <boost/asio/use_future.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <optional>
@@ -35,17 +37,23 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
+/// What poll() waits for so that `stream` can go on in direction `w` (TLS may need the other direction).
+short poll_events(const transport& stream, asio::socket_base::wait_type w) noexcept
+{
+    return stream.wait_for(w) == asio::socket_base::wait_read ? POLLIN : POLLOUT;
+}
+
 /// A client connection; owned by the poller while its request arrives and by one worker while it is served. Between
-/// requests it holds its socket and deadline timer: the request's buffers come from the poller's spares when bytes
+/// requests it holds its stream (the socket, or TLS over it) and deadline timer: the request's buffers come from the poller's spares when bytes
 /// arrive and go back once the answer is written (docs/models.md).
 struct connection : std::enable_shared_from_this<connection> {
-    connection(socket_type s, asio::io_context& poller, endpoints::app& app)
-        : socket(std::move(s)), timer(poller), scope(app.counters())
+    connection(socket_type s, const tls::server_context* tls, asio::io_context& poller, endpoints::app& app)
+        : stream(std::move(s), tls), timer(poller), scope(app.counters())
     {
     }
     endpoints::request_cycle& cycle() noexcept { return state->cycle; }
 
-    socket_type socket;
+    transport stream;
     asio::steady_timer timer;
     clock::time_point deadline;
     endpoints::connection_scope scope;
@@ -66,7 +74,7 @@ public:
         downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
                             context_.timeouts);
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
-            read_request(std::make_shared<connection>(std::move(socket), poller_io_, app_));
+            admit(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_));
         });
         poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
@@ -99,6 +107,17 @@ public:
     }
 
 private:
+    /// A new connection: over TLS its handshake goes to a worker first, as Tomcat's NIO connector hands the handshake
+    /// to a worker, so the poller never does the crypto and the pool's threads share a handshake storm; a
+    /// connection the full queue has no room for is closed (no answer can be said before the handshake).
+    void admit(std::shared_ptr<connection> c)
+    {
+        if (!c->stream.needs_handshake())
+            return read_request(std::move(c));
+        if (!queue_.try_push(c))
+            close(*c);
+    }
+
     /// Reads the next request on the poller without blocking, as Tomcat's NIO connector does: a worker is taken only
     /// once the whole request (head and body) is buffered, so a slow or idle client costs no worker. Waiting for the
     /// first byte is idleness; once it arrives the header clock runs for the rest of the request.
@@ -110,7 +129,7 @@ private:
                 spares_.give(std::move(c->state));
             else if (c->state)
                 c->state->parser.emplace(c->cycle().storage);  // a pipelined request is already buffered
-            c->deadline = clock::now() + (c->state ? context_.timeouts.header : context_.timeouts.idle);
+            c->deadline = clock::now() + (c->state ? context_.timeouts.header : c->stream.first_byte_timeout(context_.timeouts));
         }
         if (c->state && parse(*c))
             return;
@@ -119,9 +138,9 @@ private:
         c->timer.expires_at(c->deadline);
         c->timer.async_wait([c](error_code timer_ec) {
             if (!timer_ec)
-                c->socket.cancel(timer_ec);
+                c->stream.cancel(timer_ec);
         });
-        c->socket.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
+        c->stream.async_wait(tcp::socket::wait_read, [this, c](error_code wait_ec) { on_readable(wait_ec, c); });
     }
 
     /// Parses what `c` has buffered; true when that settled the request (queued for a worker, or answered and
@@ -159,7 +178,7 @@ private:
         if (buffer.capacity() == 0)
             spares_.lend_buffer(buffer);
         const bool first_bytes = buffer.size() == 0 && !c->state->parser->got_some();
-        auto n = c->socket.read_some(buffer.prepare(read_chunk), ec);
+        auto n = c->stream.read_some(buffer.prepare(read_chunk), ec);
         if (ec == asio::error::would_block)
             return read_request(std::move(c));
         if (ec)
@@ -176,7 +195,7 @@ private:
     {
         auto& held = c->state->held;
         error_code ec;
-        held.erase(0, c->socket.write_some(asio::buffer(held), ec));
+        held.erase(0, c->stream.write_some(asio::buffer(held), ec));
         if (ec && ec != asio::error::would_block)
             return close(*c);
         if (held.empty())
@@ -184,9 +203,9 @@ private:
         c->timer.expires_after(context_.timeouts.write);
         c->timer.async_wait([c](error_code timer_ec) {
             if (!timer_ec)
-                c->socket.cancel(timer_ec);
+                c->stream.cancel(timer_ec);
         });
-        c->socket.async_wait(tcp::socket::wait_write, [this, c](error_code wait_ec) {
+        c->stream.async_wait(tcp::socket::wait_write, [this, c](error_code wait_ec) {
             c->timer.cancel();
             if (wait_ec)
                 return close(*c);
@@ -199,7 +218,7 @@ private:
         // Read what else is there so closing does not reset the connection before the client sees the answer.
         error_code ec;
         char discard[16 * 1024];
-        c.socket.read_some(asio::buffer(discard), ec);
+        c.stream.read_some(asio::buffer(discard), ec);
         c.cycle().reject(http::failure::overloaded, "all workers busy and the queue is full");
         answer_now(c);
         close(c);
@@ -213,25 +232,41 @@ private:
         error_code ec;
         const std::array buffers{asio::buffer(c.state->held), asio::buffer(c.state->out),
                                  asio::buffer(c.cycle().response.body)};
-        auto n = c.socket.write_some(buffers, ec);
+        auto n = c.stream.write_some(buffers, ec);
         c.cycle().finish(!ec && n == asio::buffer_size(buffers));
     }
 
     void close(connection& c)
     {
-        error_code ec;
-        c.socket.shutdown(tcp::socket::shutdown_send, ec);
-        c.socket.close(ec);
+        c.stream.close();
     }
 
     void work()
     {
         while (auto c = queue_.pop()) {
-            if (serve(*c))
+            if (c->stream.needs_handshake() ? handshake(*c) : serve(*c))
                 asio::post(poller_io_, [this, c = std::move(c)]() mutable { read_request(std::move(c)); });
             else
                 close(*c);
         }
+    }
+
+    /// The TLS handshake of a new connection, blocking this worker until it is done, the header deadline passes (a
+    /// handshake that stalls is closed as a slow head is) or the server stops (it has no request in flight to
+    /// drain); true when done.
+    bool handshake(connection& c)
+    {
+        const auto deadline = clock::now() + context_.timeouts.header;
+        error_code ec;
+        while (!c.stream.handshake(ec)) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            if (ec != asio::error::would_block || left.count() <= 0 || stopping_)
+                return false;
+            // In slices, so a stop is seen within one: the abort signal is raised only when requests fail to drain.
+            abort_.wait(c.stream.native_handle(), poll_events(c.stream, tcp::socket::wait_read),
+                        std::min(left, handshake_slice));
+        }
+        return true;
     }
 
     /// Serves the request buffered on `c`, blocking this worker throughout; true when the connection stays open.
@@ -316,10 +351,10 @@ private:
         beast::buffers_suffix pending(buffers);
         while (beast::buffer_bytes(pending) != 0) {
             error_code ec;
-            pending.consume(c.socket.write_some(pending, ec));
+            pending.consume(c.stream.write_some(pending, ec));
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
             if (ec == asio::error::would_block &&
-                (left.count() <= 0 || !abort_.wait(c.socket.native_handle(), POLLOUT, left)))
+                (left.count() <= 0 || !abort_.wait(c.stream.native_handle(), poll_events(c.stream, tcp::socket::wait_write), left)))
                 return false;
             if (ec && ec != asio::error::would_block)
                 return false;
@@ -329,6 +364,7 @@ private:
     }
 
     static constexpr std::size_t read_chunk = 4096;
+    static constexpr std::chrono::milliseconds handshake_slice{100};
 
     const server_context& context_;
     endpoints::app& app_;

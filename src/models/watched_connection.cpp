@@ -13,9 +13,7 @@ constexpr std::size_t read_chunk = 4096;
 void watched_connection::close()
 {
     deadlines.forget(deadline);
-    boost::system::error_code ec;
-    socket.shutdown(boost::asio::ip::tcp::socket::shutdown_send, ec);
-    socket.close(ec);
+    stream.close();
 }
 
 arrival read_arrived(watched_connection& conn, request_state& state, request_spares& spares,
@@ -30,7 +28,7 @@ arrival read_arrived(watched_connection& conn, request_state& state, request_spa
         if (buffer.capacity() == 0)
             spares.lend_buffer(buffer);
         const bool first_bytes = buffer.size() == 0 && !parser.got_some();
-        auto n = conn.socket.read_some(buffer.prepare(read_chunk), ec);
+        auto n = conn.stream.read_some(buffer.prepare(read_chunk), ec);
         if (ec == boost::asio::error::would_block)
             return arrival::incomplete;
         if (ec)

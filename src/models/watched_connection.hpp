@@ -6,18 +6,20 @@
 
 #include "request_state.hpp"
 #include "server_support.hpp"
+#include "transport.hpp"
 
 namespace execbench::models {
 
-/// A connection as `fiber` and `coro` hold it between waits: its socket and its deadline, which the group's deadline
-/// sweep watches for as long as the connection lives, and its place in the open-connection count. No stack and no
-/// request state: those are taken when a request's first bytes arrive.
+/// A connection as `fiber` and `coro` hold it between waits: its stream (the socket, or TLS over it) and its deadline,
+/// which the group's deadline sweep watches for as long as the connection lives, and its place in the open-connection
+/// count. No stack and no request state: those are taken when a request's first bytes arrive.
 struct watched_connection {
-    /// Watches `s`'s deadline on `sweep` and counts the connection open in `counters`.
-    watched_connection(socket_type s, deadline_sweep& sweep, endpoints::request_counters& counters)
-        : socket(std::move(s)), deadlines(sweep), scope(counters)
+    /// Serves `s` (over TLS from `tls` when not null), watches its deadline on `sweep` and counts it open in `counters`.
+    watched_connection(socket_type s, const tls::server_context* tls, deadline_sweep& sweep,
+                       endpoints::request_counters& counters)
+        : stream(std::move(s), tls), deadlines(sweep), scope(counters)
     {
-        deadlines.watch(deadline, socket.native_handle());
+        deadlines.watch(deadline, stream.native_handle());
     }
     ~watched_connection() { deadlines.forget(deadline); }
     watched_connection(const watched_connection&) = delete;
@@ -26,7 +28,7 @@ struct watched_connection {
     /// Stops watching the deadline (before the descriptor is closed and its number reused), then closes.
     void close();
 
-    socket_type socket;
+    transport stream;
     models::deadline deadline;
     deadline_sweep& deadlines;
     endpoints::connection_scope scope;

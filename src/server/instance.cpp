@@ -26,7 +26,7 @@ unsigned hardware_threads()
     return usable_cpu_count();
 }
 
-endpoints::server_info info_of(const options& opts, unsigned offload_threads)
+endpoints::server_info info_of(const options& opts, unsigned offload_threads, const std::optional<tls::server_context>& tls)
 {
     endpoints::server_info info;
     info.model = std::string(models::to_string(opts.model));
@@ -52,6 +52,11 @@ endpoints::server_info info_of(const options& opts, unsigned offload_threads)
     auto asked = static_cast<std::uint64_t>(opts.backlog);
     info.listen_backlog = cap > 0 ? std::min<std::uint64_t>(cap, asked) : asked;
     info.cpus = format_cpu_list(allowed_cpus());
+    if (tls) {
+        info.tls = true;
+        info.tls_key = tls->key_description();
+        info.tls_key_from_file = tls->from_files();
+    }
     return info;
 }
 
@@ -64,6 +69,17 @@ sigset_t block_stop_signals()
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     return set;
+}
+
+/// The TLS context with --tls: the certificate made or read; throws with the option's message when it cannot be.
+std::optional<tls::server_context> open_tls(const options& opts)
+{
+    if (!opts.tls)
+        return std::nullopt;
+    auto made = tls::server_context::make(opts.tls_files);
+    if (!made)
+        throw std::invalid_argument(made.err().message);
+    return std::move(*made);
 }
 
 std::unique_ptr<models::movie_database> open_database(const options& opts)
@@ -79,13 +95,14 @@ std::unique_ptr<models::movie_database> open_database(const options& opts)
 }  // namespace
 
 instance::instance(const options& opts)
-    : database_(open_database(opts)),
+    : tls_(open_tls(opts)),
+      database_(open_database(opts)),
       movies_(database_ ? nullptr
                         : std::make_unique<endpoints::movie_store>(endpoints::movie_store_options{
                               opts.movies_db, opts.movies_read_only, opts.movies_sync_commits, opts.movies_cache})),
       offload_(opts.cpu_threads != 0 ? opts.cpu_threads : hardware_threads()),
-      app_(database_ ? endpoints::app(info_of(opts, offload_.threads()), counters_)
-                     : endpoints::app(info_of(opts, offload_.threads()), *movies_, counters_)),
+      app_(database_ ? endpoints::app(info_of(opts, offload_.threads(), tls_), counters_)
+                     : endpoints::app(info_of(opts, offload_.threads(), tls_), *movies_, counters_)),
       context_{.app = app_,
                .offload = offload_,
                .downstream = {},
@@ -96,7 +113,8 @@ instance::instance(const options& opts)
                .fiber_stack_kb = opts.fiber_stack_kb,
                .timeouts = opts.timeouts,
                .database = database_.get(),
-               .backlog = opts.backlog}
+               .backlog = opts.backlog,
+               .tls = tls_ ? &*tls_ : nullptr}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {
@@ -111,7 +129,8 @@ instance::instance(const options& opts)
         // The downstream defaults to the server itself, whose port is known only now.
         context_.downstream.host = opts.host == "0.0.0.0" ? "127.0.0.1" : opts.host == "::" ? "::1" : opts.host;
         context_.downstream.port = server_->port();
-        downstream_text = "http://" + context_.downstream.authority();
+        // Over TLS the server is its own downstream at an https URL, which the downstream client does not speak yet.
+        downstream_text = (tls_ ? "https://" : "http://") + context_.downstream.authority();
     }
     app_.set_downstream(downstream_text);
 }
@@ -172,6 +191,8 @@ int run(const options& opts)
               << " downstream=" << server.downstream() << " pid=" << ::getpid();
     if (models::is_database_url(opts.movies_db))
         std::cout << " movies_db=" << opts.movies_db << " db_pool=" << opts.db_pool;
+    if (opts.tls)
+        std::cout << " tls=" << server.app().info().tls_key;
     std::cout << std::endl;
 
     int signal_number = 0;

@@ -394,6 +394,45 @@ TEST_CASE("bench-server --backlog sets the listen backlog the kernel keeps", "[c
     CHECK_THAT(ss.out.front(), Catch::Matches("LISTEN +0 +7 .*"));
 }
 
+TEST_CASE("bench-server --tls names the certificate or key it cannot use, exit 2", "[cli][server]")
+{
+    if (bench_server_path().empty())
+        return;
+    temp_dir dir("execbench-tls-cli");
+    const auto cert = (dir.path / "cert.pem").string();
+    const auto key = (dir.path / "key.pem").string();
+    const auto other_key = (dir.path / "other.pem").string();
+    auto made = run_tool({"/bin/sh", "-c",
+                          "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=x "
+                          "-keyout " + key + " -out " + cert + " && openssl genpkey -algorithm EC -pkeyopt "
+                          "ec_paramgen_curve:P-256 -out " + other_key});
+    if (made.code != 0)
+        return;  // no openssl command on this machine
+    auto serve = [](std::vector<std::string> args) {
+        args.insert(args.begin(), {bench_server_path(), "--port", "0"});
+        return run_tool(args);
+    };
+    auto missing = serve({"--tls", "--tls-cert", (dir.path / "none.pem").string(), "--tls-key", key});
+    CHECK(missing.code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("--tls-cert: cannot read '" + (dir.path / "none.pem").string() + "'"));
+    auto not_a_cert = serve({"--tls", "--tls-cert", key, "--tls-key", key});
+    CHECK(not_a_cert.code == 2);
+    CHECK_THAT(not_a_cert.err, Catch::Contains("--tls-cert: '" + key + "' is not a PEM certificate"));
+    auto mismatched = serve({"--tls", "--tls-cert", cert, "--tls-key", other_key});
+    CHECK(mismatched.code == 2);
+    CHECK_THAT(mismatched.err,
+               Catch::Contains("--tls-key: '" + other_key + "' does not match the certificate in '" + cert + "'"));
+    auto without_tls = serve({"--tls-cert", cert, "--tls-key", key});
+    CHECK(without_tls.code == 2);
+    CHECK_THAT(without_tls.err, Catch::Contains("--tls-cert requires --tls"));
+    auto without_key = serve({"--tls", "--tls-cert", cert});
+    CHECK(without_key.code == 2);
+    CHECK_THAT(without_key.err, Catch::Contains("--tls-cert requires --tls-key"));
+    auto bad_type = serve({"--tls", "--tls-key-type", "dsa"});
+    CHECK(bad_type.code == 2);
+    CHECK_THAT(bad_type.err, Catch::Contains("--tls-key-type"));
+}
+
 TEST_CASE("bench-load lists scenarios in the studies' order and lints them", "[cli][load][integration]")
 {
     if (bench_load_path().empty())

@@ -77,6 +77,9 @@ struct server_info {
     std::int64_t shutdown_timeout_ms = 0;
     std::uint64_t listen_backlog = 0;  ///< after the kernel's somaxconn cap
     std::string cpus;                  ///< the CPUs the server may run on, as taskset lists them
+    bool tls = false;                  ///< serving HTTPS (`--tls`)
+    std::string tls_key;               ///< with TLS: the key, e.g. "p256", "rsa2048" (tls::server_context)
+    bool tls_key_from_file = false;    ///< with TLS: the certificate came from --tls-cert, not made at start
 };
 
 /// The endpoint logic, written once and shared by every model. Pure: no sockets, threads or waits.

@@ -5,6 +5,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
+#include "execbench/tls/server_context.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -49,6 +50,7 @@ struct server_context {
     http::timeouts timeouts;             ///< header, idle, write and downstream deadlines
     movie_database* database = nullptr;  ///< where `work::database` stages go (null: movies are in SQLite)
     int backlog = listen_backlog;        ///< connections the kernel queues for accept (capped at somaxconn)
+    const tls::server_context* tls = nullptr;  ///< serve TLS with it (`--tls`); null: cleartext
 };
 
 /// A running server under one model.

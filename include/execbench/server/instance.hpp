@@ -8,11 +8,13 @@
 #include "execbench/models/movie_database.hpp"
 #include "execbench/models/offload_pool.hpp"
 #include "execbench/models/server.hpp"
+#include "execbench/tls/server_context.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,8 @@ struct options {
     std::chrono::milliseconds shutdown_timeout{10'000};
     std::string cpus;         ///< --cpus: run on these CPUs only (a list as taskset takes); empty: as started
     http::timeouts timeouts;  ///< --header-timeout, --idle-timeout, --downstream-timeout
+    bool tls = false;         ///< --tls: serve HTTPS on --port
+    tls::server_options tls_files;  ///< --tls-key-type, --tls-cert, --tls-key
 };
 
 /// A listening server with everything it serves from: movies, counters, compute pool, endpoint app and model.
@@ -46,7 +50,8 @@ struct options {
 /// (the downstream defaults to that port); `start` serves. Not copyable or movable: the model keeps references.
 class instance {
 public:
-    /// Builds and listens; throws on start-up failures (bad address, bad --downstream, unusable database).
+    /// Builds and listens; throws on start-up failures (bad address, bad --downstream, unusable database, a TLS
+    /// certificate or key that cannot be used).
     explicit instance(const options& opts);
     /// Stops at once if still running (see `stop`).
     ~instance();
@@ -71,6 +76,7 @@ public:
     [[nodiscard]] endpoints::app& app() noexcept { return app_; }
 
 private:
+    std::optional<tls::server_context> tls_;            // with --tls
     std::unique_ptr<models::movie_database> database_;  // with --movies-db postgresql://...
     std::unique_ptr<endpoints::movie_store> movies_;    // otherwise
     endpoints::request_counters counters_;
