@@ -17,7 +17,7 @@
 using namespace execbench::load;
 using namespace std::chrono_literals;
 
-TEST_CASE("a TLS scenario's suite sends https to its arm and marks the row tls=1", "[load][suite][tls][integration]")
+TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to every arm and marks the rows tls=1", "[load][suite][tls][integration]")
 {
     if (::access("/usr/sbin/nginx", X_OK) != 0 || ::access("/usr/bin/openssl", X_OK) != 0) {
         WARN("skipped: nginx or openssl is not installed (.ci/setup installs them)");
@@ -37,20 +37,25 @@ TEST_CASE("a TLS scenario's suite sends https to its arm and marks the row tls=1
     o.server_binary = execbench::test_support::bench_server_path();
     auto nginx = parse_arm("nginx=cmd:exec '" + std::string(EXECBENCH_SOURCE_DIR) + "/peers/nginx/run' {port} 1 1024 tls");
     REQUIRE(nginx);
-    o.arms = {*nginx};
+    o.arms = {*nginx, {"loop", "loop", {}}};
     auto entries = run_suite(o);
     REQUIRE(entries);
-    REQUIRE(entries->size() == 1);
-    INFO(entries->front().message);
-    CHECK(entries->front().status == run_status::ok);
+    REQUIRE(entries->size() == 2);
+    for (const auto& e : *entries) {
+        INFO(e.arm_name() << ": " << e.message);
+        CHECK(e.status == run_status::ok);
+    }
     auto summary = read_csv(o.out_dir / "t.csv");
     REQUIRE(summary);
-    REQUIRE(summary->rows.size() == 1);
-    auto cell = [&](std::string_view name) { return summary->rows[0].at(std::size_t(summary->column(name))); };
-    CHECK(cell("tls") == "1");
-    CHECK(cell("url").starts_with("https://127.0.0.1:"));
-    CHECK(cell("requests_ok") == "40");
-    CHECK(cell("connections_opened") == "40");
-    CHECK(cell("tls_handshakes_full") == "2");
-    CHECK(cell("tls_handshakes_resumed") == "38");
+    REQUIRE(summary->rows.size() == 2);
+    for (const auto& row : summary->rows) {
+        auto cell = [&](std::string_view name) { return row.at(std::size_t(summary->column(name))); };
+        INFO(cell("arm"));
+        CHECK(cell("tls") == "1");
+        CHECK(cell("url").starts_with("https://127.0.0.1:"));
+        CHECK(cell("requests_ok") == "40");
+        CHECK(cell("connections_opened") == "40");
+        CHECK(cell("tls_handshakes_full") == "2");
+        CHECK(cell("tls_handshakes_resumed") == "38");
+    }
 }
