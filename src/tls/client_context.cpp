@@ -49,8 +49,8 @@ const BIO_METHOD* socket_method()
 {
     static BIO_METHOD* method = [] {
         const BIO_METHOD* plain = BIO_s_socket();
-        BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
-                                     "execbench socket");
+        BIO_METHOD* m =
+            BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "execbench socket");
         BIO_meth_set_write(m, send_without_signal);
         BIO_meth_set_read(m, BIO_meth_get_read(plain));
         BIO_meth_set_puts(m, BIO_meth_get_puts(plain));

@@ -107,9 +107,9 @@ result<simple_response> http_request(const request_peer& peer, std::string_view 
         return fail("no answer within " + std::to_string(timeout.count()) + "ms" +
                     (tls && !handshake_failed && !parser.got_some() ? " (TLS handshake included)" : ""));
     if (handshake_failed) {
-        const bool unchecked = failure.category() == boost::asio::error::get_ssl_category() &&
-                               ERR_GET_REASON(static_cast<unsigned long>(failure.value())) ==
-                                   SSL_R_CERTIFICATE_VERIFY_FAILED;
+        const bool unchecked =
+            failure.category() == boost::asio::error::get_ssl_category() &&
+            ERR_GET_REASON(static_cast<unsigned long>(failure.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED;
         return fail("TLS handshake with " + where + " failed: " + failure.message() +
                     (unchecked ? " (--tls-verify checks against the system's CAs; --tls-ca FILE names the CAs to trust)"
                                : " (is it an https server? a cleartext one needs an http:// URL)"));

@@ -16,7 +16,8 @@ namespace {
 stats::sample_source metrics_source(const target& t)
 {
     // The target's TLS context is shared: the sampler may outlive the caller's copy of the target.
-    return [peer = detail::request_peer::of(t), keep = t.tls](stats::sample_depth) -> std::optional<stats::process_sample> {
+    return [peer = detail::request_peer::of(t),
+            keep = t.tls](stats::sample_depth) -> std::optional<stats::process_sample> {
         auto r = detail::http_get(peer, "/metrics", std::chrono::milliseconds{1000});
         if (!r || r->status != 200)
             return std::nullopt;
@@ -31,7 +32,8 @@ observed_server probe_server(const target& t, std::optional<pid_t> server_pid)
     observed_server info;
     info.local = t.local;
     std::optional<pid_t> reported_pid;
-    if (auto h = detail::http_get(detail::request_peer::of(t), t.base_path + "/health", std::chrono::milliseconds{2000});
+    if (auto h =
+            detail::http_get(detail::request_peer::of(t), t.base_path + "/health", std::chrono::milliseconds{2000});
         h && h->status == 200) {
         info.health_json = h->body;
         auto j = nlohmann::json::parse(h->body, nullptr, false);

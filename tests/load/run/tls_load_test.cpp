@@ -7,6 +7,7 @@
 #include "support/child_process.hpp"
 #include "support/one_trial_scenario.hpp"
 #include "support/server_fixture.hpp"
+#include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,13 +47,20 @@ std::uint16_t free_port()
     return ntohs(a.sin_port);
 }
 
-/// nginx serving https on a free port with one worker, ready (its /health answered over TLS) when constructed.
+/// nginx serving https on a free port with one worker; wait_ready() before use. Its files (and its certificate) live
+/// under a folder of the test's own, not in /tmp, where a test running beside it checks that nginx's folders are gone
+/// (own_server_test).
 struct tls_nginx {
     std::uint16_t port = free_port();
-    execbench::test_support::child_process process{
-        {"/bin/sh", std::string(EXECBENCH_SOURCE_DIR) + "/peers/nginx/run", std::to_string(port), "1", "1024", "tls"}};
+    execbench::test_support::temp_dir dir{"execbench-tls-load-test"};
+    execbench::test_support::child_process process{{"/usr/bin/env", "TMPDIR=" + dir.path.string(), "/bin/sh",
+                                                    std::string(EXECBENCH_SOURCE_DIR) + "/peers/nginx/run",
+                                                    std::to_string(port), "1", "1024", "tls"}};
 
-    tls_nginx()
+    tls_nginx() = default;
+
+    /// Returns once /health answers over TLS; fails the test after 10 s (the destructor still stops nginx).
+    void wait_ready() const
     {
         auto t = resolve_target(url(), false);
         REQUIRE(t);
@@ -66,6 +75,16 @@ struct tls_nginx {
             std::this_thread::sleep_for(50ms);
         }
     }
+    /// SIGTERM to the run script, which stops nginx and waits for it: the child's own SIGKILL would leave nginx
+    /// running, an orphan.
+    ~tls_nginx()
+    {
+        process.signal(SIGTERM);
+        (void)process.wait_exit(10s);
+    }
+    tls_nginx(const tls_nginx&) = delete;
+    tls_nginx& operator=(const tls_nginx&) = delete;
+
     [[nodiscard]] std::string url() const { return "https://127.0.0.1:" + std::to_string(port); }
 };
 
@@ -110,6 +129,7 @@ TEST_CASE("https against nginx: every shape without errors, churn counts its han
         return;
     }
     tls_nginx nginx;
+    nginx.wait_ready();
 
     SECTION("a burst of 300 on 3 keep-alive connections: 3 full handshakes, no errors")
     {
@@ -164,7 +184,8 @@ TEST_CASE("https against nginx: every shape without errors, churn counts its han
     }
 }
 
-TEST_CASE("https to a server that speaks no TLS: every request a tls_handshake error, at once", "[load][tls][integration]")
+TEST_CASE("https to a server that speaks no TLS: every request a tls_handshake error, at once",
+          "[load][tls][integration]")
 {
     execbench::test_support::test_server plain(execbench::models::model::loop);
     auto s = burst(5, 1);

@@ -17,7 +17,8 @@
 using namespace execbench::load;
 using namespace std::chrono_literals;
 
-TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to every arm and marks the rows tls=1", "[load][suite][tls][integration]")
+TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to every arm and marks the rows tls=1",
+          "[load][suite][tls][integration]")
 {
     if (::access("/usr/sbin/nginx", X_OK) != 0 || ::access("/usr/bin/openssl", X_OK) != 0) {
         WARN("skipped: nginx or openssl is not installed (.ci/setup installs them)");
@@ -35,7 +36,9 @@ TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to
     REQUIRE(o.scenarios.front().tls);
     o.out_dir = d.path / "out";
     o.server_binary = execbench::test_support::bench_server_path();
-    auto nginx = parse_arm("nginx=cmd:exec '" + std::string(EXECBENCH_SOURCE_DIR) + "/peers/nginx/run' {port} 1 1024 tls");
+    // nginx's files go under the test's folder, not /tmp, where a test beside this one looks for its leftovers.
+    auto nginx = parse_arm("nginx=cmd:exec env TMPDIR='" + d.path.string() + "' '" + std::string(EXECBENCH_SOURCE_DIR) +
+                           "/peers/nginx/run' {port} 1 1024 tls");
     REQUIRE(nginx);
     o.arms = {*nginx, {"loop", "loop", {}}};
     auto entries = run_suite(o);
