@@ -52,8 +52,8 @@ const std::vector<execbench::apps::foreign_flag> foreign_flags = {
     {"--vus", "is k6's; bench-load's is --connections N (a closed loop), or --shape ramp with --connections as the "
               "peak users"},
     {"-u", "is k6's; bench-load's is --connections N"},
-    {"--insecure", "turns off TLS checks elsewhere; bench-load speaks plain http:// only"},
-    {"-k", "turns off TLS checks elsewhere; bench-load speaks plain http:// only"},
+    {"--insecure", "turns off TLS checks elsewhere; bench-load checks no certificate unless --tls-verify: drop it"},
+    {"-k", "turns off TLS checks elsewhere; bench-load checks no certificate unless --tls-verify: drop it"},
 };
 
 /// A run that cannot start: the reason, exit 2 (no --help hint: the command line was fine).
@@ -104,9 +104,10 @@ void add_load_options(CLI::App& app, command_line& c)
     app.add_option("--scenarios-dir", c.scenarios_dir,
                    "Scenario directory (default: ./scenarios, then the installed one)");
     auto* url_option = app.add_option("--url", c.options.url,
-                                      "Server URL; without --scenario and --path its path and query are the request "
-                                      "(http://127.0.0.1:8080/io?delayInMillis=5; / is /), otherwise it is the "
-                                      "server's base")
+                                      "Server URL, http:// or https:// (TLS 1.2/1.3; the server's certificate is not "
+                                      "checked unless --tls-verify, as wrk); without --scenario and --path its path "
+                                      "and query are the request (http://127.0.0.1:8080/io?delayInMillis=5; / is /), "
+                                      "otherwise it is the server's base")
                            ->capture_default_str();
     app.add_option("URL", c.positional_url, "The URL as the last argument, as wrk, hey and oha take it (= --url URL)")
         ->excludes(url_option);
@@ -134,6 +135,20 @@ void add_load_options(CLI::App& app, command_line& c)
                    "Closed/open: requests each connection carries at once, written together and answered in order "
                    "(HTTP/1.1 pipelining, as wrk's pipeline script; TechEmpower's plaintext uses 16); default 1")
         ->check(apps::integer_in(1, load::max_pipeline, "a pipeline depth"));
+    app.add_option("--reconnect-every", o.reconnect_every,
+                   "Close each connection after N requests and open a new one (the last asks Connection: close); 1: "
+                   "a new connection, and over https a new handshake, for every request; default: keep-alive")
+        ->check(apps::integer_in(1, 1'000'000, "a number of requests"));
+    app.add_option("--tls-resume", o.tls_resume,
+                   "https: each new connection resumes the session its slot's last connection received (on, the "
+                   "default), or makes a full handshake every time (off)")
+        ->check(CLI::IsMember({"on", "off"}));
+    app.add_flag("--tls-verify", c.options.tls.verify,
+                 "https: check the server's certificate and name against the system's CAs (default: not checked, "
+                 "for self-signed benchmark servers)");
+    app.add_option("--tls-ca", c.options.tls.ca_file, "https: check the server's certificate against the CAs in "
+                                                        "this PEM file (implies --tls-verify)")
+        ->check(CLI::ExistingFile);
     app.add_option("--trials", o.trials, "Number of measured trials")
         ->check(apps::integer_in(1, 1000, "a number of trials"));
     app.add_option("--warmup", o.warmup, "Warm-up duration (not recorded)");
@@ -396,6 +411,8 @@ int main(int argc, char** argv)
         return *code;
     if (c.positional_url)
         c.options.url = *c.positional_url;
+    if (!c.options.tls.ca_file.empty())
+        c.options.tls.verify = true;
     if (c.wrk_latency && !c.quiet)
         std::fprintf(stderr, "bench-load: --latency (wrk's) is always on here: the text line shows p50 and p99, "
                              "--format json and --out hold p90 and p999 too\n");

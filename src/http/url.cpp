@@ -14,18 +14,23 @@ std::string url::authority() const
     return out;
 }
 
-result<url> parse_url(std::string_view text)
+result<url> parse_url(std::string_view text, schemes accept)
 {
-    constexpr std::string_view scheme = "http://";
-    if (text.substr(0, scheme.size()) != scheme) {
+    constexpr std::string_view plain = "http://", secure = "https://";
+    const bool tls = accept == schemes::http_or_https && text.substr(0, secure.size()) == secure;
+    if (!tls && text.substr(0, plain.size()) != plain) {
+        const std::string expected = accept == schemes::http ? "http://" : "http:// or https://";
         if (text.find("://") != std::string_view::npos)
-            return fail("URL '" + std::string(text) + "': only http:// is supported");
-        return fail("URL '" + std::string(text) + "': expected http://host[:port][/path]");
+            return fail("URL '" + std::string(text) + "': only " + expected + " is supported");
+        return fail("URL '" + std::string(text) + "': expected " + expected + "host[:port][/path]");
     }
-    auto rest = text.substr(scheme.size());
+    auto rest = text.substr(tls ? secure.size() : plain.size());
     auto slash = rest.find('/');
     auto authority = rest.substr(0, slash);
     url u;
+    u.tls = tls;
+    if (tls)
+        u.port = 443;
     if (slash != std::string_view::npos)
         u.target = std::string(rest.substr(slash));
     std::string_view port_text;

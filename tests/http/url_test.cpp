@@ -26,6 +26,22 @@ TEST_CASE("parse_url reads host, port and target", "[http]")
     CHECK(v6->authority() == "[::1]:9000");
 }
 
+TEST_CASE("parse_url reads https where the caller takes it, port 443 by default", "[http]")
+{
+    auto secure = parse_url("https://localhost/x", schemes::http_or_https);
+    REQUIRE(secure);
+    CHECK(secure->tls);
+    CHECK(secure->port == 443);
+    CHECK(secure->scheme() == "https");
+    CHECK(secure->target == "/x");
+    auto plain = parse_url("http://localhost:8080", schemes::http_or_https);
+    REQUIRE(plain);
+    CHECK_FALSE(plain->tls);
+    auto other = parse_url("ftp://localhost", schemes::http_or_https);
+    REQUIRE_FALSE(other);
+    CHECK_THAT(other.err().message, Catch::Contains("only http:// or https://"));
+}
+
 TEST_CASE("parse_url rejects what it cannot use, saying why", "[http]")
 {
     auto message = [](std::string_view text) {

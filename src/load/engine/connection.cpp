@@ -4,6 +4,7 @@
 
 #include "execbench/load/engine/target.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
 #include <chrono>
@@ -39,26 +40,32 @@ void bind_source(tcp::socket& s, const tcp::endpoint& to, std::uint32_t index)
 }  // namespace
 
 connection::connection(asio::io_context& ioc, group& g, std::uint32_t slot)
-    : group_(g), slot_(slot), socket_(ioc), timer_(ioc), ring_(g.pipeline_depth())
+    : group_(g), slot_(slot), socket_(ioc), timer_(ioc), tls_context_(g.trial().tls), ring_(g.pipeline_depth())
 {
 }
 
 void connection::preconnect(const tcp::endpoint& ep, std::size_t& pending)
 {
     ++pending;
+    preconnecting_ = &pending;
     phase_ = phase::connecting;
+    connect_began_ = clock::now();
     open_for(ep);
-    socket_.async_connect(ep, [this, &pending, epoch = epoch_](const boost::system::error_code& ec) {
-        --pending;
-        phase_ = phase::idle;
+    socket_.async_connect(ep, [this, epoch = epoch_](const boost::system::error_code& ec) {
         if (epoch != epoch_)
-            return;  // closed meanwhile (the connect limit passed)
-        boost::system::error_code ignored;
+            return;  // closed meanwhile (the connect limit passed), which settled the attempt
         if (ec)
-            close();  // the first request connects again and counts a failure then
-        else
-            socket_.set_option(tcp::no_delay(true), ignored);
+            return close();  // the first request connects again and counts a failure then
+        on_connect(ec);
     });
+}
+
+void connection::settle_preconnect() noexcept
+{
+    if (preconnecting_) {
+        --*preconnecting_;
+        preconnecting_ = nullptr;
+    }
 }
 
 void connection::add(const prepared_request& r, time_point intended)
@@ -152,6 +159,7 @@ void connection::set_deadline(duration timeout, bool connecting)
 void connection::do_connect()
 {
     phase_ = phase::connecting;
+    connect_began_ = clock::now();
     set_deadline(group_.trial().connect_timeout, true);
     open_for(group_.trial().endpoints.front());
     socket_.async_connect(group_.trial().endpoints.front(),
@@ -169,8 +177,107 @@ void connection::on_connect(const boost::system::error_code& ec)
     }
     boost::system::error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
+    if (tls_context_)
+        return begin_tls();
+    established();
+}
+
+void connection::established()
+{
+    group_.record().connected(clock::now() - connect_began_, tls_.active(), tls_.resumed());
+    if (preconnecting_) {
+        settle_preconnect();
+        phase_ = phase::idle;
+        return;
+    }
     phase_ = phase::connected;
     do_write();
+}
+
+template <class Next>
+void connection::await(tls::step s, Next next)
+{
+    socket_.async_wait(s == tls::step::want_write ? tcp::socket::wait_write : tcp::socket::wait_read,
+                       [this, epoch = epoch_, next](const boost::system::error_code& ec) {
+                           if (epoch == epoch_)
+                               next(ec);
+                       });
+}
+
+void connection::begin_tls()
+{
+    const auto& trial = group_.trial();
+    if (!tls_.begin(*tls_context_, socket_.native_handle(), trial.tls_host, trial.tls_resume ? &session_ : nullptr))
+        return handshake_failed();
+    continue_handshake();
+}
+
+void connection::continue_handshake()
+{
+    switch (auto s = tls_.handshake()) {
+    case tls::step::done: return established();
+    case tls::step::want_read:
+    case tls::step::want_write:
+        return await(s, [this](const boost::system::error_code& ec) {
+            if (ec)
+                return handshake_failed();
+            continue_handshake();
+        });
+    case tls::step::closed:
+    case tls::step::failed: return handshake_failed();
+    }
+}
+
+void connection::handshake_failed()
+{
+    // As after a failed connect: a server that refuses every handshake must not spin this thread.
+    retry_after_ = clock::now() + connect_retry_backoff;
+    tls_.reset();
+    if (preconnecting_)
+        return close();  // the first request connects again and counts a failure then
+    on_failure(error_class::tls_handshake);
+}
+
+void connection::tls_write(asio::const_buffer bytes)
+{
+    auto s = tls_.write(bytes.data(), bytes.size());
+    if (s == tls::step::want_read || s == tls::step::want_write)
+        return await(s, [this, bytes](const boost::system::error_code& ec) {
+            if (ec)
+                return on_write(ec, 0);
+            tls_write(bytes);
+        });
+    boost::system::error_code ec;
+    if (s != tls::step::done)
+        ec = asio::error::connection_reset;
+    asio::post(socket_.get_executor(), [this, epoch = epoch_, ec, n = s == tls::step::done ? bytes.size() : 0] {
+        if (epoch == epoch_)
+            on_write(ec, n);
+    });
+}
+
+void connection::tls_read(bool woken)
+{
+    auto space = reader_.space();
+    std::size_t n = 0;
+    auto s = tls_.read(space.data(), space.size(), n);
+    if (s == tls::step::want_read || s == tls::step::want_write)
+        return await(s, [this](const boost::system::error_code& ec) {
+            if (ec)
+                return on_read(ec, 0);
+            tls_read(true);
+        });
+    boost::system::error_code ec;
+    if (s == tls::step::closed)
+        ec = asio::error::eof;
+    else if (s == tls::step::failed)
+        ec = asio::error::connection_reset;
+    if (woken)
+        return on_read(ec, n);
+    asio::post(socket_.get_executor(), [this, epoch = epoch_, ec, n] {
+        if (epoch == epoch_)
+            on_read(ec, n);
+    });
 }
 
 void connection::do_write()
@@ -205,6 +312,8 @@ void connection::do_write()
     }
     written_ = count_;
     writing_ = true;
+    if (tls_context_)
+        return tls_write(bytes);
     asio::async_write(socket_, bytes, [this, epoch = epoch_](const boost::system::error_code& ec, std::size_t n) {
         if (epoch == epoch_)
             on_write(ec, n);
@@ -228,6 +337,8 @@ void connection::on_write(const boost::system::error_code& ec, std::size_t n)
 
 void connection::do_read()
 {
+    if (tls_context_)
+        return tls_read(false);
     socket_.async_read_some(reader_.space(),
                             [this, epoch = epoch_](const boost::system::error_code& ec, std::size_t n) {
                                 if (epoch == epoch_)
@@ -347,8 +458,11 @@ void connection::close() noexcept
     boost::system::error_code ignored;
     if (phase_ == phase::waiting)
         timer_.cancel();
+    if (tls_.active())
+        tls_.close();  // close_notify when the connection is sound, then the socket closes
     if (socket_.is_open())
         socket_.close(ignored);
+    settle_preconnect();
     if (counted_open_) {
         counted_open_ = false;
         group_.closed();

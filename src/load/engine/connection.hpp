@@ -3,6 +3,7 @@
 #include "execbench/load/engine/exchange.hpp"
 #include "execbench/load/record/measurement.hpp"
 #include "execbench/load/engine/request.hpp"
+#include "execbench/tls/client_stream.hpp"
 
 #include "recorder.hpp"
 
@@ -26,6 +27,11 @@ class group;
 /// depth of requests at once, answered in the order they were written (HTTP/1.1 pipelining); depth 1 is one request
 /// at a time. Owned by its group for the whole trial; handlers capture `this`. The group decides what the
 /// connection does next (on_done, on_thought); the connection only does it.
+///
+/// Over TLS (an https:// target) the connect ends with a handshake, and reads and writes go through OpenSSL on the
+/// same non-blocking socket: OpenSSL reads and writes the descriptor itself, and what it would wait for becomes an
+/// Asio wait (async_wait) on the socket, as wrk drives OpenSSL from its event loop. The cleartext path is as it was
+/// but for one branch per write and per read on a flag fixed for the trial.
 class connection {
 public:
     connection(boost::asio::io_context& ioc, group& g, std::uint32_t slot);
@@ -89,6 +95,22 @@ private:
     void set_deadline(duration timeout, bool connecting);
     void do_connect();
     void on_connect(const boost::system::error_code& ec);
+    /// The connect is done (and the TLS handshake, if any): counts it and writes what waits, or ends a pre-connect.
+    void established();
+    /// Over TLS: the handshake on the connected socket, until it is done or fails.
+    void begin_tls();
+    void continue_handshake();
+    void handshake_failed();
+    /// Waits until the socket is ready for what step `s` wants, then calls `next(ec)` unless the socket was closed.
+    template <class Next>
+    void await(tls::step s, Next next);
+    /// Over TLS: writes `bytes` (the write's completion is posted, as an Asio write's is).
+    void tls_write(boost::asio::const_buffer bytes);
+    /// Over TLS: reads what is there, or waits for it; `woken`: called from a wait's handler (else the read's end is
+    /// posted, so a read that completes at once does not run the exchange's next step inside its caller).
+    void tls_read(bool woken);
+    /// Ends a pre-connect attempt: counts it done for the worker that waits on them.
+    void settle_preconnect() noexcept;
     void do_write();
     void on_write(const boost::system::error_code& ec, std::size_t n);
     void do_read();
@@ -104,6 +126,9 @@ private:
     std::uint32_t slot_;
     boost::asio::ip::tcp::socket socket_;
     boost::asio::steady_timer timer_;
+    const tls::client_context* tls_context_;  // null: cleartext
+    tls::client_stream tls_;
+    tls::session_slot session_;  // the newest session this slot received (resumption on)
     response_reader reader_;
     phase phase_ = phase::idle;
     std::vector<exchange> ring_;  // the pipeline, oldest first from head_; its size is the depth
@@ -115,6 +140,8 @@ private:
     time_point deadline_{};
     time_point watched_at_{};  // the queued deadline entry of deadline_serial_ (set_deadline)
     time_point retry_after_{};
+    time_point connect_began_{};
+    std::size_t* preconnecting_ = nullptr;  // the worker's count of pre-connects under way, while this is one
     bool writing_ = false;
     bool reading_ = false;
     bool sent_once_ = false;

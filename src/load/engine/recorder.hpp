@@ -20,6 +20,7 @@ public:
     {
         m_.latency.reset();
         m_.service.reset();
+        m_.connect.reset();
     }
 
     /// The group started at `t0`: the timeline counts seconds from there.
@@ -54,6 +55,15 @@ public:
         ++m_.count.errors[static_cast<std::size_t>(c)];
         ++second(now).errors;
         last_completion_ = now;
+    }
+
+    /// A connection became usable `took` after its connect began; `tls`: after a handshake, `resumed` or full.
+    void connected(duration took, bool tls, bool resumed)
+    {
+        ++m_.count.connections_opened;
+        m_.connect.record(micros(took));
+        if (tls)
+            ++(resumed ? m_.count.tls_resumed : m_.count.tls_full);
     }
 
     /// Bytes written.

@@ -8,13 +8,13 @@ namespace execbench::load {
 
 result<url_reading> read_url_option(std::string_view text, bool ad_hoc, bool has_path)
 {
-    auto u = http::parse_url(text);
+    auto u = http::parse_url(text, http::schemes::http_or_https);
     if (!u)
         return fail("--url: " + u.err().message);
     url_reading out;
     const bool has_query = u->target.find_first_of("?#") != std::string::npos;
     if (ad_hoc && !has_path) {
-        out.base = "http://" + u->authority();
+        out.base = std::string(u->scheme()) + "://" + u->authority();
         // A path given, "/" included, is the request, as in wrk, oha and hey; only a URL without one takes the
         // ad-hoc default, and says so.
         if (text.substr(text.find("://") + 3).find('/') != std::string_view::npos)
@@ -46,9 +46,9 @@ std::string default_delay_note(std::string_view request_target)
            " ms here unless ?delayInMillis= says otherwise)";
 }
 
-result<target> resolve_target(std::string_view text, bool allow_remote)
+result<target> resolve_target(std::string_view text, bool allow_remote, const tls::client_options& tls_options)
 {
-    auto u = http::parse_url(text);
+    auto u = http::parse_url(text, http::schemes::http_or_https);
     if (!u)
         return u.err();
     target t;
@@ -84,6 +84,12 @@ result<target> resolve_target(std::string_view text, bool allow_remote)
     if (!all_loopback && !allow_remote)
         return fail("target " + std::string(text) + " resolves to " + first_remote +
                     ", which is not loopback; benchmarks run on this machine only unless --allow-remote is given");
+    if (u->tls) {
+        auto ctx = tls::client_context::make(tls_options);
+        if (!ctx)
+            return ctx.err();
+        t.tls = std::move(*ctx);
+    }
     return t;
 }
 

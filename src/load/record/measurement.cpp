@@ -11,6 +11,7 @@ std::string_view to_string(error_class c) noexcept
     case error_class::connect_refused: return "connect_refused";
     case error_class::connect_timeout: return "connect_timeout";
     case error_class::connect_other: return "connect_other";
+    case error_class::tls_handshake: return "tls_handshake";
     case error_class::reset: return "reset";
     case error_class::request_timeout: return "request_timeout";
     case error_class::bad_response: return "bad_response";
@@ -33,6 +34,9 @@ void counters::add(const counters& o) noexcept
     unsent += o.unsent;
     bytes_sent += o.bytes_sent;
     body_bytes_received += o.body_bytes_received;
+    connections_opened += o.connections_opened;
+    tls_full += o.tls_full;
+    tls_resumed += o.tls_resumed;
 }
 
 void merge_into(group_measurement& into, const group_measurement& from)
@@ -41,6 +45,7 @@ void merge_into(group_measurement& into, const group_measurement& from)
     // Every histogram of a group has the same bounds and precision, so merging cannot fail.
     (void)into.latency.merge(from.latency);
     (void)into.service.merge(from.service);
+    (void)into.connect.merge(from.connect);
     (void)into.schedule_lag.merge(from.schedule_lag);
     if (from.timeline.size() > into.timeline.size())
         into.timeline.resize(from.timeline.size());

@@ -98,6 +98,13 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
     m.emplace_back(metric::requests_unsent, double(fg.count.unsent));
     m.emplace_back(metric::service_millis_p50, ms(fg.service.value_at_percentile(50)));
     m.emplace_back(metric::service_millis_p99, ms(fg.service.value_at_percentile(99)));
+    m.emplace_back(metric::connect_millis_mean, fg.connect.count() > 0 ? fg.connect.mean() / 1000.0 : 0.0);
+    m.emplace_back(metric::connect_millis_p50, ms(fg.connect.value_at_percentile(50)));
+    m.emplace_back(metric::connect_millis_p99, ms(fg.connect.value_at_percentile(99)));
+    m.emplace_back(metric::connections_opened, double(fg.count.connections_opened));
+    m.emplace_back(metric::connections_per_second, wall_s > 0 ? double(fg.count.connections_opened) / wall_s : 0.0);
+    m.emplace_back(metric::tls_handshakes_full, double(fg.count.tls_full));
+    m.emplace_back(metric::tls_handshakes_resumed, double(fg.count.tls_resumed));
     // Per-second throughput over whole seconds only (the last, partial second would drag the figures down).
     std::vector<std::uint64_t> per_second;
     auto whole = static_cast<std::size_t>(wall_s);

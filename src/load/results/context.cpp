@@ -102,6 +102,11 @@ json scenario_json(const scenario& s)
                 {"options", s.server.options}}}};
     if (s.background)
         j["background"] = {{"load", load_json(s.background->load)}, {"delay", format_duration(s.background->delay)}};
+    // Only a TLS scenario says so: a cleartext one's line stays as before.
+    if (s.tls) {
+        j["tls"] = true;
+        j["tls_resume"] = s.tls_resume;
+    }
     return j;
 }
 
@@ -253,6 +258,8 @@ scenario scenario_of(const json& j)
     read_duration(j, "pause", s.pause);
     read_duration(j, "timeout", s.timeout);
     read_duration(j, "connect_timeout", s.connect_timeout);
+    read(j, "tls", s.tls);
+    read(j, "tls_resume", s.tls_resume);
     const auto& srv = at(j, "server");
     read(srv, "downstream", s.server.downstream);
     read(srv, "downstream_model", s.server.downstream_model);

@@ -74,6 +74,7 @@ std::vector<std::pair<std::string_view, std::string>> context_fields(const run_r
     return {{column::run_id, r.run_id},
             {column::started_at, r.started_at},
             {column::url, r.url},
+            {column::tls, r.url.starts_with("https://") ? "1" : "0"},
             {column::loadgen_threads, std::to_string(r.threads)},
             {column::scale, number(s.scale.factor)},
             {column::shape, std::string(to_string(l.kind))},

@@ -83,14 +83,14 @@ result<arm_spec> parse_arm(std::string_view text)
         return a;
     }
     if (rest.starts_with(url_prefix)) {
-        auto u = http::parse_url(rest.substr(url_prefix.size()));
+        auto u = http::parse_url(rest.substr(url_prefix.size()), http::schemes::http_or_https);
         if (!u)
             return bad(u.err().message);
         if (!http::is_loopback_literal(u->host))
             return bad("'" + u->host + "' is not a loopback address: load goes only to this machine (127.0.0.0/8)");
         if (u->target != "/")
             return bad("give the server's address without a path (each scenario names its own paths)");
-        a.url = "http://" + u->authority();
+        a.url = std::string(u->scheme()) + "://" + u->authority();
         return a;
     }
     auto colon = rest.find(':');
@@ -162,7 +162,7 @@ result<void> check_running(const arm_spec& a, std::string_view ready_path)
     if (!where)
         return fail("--arm " + a.name + ": " + where.err().message);
     const std::string path = ready_path.empty() ? where->base_path + "/" : std::string(ready_path);
-    auto answer = detail::http_get(where->endpoints.front(), where->host_header, path, std::chrono::seconds(5));
+    auto answer = detail::http_get(detail::request_peer::of(*where), path, std::chrono::seconds(5));
     if (!answer)
         return fail("--arm " + a.name + "=url:" + a.url + ": " + answer.err().message +
                     "; a url: arm is a server already running (start it first, or give it as cmd:)");

@@ -20,9 +20,9 @@ result<preflight_answer> preflight(const scenario& s, const target& t, std::chro
         return fail("the scenario has no request");
     const auto& r = s.mix.front();
     auto path = t.base_path + r.path;
-    auto what = r.method + " http://" + t.host_header + path;
+    auto what = r.method + " " + std::string(t.scheme()) + "://" + t.host_header + path;
     const auto sent = std::chrono::steady_clock::now();
-    auto answer = detail::http_request(t.endpoints.front(), t.host_header, r.method, path, r.headers, r.body, timeout);
+    auto answer = detail::http_request(detail::request_peer::of(t), r.method, path, r.headers, r.body, timeout);
     const auto latency =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - sent);
     if (!answer)

@@ -133,11 +133,14 @@ std::string format_banner(const scenario& s, const run_options& options, const t
     }
     out +=
         std::to_string(std::max(1u, options.threads)) + (options.threads > 1 ? " threads" : " thread") + "\n  target ";
+    const auto base = std::string(t.scheme()) + "://" + t.host_header + t.base_path;
     if (s.mix.size() == 1)
-        out += s.mix.front().method + " http://" + t.host_header + t.base_path + s.mix.front().path +
-               default_delay_note(s.mix.front().path);
+        out += s.mix.front().method + " " + base + s.mix.front().path + default_delay_note(s.mix.front().path);
     else
-        out += std::to_string(s.mix.size()) + " requests in the mix at http://" + t.host_header + t.base_path;
+        out += std::to_string(s.mix.size()) + " requests in the mix at " + base;
+    if (t.tls)
+        out += std::string(" (TLS, session resumption ") + (s.tls_resume ? "on" : "off") +
+               (t.tls->options().verify ? ", certificate checked)" : ", certificate not checked)");
     out += "; server " + server.model + (server.health_json.empty() ? " (no /health answer)" : "") + ", pid " +
            (server.pid ? std::to_string(*server.pid) : std::string("unknown")) + "; load CPUs " + affinity_list();
     return out;

@@ -72,6 +72,13 @@ std::string line_of(const std::vector<std::pair<std::string, double>>& m, bool s
         std::snprintf(buf, sizeof buf, " unsent=%.0f", value_of(m, metric::requests_unsent));
         out += buf;
     }
+    // Over TLS, what the connections cost: the handshakes by kind and how long a connect took with its handshake.
+    if (auto full = value_of(m, metric::tls_handshakes_full), resumed = value_of(m, metric::tls_handshakes_resumed);
+        full + resumed > 0) {
+        std::snprintf(buf, sizeof buf, " tls_full=%.0f tls_resumed=%.0f connect_p99=%s", full, resumed,
+                      format_ms(value_of(m, metric::connect_millis_p99)).c_str());
+        out += buf;
+    }
     if (value_of(m, metric::background_requests_ok) + value_of(m, metric::background_requests_error) > 0) {
         std::snprintf(buf, sizeof buf, " background_ok=%.0f background_errors=%.0f",
                       value_of(m, metric::background_requests_ok), value_of(m, metric::background_requests_error));

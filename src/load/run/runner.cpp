@@ -49,6 +49,9 @@ trial_plan make_plan(const scenario& s, const target& t, const run_options& opti
 {
     trial_plan p;
     p.endpoints = t.endpoints;
+    p.tls = t.tls.get();
+    p.tls_host = t.host;
+    p.tls_resume = s.tls_resume;
     for (const auto& r : s.mix)
         p.foreground.mix.push_back(prepare_request(r, t));
     p.foreground.load = s.load;
@@ -92,7 +95,7 @@ duration expected_trial_length(const scenario& s)
 
 result<run_target> open_target(const run_options& options)
 {
-    auto where = resolve_target(options.url, options.allow_remote);
+    auto where = resolve_target(options.url, options.allow_remote, options.tls);
     if (!where)
         return where.err();
     auto server = probe_server(*where, options.server_pid);
@@ -299,6 +302,9 @@ result<run_record> run(const scenario& s, const run_options& options, const run_
         return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
                     ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from); give "
                     "--rate to run it on its own");
+    if (s.tls && !t.where.tls)
+        return fail("scenario " + s.name + " runs over TLS (\"tls\": true), but " + options.url +
+                    " is not https://; start the server with --tls and give its https:// URL");
     auto limit = ensure_open_files(connections_needed(s));
     if (!limit)
         return fail("scenario " + s.name + ": " + limit.err().message);

@@ -13,10 +13,12 @@ namespace execbench::load {
 namespace {
 
 /// Reads a remote server's process figures from its Prometheus /metrics.
-stats::sample_source metrics_source(boost::asio::ip::tcp::endpoint ep, std::string host)
+stats::sample_source metrics_source(const target& t)
 {
-    return [ep, host = std::move(host)](stats::sample_depth) -> std::optional<stats::process_sample> {
-        auto r = detail::http_get(ep, host, "/metrics", std::chrono::milliseconds{1000});
+    // The target's TLS context is shared: the sampler may outlive the caller's copy of the target.
+    return [peer = detail::request_peer::of(t),
+            keep = t.tls](stats::sample_depth) -> std::optional<stats::process_sample> {
+        auto r = detail::http_get(peer, "/metrics", std::chrono::milliseconds{1000});
         if (!r || r->status != 200)
             return std::nullopt;
         return stats::parse_process_metrics(r->body);
@@ -30,8 +32,8 @@ observed_server probe_server(const target& t, std::optional<pid_t> server_pid)
     observed_server info;
     info.local = t.local;
     std::optional<pid_t> reported_pid;
-    if (auto h = detail::http_get(t.endpoints.front(), t.host_header, t.base_path + "/health",
-                                  std::chrono::milliseconds{2000});
+    if (auto h =
+            detail::http_get(detail::request_peer::of(t), t.base_path + "/health", std::chrono::milliseconds{2000});
         h && h->status == 200) {
         info.health_json = h->body;
         auto j = nlohmann::json::parse(h->body, nullptr, false);
@@ -62,7 +64,7 @@ std::unique_ptr<stats::periodic_sampler> server_sampler(const observed_server& s
                                                          std::chrono::seconds{30});
     if (!t.local)
         // A scrape is an HTTP request to the measured server: no more often than 5 Hz.
-        return std::make_unique<stats::periodic_sampler>(metrics_source(t.endpoints.front(), t.host_header),
+        return std::make_unique<stats::periodic_sampler>(metrics_source(t),
                                                          std::max(period, std::chrono::milliseconds{200}));
     return nullptr;
 }

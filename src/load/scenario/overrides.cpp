@@ -221,6 +221,12 @@ result<void> override_load(load_spec& l, const overrides& o)
             return fail("--pipeline: expected requests per connection in 1.." + std::to_string(max_pipeline));
         l.pipeline = *o.pipeline;
     }
+    if (o.reconnect_every) {
+        if (*o.reconnect_every < 1 || *o.reconnect_every > 1'000'000)
+            return fail("--reconnect-every: expected requests per connection in 1..1000000 (1: a new connection "
+                        "for every request)");
+        l.requests_per_connection = *o.reconnect_every;
+    }
     return {};
 }
 
@@ -251,6 +257,11 @@ result<void> override_timing(scenario& s, const overrides& o)
         if (!d)
             return d.err();
         s.pause = *d;
+    }
+    if (o.tls_resume) {
+        if (*o.tls_resume != "on" && *o.tls_resume != "off")
+            return fail("--tls-resume: '" + *o.tls_resume + "': expected on or off");
+        s.tls_resume = *o.tls_resume == "on";
     }
     return {};
 }

@@ -487,7 +487,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         return fail(where + ": expected a JSON object at the top level");
     if (auto e = rd.only(doc, "",
                          {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
-                          "timeout", "connect_timeout", "server", "capacity", "$comment"}))
+                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "$comment"}))
         return *e;
     scenario s;
     s.file = file;
@@ -533,6 +533,15 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         EXECBENCH_TRY(c, parse_capacity(rd, doc["capacity"], "capacity"));
         s.capacity = std::move(c);
     }
+    for (auto [key, into] : {std::pair{"tls", &s.tls}, std::pair{"tls_resume", &s.tls_resume}}) {
+        if (!doc.contains(key))
+            continue;
+        if (!doc[key].is_boolean())
+            return rd.err(key, "expected true or false");
+        *into = doc[key].get<bool>();
+    }
+    if (doc.contains("tls_resume") && !s.tls)
+        return rd.err("tls_resume", "only with \"tls\": true (resumption is TLS's)");
     return prepare(std::move(s), where);
 }
 

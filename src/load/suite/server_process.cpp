@@ -142,9 +142,24 @@ server_process::~server_process()
     }
 }
 
+result<void> server_process::speak_tls()
+{
+    auto ctx = tls::client_context::make({});
+    if (!ctx)
+        return ctx.err();
+    tls_ = std::move(*ctx);
+    return {};
+}
+
 std::string server_process::url() const
 {
-    return "http://127.0.0.1:" + std::to_string(port_);
+    return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_);
+}
+
+detail::request_peer server_process::ready_peer() const
+{
+    return {boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address_v4("127.0.0.1"), port_),
+            "127.0.0.1:" + std::to_string(port_), tls_.get(), "127.0.0.1"};
 }
 
 std::string server_process::stderr_tail(std::size_t max_bytes) const
@@ -229,12 +244,11 @@ result<void> server_process::start(const std::filesystem::path& binary, const st
         return give_up("start line has no port: '" + start_line_ + "'" + not_bench_server);
     port_ = *port;
 
-    boost::asio::ip::tcp::endpoint ep(boost::asio::ip::make_address_v4("127.0.0.1"), port_);
-    std::string host = "127.0.0.1:" + std::to_string(port_);
+    const auto peer = ready_peer();
     return await_ready(
         [&] {
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-            auto h = detail::http_get(ep, host, "/health",
+            auto h = detail::http_get(peer, "/health",
                                       std::clamp(left, std::chrono::milliseconds{1}, std::chrono::milliseconds{1000}));
             return h && h->status == 200;
         },
@@ -261,8 +275,7 @@ result<void> server_process::start_command(const std::string& command, const std
     if (auto launched = launch(argv); !launched)
         return fail(label_ + ": " + launched.err().message);
 
-    boost::asio::ip::tcp::endpoint ep(boost::asio::ip::make_address_v4("127.0.0.1"), port_);
-    std::string host = "127.0.0.1:" + std::to_string(port_);
+    const auto peer = ready_peer();
     const auto on_port = " on port " + std::to_string(port_);
     if (ready_path.empty())
         return await_ready([&] { return accepts_connections(port_); },
@@ -272,7 +285,7 @@ result<void> server_process::start_command(const std::string& command, const std
     return await_ready(
         [&] {
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-            auto h = detail::http_get(ep, host, ready_path,
+            auto h = detail::http_get(peer, ready_path,
                                       std::clamp(left, std::chrono::milliseconds{1}, std::chrono::milliseconds{1000}));
             return h && h->status >= 200 && h->status < 300;
         },

@@ -42,6 +42,8 @@ std::vector<std::string> model_server_args(const arm_spec& a, const scenario& s,
     auto args = loopback_server_args(a, pins.server_cpus);
     auto extra = server_option_args(s.server);
     args.insert(args.end(), extra.begin(), extra.end());
+    if (s.tls)
+        args.emplace_back("--tls");
     return args;
 }
 
@@ -122,6 +124,11 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     server_process downstream;
     postgres_cluster database;
     server_process server;
+    // A TLS scenario's server serves https: bench-server with --tls, a command as its configuration says.
+    if (auto tls = s.tls ? server.speak_tls() : result<void>{}; !tls) {
+        out.message = tls.err().message;
+        return out;
+    }
     auto args = a.kind() == arm_kind::model ? model_server_args(a, s, pins) : std::vector<std::string>{};
     if (s.server.downstream == "separate") {
         arm_spec downstream_arm;

@@ -18,7 +18,16 @@ TEST_CASE("targets must be loopback unless remote targets are allowed", "[load]"
     auto local = resolve_target("http://localhost:1", false);
     REQUIRE(local.ok());
     CHECK(local->local);
-    CHECK_FALSE(resolve_target("https://127.0.0.1", false).ok());
+    // https gets its TLS context (port 443 by default); other schemes are refused, naming the two it takes.
+    auto secure = resolve_target("https://127.0.0.1", false);
+    REQUIRE(secure.ok());
+    CHECK(secure->tls != nullptr);
+    CHECK(secure->port == 443);
+    CHECK(secure->scheme() == "https");
+    CHECK(local->tls == nullptr);
+    auto other = resolve_target("ftp://127.0.0.1", false);
+    REQUIRE_FALSE(other.ok());
+    CHECK_THAT(other.err().message, Catch::Contains("http:// or https://"));
 
     // A run refuses it before anything is sent.
     scenario s;

@@ -35,6 +35,9 @@ TEST_CASE("an arm can be a command of the user's or a running server's address",
     REQUIRE(running);
     CHECK(running->kind() == arm_kind::url);
     CHECK(running->url == "http://127.0.0.1:8080");
+    auto secure = parse_arm("tls=url:https://127.0.0.1:8443");  // a server serving https, for a TLS scenario
+    REQUIRE(secure);
+    CHECK(secure->url == "https://127.0.0.1:8443");
     CHECK(parse_arm("l=loop")->kind() == arm_kind::model);
 
     auto error_of = [](const char* text) {
@@ -45,7 +48,7 @@ TEST_CASE("an arm can be a command of the user's or a running server's address",
     CHECK_THAT(error_of("x=cmd:nginx -c /etc/nginx.conf"), Catch::Contains("has no {port}"));
     CHECK_THAT(error_of("x=cmd:  "), Catch::Contains("no command"));
     CHECK_THAT(error_of("x=url:http://10.0.0.7:80"), Catch::Contains("not a loopback address"));
-    CHECK_THAT(error_of("x=url:https://127.0.0.1:80"), Catch::Contains("https"));
+    CHECK_THAT(error_of("x=url:ftp://127.0.0.1:80"), Catch::Contains("http:// or https://"));
     CHECK_THAT(error_of("x=url:http://127.0.0.1:80/api"), Catch::Contains("without a path"));
     CHECK_THAT(error_of("x=nginx"), Catch::Contains("NAME=cmd:"));
 }

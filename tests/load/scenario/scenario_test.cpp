@@ -144,6 +144,9 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
              R"(, "load": {"shape": "ramp", "users": 5, "duration": "1s", "preconnect": false}})",
          "load.preconnect", "not used by shape ramp"},
         {R"({"description": "d", )" + req + "}", "load", "missing"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "tls": "yes"})", "tls", "expected true or false"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "tls_resume": false})", "tls_resume",
+         "only with \"tls\": true"},
         {R"({"description": "d", )" + req +
              R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"capacity_of": "c"}}})",
          "load.rate", "expected {\"capacity_of\": capacity scenario, \"times\": multiple}"},
@@ -295,6 +298,19 @@ TEST_CASE("command-line flags override a scenario and are validated", "[load]")
     pipelined.pipeline = 0;
     CHECK_THAT(apply_overrides(s, pipelined).err().message, Catch::StartsWith("--pipeline: expected"));
 
+    overrides churn;  // --reconnect-every and --tls-resume
+    churn.reconnect_every = 1;
+    churn.tls_resume = "off";
+    churn.pipeline = 1;
+    REQUIRE(apply_overrides(s, churn).ok());
+    CHECK(s.load.requests_per_connection == 1);
+    CHECK_FALSE(s.tls_resume);
+    churn.reconnect_every = 0;
+    CHECK_THAT(apply_overrides(s, churn).err().message, Catch::StartsWith("--reconnect-every: expected"));
+    churn.reconnect_every = 5;
+    churn.tls_resume = "maybe";
+    CHECK_THAT(apply_overrides(s, churn).err().message, Catch::StartsWith("--tls-resume: 'maybe'"));
+
     overrides bad;
     bad.think = "3s..1s";
     CHECK_THAT(apply_overrides(s, bad).err().message, Catch::Contains("--think"));
@@ -413,4 +429,18 @@ TEST_CASE("an open load's rate may be a multiple of each arm's capacity, resolve
     REQUIRE(apply_overrides(*s, o).ok());
     CHECK(s->load.rate == 700);
     CHECK_FALSE(s->load.rate_from);
+}
+
+TEST_CASE("a scenario may run over TLS, with or without session resumption", "[load]")
+{
+    auto req = std::string(R"("requests": [{"path": "/"}], "load": {"shape": "burst", "requests": 10})");
+    auto plain = parse_scenario(R"({"description": "d", )" + req + "}", "scenarios/t.json", ".");
+    REQUIRE(plain);
+    CHECK_FALSE(plain->tls);
+    CHECK(plain->tls_resume);
+    auto tls = parse_scenario(R"({"description": "d", )" + req + R"(, "tls": true, "tls_resume": false})",
+                              "scenarios/t.json", ".");
+    REQUIRE(tls);
+    CHECK(tls->tls);
+    CHECK_FALSE(tls->tls_resume);
 }

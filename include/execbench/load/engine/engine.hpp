@@ -3,12 +3,14 @@
 #include "execbench/load/record/measurement.hpp"
 #include "execbench/load/engine/request.hpp"
 #include "execbench/load/scenario/scenario.hpp"
+#include "execbench/tls/client_context.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace execbench::load {
@@ -28,6 +30,10 @@ struct group_plan {
 /// Everything one trial needs; the engine reads it and does not keep it.
 struct trial_plan {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;
+    /// An https:// target's TLS context (outlives the trial: the target holds it); null: cleartext.
+    const tls::client_context* tls = nullptr;
+    std::string tls_host;     ///< the name the handshake sends (SNI) and, with verification, checks
+    bool tls_resume = true;   ///< each connection offers the session its slot's last connection received
     group_plan foreground;
     std::optional<group_plan> background;
     duration background_delay{};

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/tls/client_context.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +22,11 @@ struct target {
     std::string base_path;                                  ///< path prefix from the URL ("" when the URL has none)
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;  ///< resolved addresses, the first one is used
     bool local = false;                                     ///< every resolved address is loopback
+    /// The TLS client context of an https:// target, made once for the run; null for http://.
+    std::shared_ptr<const tls::client_context> tls;
+
+    /// "https" for a TLS target, else "http".
+    [[nodiscard]] std::string_view scheme() const noexcept { return tls ? "https" : "http"; }
 };
 
 /// How `--url` is read. An ad-hoc run without --path takes the URL's path and query as its request target (as wrk,
@@ -27,7 +34,7 @@ struct target {
 /// with a note saying so. Otherwise the URL is the server's base (its path a prefix of every request path), and a
 /// query in it is an error.
 struct url_reading {
-    std::string base;                           ///< what resolve_target gets: http://host:port[/prefix]
+    std::string base;                           ///< what resolve_target gets: http[s]://host:port[/prefix]
     std::optional<std::string> request_target;  ///< path with query for the one request of an ad-hoc run
     std::optional<std::string> note;            ///< what the user should hear about the reading
 };
@@ -40,9 +47,10 @@ inline constexpr int epoch_millis_default_delay_ms = 100;
 /// that names no delay, so a run of it is not read as the server's speed; "" for any other.
 std::string default_delay_note(std::string_view request_target);
 
-/// Parses and resolves `url`. Unless `allow_remote`, a target that does not resolve only to loopback addresses is
-/// refused with a message that names the address and the --allow-remote flag.
-result<target> resolve_target(std::string_view url, bool allow_remote);
+/// Parses and resolves `url` (http:// or https://; an https target gets its TLS context, made with `tls_options`).
+/// Unless `allow_remote`, a target that does not resolve only to loopback addresses is refused with a message that
+/// names the address and the --allow-remote flag.
+result<target> resolve_target(std::string_view url, bool allow_remote, const tls::client_options& tls_options = {});
 
 /// How many source addresses loopback_source spreads connections over.
 inline constexpr std::uint32_t loopback_source_addresses = 1000;

@@ -29,6 +29,17 @@ inline constexpr std::string_view latency_millis_max = "latency_millis_max";
 inline constexpr std::string_view requests_unsent = "requests_unsent";
 inline constexpr std::string_view service_millis_p50 = "service_millis_p50";
 inline constexpr std::string_view service_millis_p99 = "service_millis_p99";
+// Connections the trial opened and how long each took to become usable (TCP connect and, over TLS, the handshake):
+// what connection churn (--reconnect-every) and TLS cost per connection.
+inline constexpr std::string_view connect_millis_mean = "connect_millis_mean";
+inline constexpr std::string_view connect_millis_p50 = "connect_millis_p50";
+inline constexpr std::string_view connect_millis_p99 = "connect_millis_p99";
+/// Connections established, pre-connected ones included; over TLS, one handshake each.
+inline constexpr std::string_view connections_opened = "connections_opened";
+/// connections_opened per second of the trial's wall time: under churn, the handshakes per second.
+inline constexpr std::string_view connections_per_second = "connections_per_second";
+inline constexpr std::string_view tls_handshakes_full = "tls_handshakes_full";
+inline constexpr std::string_view tls_handshakes_resumed = "tls_handshakes_resumed";
 inline constexpr std::string_view per_second_requests_p50 = "per_second_requests_p50";
 inline constexpr std::string_view per_second_requests_p90 = "per_second_requests_p90";
 inline constexpr std::string_view per_second_requests_max = "per_second_requests_max";
@@ -127,6 +138,8 @@ inline constexpr std::string_view compiler = "compiler";
 inline constexpr std::string_view cpu_model = "cpu_model";
 inline constexpr std::string_view cpu_count = "cpu_count";
 inline constexpr std::string_view kernel = "kernel";
+/// 1 when the run's load went over TLS (an https:// URL), 0 for cleartext: what tells a TLS row from another.
+inline constexpr std::string_view tls = "tls";
 // Per-second timeline columns a shape may leave empty.
 inline constexpr std::string_view target_rate = "target_rate";
 inline constexpr std::string_view users = "users";

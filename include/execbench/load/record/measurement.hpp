@@ -22,6 +22,7 @@ enum class error_class {
     connect_refused,  ///< nothing listening (ECONNREFUSED)
     connect_timeout,  ///< no connection within the connect timeout
     connect_other,    ///< any other connect failure (e.g. out of ports or descriptors)
+    tls_handshake,    ///< the TLS handshake failed: the server speaks no TLS, refused ours, or closed during it
     reset,            ///< connection reset or closed before the response was complete; write failures
     request_timeout,  ///< no complete response within the request timeout
     bad_response,     ///< bytes that are not an HTTP/1.1 response
@@ -40,6 +41,10 @@ struct counters {
     std::uint64_t unsent = 0;  ///< open shape: requests due before the end that found no free connection
     std::uint64_t bytes_sent = 0;
     std::uint64_t body_bytes_received = 0;
+    /// Connections established (TCP connected and, over TLS, the handshake done), pre-connected ones included.
+    std::uint64_t connections_opened = 0;
+    std::uint64_t tls_full = 0;     ///< of them, TLS handshakes with a full key exchange
+    std::uint64_t tls_resumed = 0;  ///< of them, TLS handshakes that resumed a session
 
     /// Failed requests of every class.
     [[nodiscard]] std::uint64_t error_total() const noexcept;
@@ -69,6 +74,9 @@ struct group_measurement {
     counters count;
     stats::histogram latency{};
     stats::histogram service{};
+    /// Microseconds from a connection's connect() to its first request's write being possible: the TCP connect
+    /// and, over TLS, the handshake; one value per connection opened (connections_opened).
+    stats::histogram connect{};
     std::vector<timeline_second> timeline;
     duration wall{};  ///< from the group's start to its last completion
     /// Open shape: how late the send timer fired after the moment it was set for (microseconds). Only the

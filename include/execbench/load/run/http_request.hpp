@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/tls/client_context.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -10,6 +11,10 @@
 #include <utility>
 #include <vector>
 
+namespace execbench::load {
+struct target;
+}
+
 namespace execbench::load::detail {
 
 /// A small response: status and body.
@@ -18,15 +23,26 @@ struct simple_response {
     std::string body;
 };
 
-/// One request on a fresh connection, bounded by `timeout`; used for /health, /metrics and the pre-flight request,
-/// never on the load path. The error says "connection refused" or "no answer within ..." in words.
-result<simple_response> http_request(const boost::asio::ip::tcp::endpoint& ep, std::string_view host_header,
-                                     std::string_view method, std::string_view path,
+/// Where a small request goes: an address, the Host header's value and, for https, the TLS context and the name the
+/// handshake sends.
+struct request_peer {
+    boost::asio::ip::tcp::endpoint endpoint;
+    std::string host_header;
+    const tls::client_context* tls = nullptr;  ///< null: cleartext
+    std::string tls_host;
+
+    /// The peer of target `t` (its first address).
+    static request_peer of(const target& t);
+};
+
+/// One request on a fresh connection, bounded by `timeout` (TLS handshake included); used for /health, /metrics and
+/// the pre-flight request, never on the load path. The error says "connection refused", "no answer within ..." or
+/// "TLS handshake failed: ..." in words.
+result<simple_response> http_request(const request_peer& peer, std::string_view method, std::string_view path,
                                      const std::vector<std::pair<std::string, std::string>>& headers,
                                      const std::string& body, std::chrono::milliseconds timeout);
 
 /// One GET through http_request.
-result<simple_response> http_get(const boost::asio::ip::tcp::endpoint& ep, std::string_view host_header,
-                                 std::string_view path, std::chrono::milliseconds timeout);
+result<simple_response> http_get(const request_peer& peer, std::string_view path, std::chrono::milliseconds timeout);
 
 }  // namespace execbench::load::detail

@@ -29,6 +29,7 @@ struct progress_event;
 struct run_options {
     std::string url = "http://127.0.0.1:8080";
     bool allow_remote = false;
+    tls::client_options tls;  ///< how an https:// server is checked (default: not, as wrk)
     unsigned threads = 1;
     std::optional<pid_t> server_pid;               ///< default: found from the listening port when local
     std::string label;  ///< what progress calls the server (a suite's arm name); default: its reported model

@@ -24,6 +24,10 @@ struct overrides {
     std::optional<std::string> duration;
     std::optional<std::string> think;  ///< "2s" or "1s..3s"
     std::optional<std::uint32_t> pipeline;  ///< requests a connection carries at once (closed, open)
+    /// --reconnect-every N: a connection closes after N requests (load.requests_per_connection); 1: every request
+    /// on a new connection
+    std::optional<std::uint32_t> reconnect_every;
+    std::optional<std::string> tls_resume;  ///< --tls-resume on|off (scenario key tls_resume)
     std::optional<std::uint32_t> trials;
     std::optional<std::string> warmup;
     std::optional<std::string> timeout;

@@ -136,6 +136,11 @@ struct scenario {
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
     server_spec server;
+    /// The load goes over TLS: a suite starts the server with --tls and sends to https://; bench-load wants an
+    /// https:// URL.
+    bool tls = false;
+    /// Over TLS, each connection offers the session its slot's last connection received (--tls-resume on|off).
+    bool tls_resume = true;
     std::optional<capacity_spec> capacity;  ///< how a capacity search runs it (bench-load --capacity, bench-suite)
     scale_label scale;  ///< set by scale_scenario, never read from a file
 };

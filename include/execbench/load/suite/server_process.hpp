@@ -1,11 +1,14 @@
 #pragma once
 
 #include "execbench/core/result.hpp"
+#include "execbench/load/run/http_request.hpp"
+#include "execbench/tls/client_context.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,7 +45,10 @@ public:
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
     [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
-    /// "http://127.0.0.1:<port>"
+    /// The server will speak TLS (bench-server --tls, or a command serving https): its URL is https:// and the
+    /// readiness checks make TLS handshakes. Call before starting it; false when no TLS context can be made.
+    result<void> speak_tls();
+    /// "http://127.0.0.1:<port>", or https:// after speak_tls()
     [[nodiscard]] std::string url() const;
     /// The first stdout line ("bench-server model=... port=... pid=...").
     [[nodiscard]] const std::string& start_line() const noexcept { return start_line_; }
@@ -56,8 +62,11 @@ private:
     std::string label_ = "bench-server";  ///< how errors name it
     bool command_ = false;                ///< started by start_command: its shell may die of the SIGTERM it is sent
     std::filesystem::path dir_;
+    std::shared_ptr<const tls::client_context> tls_;  ///< set by speak_tls()
 
     result<void> launch(const std::vector<std::string>& argv);
+    /// Where its readiness checks go: 127.0.0.1 on its port, over TLS after speak_tls().
+    [[nodiscard]] detail::request_peer ready_peer() const;
     /// Its process is gone or stopped: no longer running, nor among the groups `kill_started_servers` ends.
     void forget_pid() noexcept;
     result<void> give_up(const std::string& why);
