@@ -118,8 +118,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             a["full_seconds"] = v->number(metric::wall_millis) / 1000.0;
             a["series"] = columns_of(v->timeline);
             a["server"] = columns_of(v->server_timeline);
-            // Results from before the timeline recorded users: the schedule the scenario set, so a collapse at the
-            // peak reads against the load that caused it.
+            // A timeline without users (schema 1 before the columns: the upgrade does not invent a count): the
+            // schedule the scenario set, so a collapse at the peak reads against the load that caused it.
             if (!a["series"].contains(load::column::users) && !a["series"].contains(load::column::users_target))
                 if (auto schedule = ramp_schedule(*v); !schedule.is_null())
                     a["schedule"] = std::move(schedule);

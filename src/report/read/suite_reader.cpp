@@ -58,6 +58,7 @@ std::string run_view::text(std::string_view column) const
 
 double run_view::scale() const
 {
+    // A row read from a file always has one (load/results/upgrade); one made in code without it ran as written.
     auto scale = text(load::column::scale);
     return scale.empty() ? 1 : load::number_of(scale);
 }
@@ -163,11 +164,14 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
     auto shown = detail::shown_runs(d);
     if (auto r = detail::read_trials(d, paths.trials, shown); !r)
         return r.err();
-    if (auto r = detail::read_series(d, paths.timeline, &run_view::timeline); !r)
+    if (auto r = detail::read_series(d, paths.timeline, load::row_kind::timeline, &run_view::timeline); !r)
         return r.err();
-    if (auto r = detail::read_series(d, load::server_timeline_path(dir, d.stem), &run_view::server_timeline); !r)
+    if (auto r = detail::read_series(d, load::server_timeline_path(dir, d.stem), load::row_kind::server_timeline,
+                                     &run_view::server_timeline);
+        !r)
         return r.err();
-    detail::read_contexts(d, paths.context, shown);
+    if (auto r = detail::read_contexts(d, paths.context, shown); !r)
+        return r.err();
     if (auto r = detail::read_spectra(d, paths.histograms, shown); !r)
         return r.err();
     return d;
@@ -201,7 +205,7 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
             // Which way each setting that differs went: all one way is shorter or longer, else different.
             std::set<int> ways;
             auto way = [&](double ran, double file) {
-                if (ran >= 0 && file >= 0 && ran != file)  // a setting not recorded (older results) says nothing
+                if (ran >= 0 && file >= 0 && ran != file)  // a setting not recorded (an empty cell) says nothing
                     ways.insert(ran < file ? -1 : 1);
             };
             auto seconds = [](const std::string& text) {

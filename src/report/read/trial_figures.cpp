@@ -3,7 +3,6 @@
 #include "execbench/load/metrics/metrics.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace execbench::report {
 
@@ -38,12 +37,7 @@ std::vector<double> values_of(const std::vector<trial_row>& trials, std::string_
 
 double server_samples(const trial_row& trial)
 {
-    if (auto it = trial.find(std::string(metric::server_samples)); it != trial.end())
-        return it->second;
-    // The sampler of these results ran at bench-load's default 10 Hz; the estimate can only be low by the
-    // connection set-up time outside the wall time, which is what matters for the bursts it is used on.
-    constexpr double period_millis = 100;
-    return 2 + std::floor(value_or(trial, metric::wall_millis, 0) / period_millis);
+    return value_or(trial, metric::server_samples, 0);
 }
 
 void add_derived_metrics(trial_row& trial)

@@ -127,6 +127,8 @@ inline constexpr std::string_view compiler = "compiler";
 inline constexpr std::string_view cpu_model = "cpu_model";
 inline constexpr std::string_view cpu_count = "cpu_count";
 inline constexpr std::string_view kernel = "kernel";
+// The schema version each row was written in (load/record/schema.hpp), the last column of every results CSV.
+inline constexpr std::string_view schema = "schema";
 // Per-second timeline columns a shape may leave empty.
 inline constexpr std::string_view target_rate = "target_rate";
 inline constexpr std::string_view users = "users";

@@ -23,11 +23,11 @@ namespace execbench::report {
 struct run_view {
     std::string scenario;
     std::string model;
-    std::string arm;  ///< the label pages and charts use; the model for results written before arms existed
+    std::string arm;  ///< the label pages and charts use
     load::run_status status = load::run_status::failed;
     std::string message;
     std::string run_id;
-    load::summary_row summary;                                   ///< its summary file row (empty when it did not run)
+    load::summary_row summary;  ///< its summary file row, in the current schema (empty when it did not run)
     unsigned chart_trial = 0;                                    ///< the trial charted: median by latency p99
     std::vector<std::map<std::string, double>> trials;           ///< every trial row, for the verdicts
     std::vector<std::map<std::string, double>> timeline;         ///< that trial's timeline rows
@@ -38,7 +38,7 @@ struct run_view {
     [[nodiscard]] double number(std::string_view column) const;  ///< 0 when absent
     [[nodiscard]] std::string text(std::string_view column) const;  ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
-    /// The scale factor (--scale, --fit-to-limits) from the summary row; 1 when absent (runs from before it existed).
+    /// The scale factor (--scale, --fit-to-limits) from the summary row; 1 when it did not run.
     [[nodiscard]] double scale() const;
     /// Why its figures are not the server's result, "" when they are (the one rule of pages, headline and
     /// verdicts): "generator-bound" when every trial was, or "awaits re-measurement" for a ramp whose timeline rows
