@@ -46,7 +46,7 @@ nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows
 
 bool is_burst(const run_view& v)
 {
-    return v.text(load::column::shape) == "burst" || v.number(metric::wall_millis) < burst_millis;
+    return v.shape == load::shape::burst || v.number(metric::wall_millis) < burst_millis;
 }
 
 /// The users a ramp's scenario scheduled, as (second, users) points at each stage's ends, from a run's context
@@ -86,7 +86,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, scenario, m); v && v->ran()) {
             burst |= is_burst(*v);
-            shape_burst |= v->text(load::column::shape) == "burst";
+            shape_burst |= v->shape == load::shape::burst;
         }
     j["kind"] = burst ? "distribution" : "timeline";
     if (burst)
@@ -103,8 +103,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
         a[metric::requests_ok] = whole(v->number(metric::requests_ok));
         a[metric::requests_error] = whole(v->number(metric::requests_error));
         a["latency_max"] = v->number(metric::latency_millis_max);
-        if (v->scale() != 1)
-            a["scale"] = v->scale();
+        if (v->scale != 1)
+            a["scale"] = v->scale;
         if (burst) {
             a["spectrum"] = spectrum_json(v->latency_spectrum);
             a["service_spectrum"] = spectrum_json(v->service_spectrum);

@@ -96,7 +96,7 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
             v.message = e.message;
             v.run_id = e.run_id;
             if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end()) {
-                v.summary = it->second;
+                v.take_summary(it->second);
                 v.arm = v.text(column::arm);
             }
             arms.insert(v.arm);
@@ -114,9 +114,9 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
         v.model = load::cell_of(row, column::model);
         v.arm = load::cell_of(row, column::arm);
         v.run_id = id;
-        v.summary = row;
+        v.take_summary(row);
         // The order of load::status_of: a stopped run says so before its errors.
-        v.status = v.text(column::partial) == "1"          ? load::run_status::stopped
+        v.status = v.partial                               ? load::run_status::stopped
                    : v.number(metric::requests_error) > 0  ? load::run_status::errors
                    : v.number(metric::requests_unsent) > 0 ? load::run_status::behind
                                                            : load::run_status::ok;

@@ -133,7 +133,7 @@ void add_count_rows(table_builder& t)
 {
     t.evidence("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
     if (!scale_suffix(t.suite(), t.scenario()).empty())
-        t.evidence("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
+        t.evidence("scale", [](const run_view& v) { return load::format_scale(v.scale); });
     t.evidence("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
     t.evidence("requests ok / error", [](const run_view& v) {
         return count(v.number(metric::requests_ok)) + " / " + count(v.number(metric::requests_error));
@@ -154,7 +154,7 @@ void add_latency_rows(table_builder& t)
     t.row(row_label(metric::wall_millis), [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
     t.row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
     // A burst ends within a second or two: per-second figures have one bucket.
-    if (!t.any_run([](const run_view& v) { return v.text(load::column::shape) == "burst"; }))
+    if (!t.any_run([](const run_view& v) { return v.shape == load::shape::burst; }))
         t.row("req/s per second p50 / max", [](const run_view& v) {
             return count(v.number(metric::per_second_requests_p50)) + " / " +
                    count(v.number(metric::per_second_requests_max));
@@ -244,12 +244,11 @@ void add_spread_rows(table_builder& t)
     t.row("noisy", [](const run_view& v) {
         if (v.number(load::column::trials) < 2)
             return std::string{"– (one trial)"};
-        if (v.text(load::column::noisy) != "1")
+        if (!v.noisy)
             return std::string{"no"};
-        auto which = v.text(load::column::noisy_metrics);
-        std::string listed;  // the CSV separates with ';': spaced here so a long list wraps in a table cell
-        for (char c : which)
-            listed += c == ';' ? std::string{", "} : std::string(1, c);
+        std::string listed;  // spaced so a long list wraps in a table cell
+        for (const auto& m : v.noisy_metrics)
+            listed += (listed.empty() ? "" : ", ") + m;
         return "**yes** (" + listed + ")";
     });
 }
