@@ -21,13 +21,13 @@ namespace {
 /// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide). A column with a value
 /// in only some seconds (users while a ramp issues requests, the generator's CPU of whole seconds) keeps its
 /// seconds in `<column>@second`, so it is never drawn against the wrong second.
-nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows)
+nlohmann::json columns_of(const std::vector<load::figure_map>& rows)
 {
     nlohmann::json out = nlohmann::json::object();
     std::map<std::string, nlohmann::json> seconds;
     std::size_t with_second = 0;
     for (const auto& r : rows) {
-        auto sec = r.find(std::string(load::column::second));
+        auto sec = r.find(load::column::second);
         if (sec == r.end())
             continue;
         ++with_second;

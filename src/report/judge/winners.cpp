@@ -84,7 +84,7 @@ std::optional<verdict> unrankable(const std::vector<std::string>& names, const u
         if (ts.size() < min_verdict_trials)
             return verdict::too_few_trials;
         if (rule.source == metric_source::per_second && any_trial(ts, [](const trial_row& t) {
-                auto wall = t.find(std::string(metric::wall_millis));
+                auto wall = t.find(metric::wall_millis);
                 return wall != t.end() && wall->second < two_buckets_millis;
             }))
             return verdict::not_ranked;

@@ -202,7 +202,7 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
     if (!rows)
         return rows.err();
     std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
-    std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
+    std::map<std::string, std::vector<load::figure_map>> rows_by_run;
     for (auto& row : *rows)
         if (shown.count(row.run_id)) {
             by_run[row.run_id].emplace_back(row.figures[std::string(metric::latency_millis_p99)],
@@ -224,7 +224,7 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
 }
 
 result<void> read_series(suite_data& d, const std::filesystem::path& file, load::row_kind kind,
-                         std::vector<std::map<std::string, double>> run_view::*member)
+                         std::vector<load::figure_map> run_view::*member)
 {
     if (!std::filesystem::exists(file))
         return {};

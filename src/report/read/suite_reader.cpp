@@ -140,7 +140,7 @@ std::string run_view::not_a_result() const
     if (status == load::run_status::generator_bound || (bound > 0 && bound >= number(load::column::trials)))
         return "generator-bound";
     bool per_second_checked = std::any_of(timeline.begin(), timeline.end(), [](const auto& row) {
-        return row.count(std::string(load::metric::loadgen_cpu_percent)) > 0;
+        return row.count(load::metric::loadgen_cpu_percent) > 0;
     });
     // Without a timeline there is nothing to tell either way (results written by hand or by tests).
     if (shape == load::shape::ramp && !timeline.empty() && !per_second_checked)

@@ -12,7 +12,7 @@ namespace {
 
 double value_or(const trial_row& t, std::string_view column, double fallback)
 {
-    auto it = t.find(std::string(column));
+    auto it = t.find(column);
     return it == t.end() ? fallback : it->second;
 }
 
@@ -30,7 +30,7 @@ std::vector<double> values_of(const std::vector<trial_row>& trials, std::string_
 {
     std::vector<double> out;
     for (const auto& t : trials)
-        if (auto it = t.find(std::string(column)); it != t.end())
+        if (auto it = t.find(column); it != t.end())
             out.push_back(it->second);
     return out;
 }
@@ -42,8 +42,8 @@ double server_samples(const trial_row& trial)
 
 void add_derived_metrics(trial_row& trial)
 {
-    auto cpu = trial.find(std::string(metric::server_cpu_percent_avg));
-    auto wall = trial.find(std::string(metric::wall_millis));
+    auto cpu = trial.find(metric::server_cpu_percent_avg);
+    auto wall = trial.find(metric::wall_millis);
     if (cpu == trial.end() || wall == trial.end())
         return;
     if (auto v = load::cpu_seconds_per_1k_requests(cpu->second, wall->second, value_or(trial, metric::requests_ok, 0)))
@@ -61,7 +61,7 @@ failure_record failures_of(const std::vector<trial_row>& trials)
         if (errors + unsent <= 0)
             continue;
         ++f.trials_with_any;
-        auto total = t.find(std::string(metric::requests_total));
+        auto total = t.find(metric::requests_total);
         bool over = total == t.end() || errors + unsent > failure_tolerance * (total->second + unsent);
         f.trials_over += over ? 1 : 0;
         if (errors + unsent > worst) {

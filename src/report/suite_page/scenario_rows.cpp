@@ -286,7 +286,7 @@ std::optional<capacity_basis> capacity_basis_of(const run_view& v)
     b.search = from->search;
     // Served per second, the median second of each trial (the drain after the last send included), over capacity.
     for (const auto& t : v.trials)
-        if (auto it = t.find(std::string(metric::per_second_requests_p50)); it != t.end())
+        if (auto it = t.find(metric::per_second_requests_p50); it != t.end())
             b.goodput_ratios.push_back(it->second / b.capacity_rps);
     std::sort(b.goodput_ratios.begin(), b.goodput_ratios.end());
     return b;

@@ -45,11 +45,14 @@ double number_of(std::string_view cell);
 /// Reads a summary file (summary_columns()), one row per run in the order written.
 result<std::vector<summary_row>> read_summary(const std::filesystem::path& file);
 
+/// Figures by column name, looked up by a column's string_view without a copy.
+using figure_map = std::map<std::string, double, std::less<>>;
+
 /// A row of a per-trial file read back: its run, and every figure as a number (an empty cell, a figure the trial
 /// did not have, reads 0).
 struct trial_row {
     std::string run_id;
-    std::map<std::string, double> figures;
+    figure_map figures;
 };
 /// Reads a per-trial file (trial_columns()).
 result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file);
@@ -59,7 +62,7 @@ result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file
 struct second_row {
     std::string run_id;
     unsigned trial = 0;
-    std::map<std::string, double> figures;
+    figure_map figures;
 };
 /// Which rows of a per-second file a reader wants, by run and trial; an empty one wants every row.
 using second_row_filter = std::function<bool(std::string_view run_id, unsigned trial)>;

@@ -48,9 +48,9 @@ struct run_view {
     think_time think;                        ///< none when the row states none
     double scale = 1;                        ///< the scale factor (--scale, --fit-to-limits); 1 when it did not run
     unsigned chart_trial = 0;                                    ///< the trial charted: median by latency p99
-    std::vector<std::map<std::string, double>> trials;           ///< every trial row, for the verdicts
-    std::vector<std::map<std::string, double>> timeline;         ///< that trial's timeline rows
-    std::vector<std::map<std::string, double>> server_timeline;  ///< that trial's server samples per second
+    std::vector<load::figure_map> trials;           ///< every trial row, for the verdicts
+    std::vector<load::figure_map> timeline;         ///< that trial's timeline rows
+    std::vector<load::figure_map> server_timeline;  ///< that trial's server samples per second
     std::vector<std::pair<double, double>> latency_spectrum;     ///< all trials merged: (percentile, ms)
     std::vector<std::pair<double, double>> service_spectrum;     ///< the same for service time
     std::optional<load::run_context> context;                    ///< its context, when recorded

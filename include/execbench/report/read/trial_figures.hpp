@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/results/results.hpp"
 
 #include <map>
 #include <string>
@@ -10,7 +11,7 @@
 namespace execbench::report {
 
 /// One row of a trials CSV: column → number (text columns read as 0).
-using trial_row = std::map<std::string, double>;
+using trial_row = load::figure_map;
 
 /// Trials a verdict needs per arm; fewer give "too few trials".
 inline constexpr unsigned min_verdict_trials = 3;
