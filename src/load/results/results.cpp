@@ -346,7 +346,7 @@ result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file
         auto& r = out.emplace_back();
         r.run_id = cell_of(row, column::run_id);
         for (const auto& [name, text] : row)
-            if (name != column::schema)
+            if (!text.empty() && name != column::schema)
                 r.figures[name] = number_of(text);
     }
     return out;

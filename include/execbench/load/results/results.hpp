@@ -48,8 +48,8 @@ result<std::vector<summary_row>> read_summary(const std::filesystem::path& file)
 /// Figures by column name, looked up by a column's string_view without a copy.
 using figure_map = std::map<std::string, double, std::less<>>;
 
-/// A row of a per-trial file read back: its run, and every figure as a number (an empty cell, a figure the trial
-/// did not have, reads 0).
+/// A row of a per-trial file read back: its run, and every figure as a number; an empty cell (a figure the trial did
+/// not measure) is absent, not 0.
 struct trial_row {
     std::string run_id;
     figure_map figures;

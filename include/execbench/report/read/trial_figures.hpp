@@ -10,7 +10,7 @@
 
 namespace execbench::report {
 
-/// One row of a trials CSV: column → number (text columns read as 0).
+/// One row of a trials CSV: column → number (text columns read as 0; a figure the trial did not measure is absent).
 using trial_row = load::figure_map;
 
 /// Trials a verdict needs per arm; fewer give "too few trials".
