@@ -38,9 +38,11 @@ cell headline_cell(const run_view* v)
         cell = "0 ok";
     } else {
         cell = v->noisy ? "~" : "";
-        cell += millis(v->number(metric::latency_millis_p99)) + " ms";
-        cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
-                      : " · " + count(v->number(metric::requests_per_second));
+        // A figure the run did not measure is "–", not "0 ms".
+        auto ms = [](std::optional<double> f) { return f ? millis(*f) + " ms" : std::string{"–"}; };
+        cell += ms(v->figure(metric::latency_millis_p99));
+        cell += burst ? " · wall " + ms(v->figure(metric::wall_millis))
+                      : " · " + count(v->figure(metric::requests_per_second));
     }
     if (v->number(metric::requests_error) > 0)
         cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
