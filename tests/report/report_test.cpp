@@ -188,9 +188,9 @@ TEST_CASE("counts are whole numbers rounded half to even, and no success shows n
     CHECK(millis(9.996) == "10.0");
     CHECK(millis(999.7) == "1,000");
     run_view v;
-    v.summary = {{"requests_ok", "0"}, {"latency_millis_p99", "0"}};
+    v.take_summary({{"requests_ok", "0"}, {"latency_millis_p99", "0"}});
     CHECK(latency(v, "latency_millis_p99") == "–");
-    v.summary["requests_ok"] = "3";
+    v.set_cell("requests_ok", "3");
     CHECK(latency(v, "latency_millis_p99") == "0.00");
 }
 

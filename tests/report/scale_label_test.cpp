@@ -63,8 +63,8 @@ TEST_CASE("a scaled run is labelled on the page, in the README cell and in the c
     test_support::temp_dir d("execbench-report-scale");
     auto s = read_suite(scaled_suite(d.path / "results"));
     REQUIRE(s);
-    CHECK(s->runs["spike"]["pool"].scale() == Approx(0.97));
-    CHECK(s->runs["plain"]["pool"].scale() == 1);  // no value: runs from before scaling default to 1
+    CHECK(s->runs["spike"]["pool"].scale == Approx(0.97));
+    CHECK(s->runs["plain"]["pool"].scale == 1);  // no value: runs from before scaling default to 1
 
     auto md = suite_markdown(*s, report_paths{});
     // Once per scenario, not once per model, with what it means.

@@ -14,7 +14,7 @@ namespace execbench::load {
 
 namespace {
 
-/// The steps file's header: the metrics keep their results-file names (load/metric_names.hpp).
+/// The steps file's header: the metrics keep their results-file names (load/metrics/metrics.hpp).
 std::string step_header()
 {
     std::string h = "run_id,scenario,arm,model,step,phase,offered_rps,achieved_rps,connections";
@@ -22,10 +22,10 @@ std::string step_header()
          {metric::latency_millis_p50, metric::latency_millis_p90, metric::latency_millis_p99, metric::requests_error,
           metric::requests_unsent, metric::server_cpu_percent_avg, metric::server_rss_mb_max})
         h.append(",").append(m);
-    return h + ",met_slo,generator_bound,note";
+    return h + ",met_slo,generator_bound,note,schema";
 }
 constexpr const char* summary_header = "run_id,scenario,arm,model,outcome,capacity_rps,capacity_rps_low,"
-                                       "capacity_rps_high,slo,connections,estimates,steps,stop_reason,pipeline";
+                                       "capacity_rps_high,slo,connections,estimates,steps,stop_reason,pipeline,schema";
 
 std::string estimates_text(const std::vector<double>& e)
 {
@@ -35,19 +35,16 @@ std::string estimates_text(const std::vector<double>& e)
     return out;
 }
 
-/// A table's cells by column name, for one row.
+/// A row's cells by column name, failing on a column it lacks.
 class row_reader {
 public:
-    row_reader(const csv_table& t, const std::vector<std::string>& row, std::string where)
-        : t_(t), row_(row), where_(std::move(where))
-    {
-    }
+    row_reader(const record_row& row, std::string where) : row_(row), where_(std::move(where)) {}
     result<std::string> text(std::string_view column) const
     {
-        auto i = t_.column(column);
-        if (i < 0 || static_cast<std::size_t>(i) >= row_.size())
+        auto it = row_.find(column);
+        if (it == row_.end())
             return fail(where_ + ": no column " + std::string(column));
-        return row_[static_cast<std::size_t>(i)];
+        return it->second;
     }
     result<double> number(std::string_view column) const
     {
@@ -62,8 +59,7 @@ public:
     }
 
 private:
-    const csv_table& t_;
-    const std::vector<std::string>& row_;
+    const record_row& row_;
     std::string where_;
 };
 
@@ -113,12 +109,13 @@ result<void> write_capacity(const capacity_record& r, const capacity_paths& path
         csv_field(r.run_id) + "," + csv_field(r.scenario) + "," + csv_field(r.arm) + "," + csv_field(r.model) + ",";
     std::vector<std::string> steps;
     for (const auto& s : r.result.steps)
-        steps.push_back(
-            labels + std::to_string(s.index) + "," + csv_field(s.phase) + "," + fixed(s.offered_rps, 1) + "," +
-            fixed(s.achieved_rps, 1) + "," + std::to_string(s.connections) + "," + fixed(s.p50_millis, 3) + "," +
-            fixed(s.p90_millis, 3) + "," + fixed(s.p99_millis, 3) + "," + std::to_string(s.errors) + "," +
-            std::to_string(s.unsent) + "," + fixed(s.server_cpu_percent, 1) + "," + fixed(s.server_rss_mb, 1) + "," +
-            (s.met_slo ? "true" : "false") + "," + (s.generator_bound ? "true" : "false") + "," + csv_field(s.note));
+        steps.push_back(labels + std::to_string(s.index) + "," + csv_field(s.phase) + "," + fixed(s.offered_rps, 1) +
+                        "," + fixed(s.achieved_rps, 1) + "," + std::to_string(s.connections) + "," +
+                        fixed(s.p50_millis, 3) + "," + fixed(s.p90_millis, 3) + "," + fixed(s.p99_millis, 3) + "," +
+                        std::to_string(s.errors) + "," + std::to_string(s.unsent) + "," +
+                        fixed(s.server_cpu_percent, 1) + "," + fixed(s.server_rss_mb, 1) + "," +
+                        (s.met_slo ? "true" : "false") + "," + (s.generator_bound ? "true" : "false") + "," +
+                        csv_field(s.note) + "," + std::to_string(schema_version));
     if (auto w = detail::append_lines(paths.steps, step_header(), steps); !w)
         return w;
     const auto& c = r.result;
@@ -126,30 +123,31 @@ result<void> write_capacity(const capacity_record& r, const capacity_paths& path
     auto line = labels + std::string(to_string(c.what)) + "," + fixed(c.capacity_rps, 1) + "," +
                 (measured ? fixed(c.low_rps, 1) : "") + "," + (measured ? fixed(c.high_rps, 1) : "") + "," +
                 csv_field(r.slo) + "," + csv_field(r.connections) + "," + estimates_text(c.estimates) + "," +
-                std::to_string(c.steps.size()) + "," + csv_field(c.stop_reason) + "," + std::to_string(c.pipeline);
+                std::to_string(c.steps.size()) + "," + csv_field(c.stop_reason) + "," + std::to_string(c.pipeline) +
+                "," + std::to_string(schema_version);
     return detail::append_lines(paths.summary, summary_header, {line});
 }
 
 result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths)
 {
-    auto summary = read_csv(paths.summary);
+    auto summary = read_current_rows(paths.summary, row_kind::capacity);
     if (!summary)
         return summary.err();
-    auto steps = read_csv(paths.steps);
+    auto steps = read_current_rows(paths.steps, row_kind::capacity_step);
     if (!steps)
         return steps.err();
     std::map<std::string, std::vector<capacity_step>> by_run;
-    for (std::size_t i = 0; i < steps->rows.size(); ++i) {
-        row_reader in(*steps, steps->rows[i], paths.steps.string() + " line " + std::to_string(i + 2));
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+        row_reader in((*steps)[i], paths.steps.string() + " line " + std::to_string(i + 2));
         auto s = read_step(in);
         if (!s)
             return s.err();
         by_run[*in.text("run_id")].push_back(std::move(*s));
     }
     std::vector<capacity_record> out;
-    for (std::size_t i = 0; i < summary->rows.size(); ++i) {
+    for (std::size_t i = 0; i < summary->size(); ++i) {
         auto where = paths.summary.string() + " line " + std::to_string(i + 2);
-        row_reader in(*summary, summary->rows[i], where);
+        row_reader in((*summary)[i], where);
         capacity_record r;
         for (auto [column, into] : {std::pair{"run_id", &r.run_id},
                                     {"scenario", &r.scenario},
@@ -194,12 +192,12 @@ result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths)
             r.result.estimates.push_back(v);
             at = end == std::string::npos ? estimates->size() : end + 1;
         }
-        // Files from before the column have none, and their rows an empty one when it was added: one a connection.
-        if (auto depth = in.text("pipeline"); depth && !depth->empty()) {
-            auto [p, ec] = std::from_chars(depth->data(), depth->data() + depth->size(), r.result.pipeline);
-            if (ec != std::errc{} || p != depth->data() + depth->size() || r.result.pipeline == 0)
-                return fail(where + ": pipeline '" + *depth + "' is not a whole number of at least 1");
-        }
+        auto depth = in.text("pipeline");
+        if (!depth)
+            return depth.err();
+        auto [p, ec] = std::from_chars(depth->data(), depth->data() + depth->size(), r.result.pipeline);
+        if (ec != std::errc{} || p != depth->data() + depth->size() || r.result.pipeline == 0)
+            return fail(where + ": pipeline '" + *depth + "' is not a whole number of at least 1");
         r.result.steps = by_run[r.run_id];
         out.push_back(std::move(r));
     }

@@ -1,5 +1,6 @@
 #include "execbench/load/results/context.hpp"
 
+#include "execbench/load/results/upgrade.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/stats/sampler.hpp"
 
@@ -322,14 +323,48 @@ std::string to_json(const run_context& c)
     j["generator_bound_trials"] = c.generator_bound_trials;
     j["partial"] = c.partial;
     j["noisy"] = c.noisy;
+    j["schema"] = schema_version;
     return j.dump();
+}
+
+namespace {
+
+/// The schema a context object states; the unversioned one when it states none.
+result<unsigned> schema_in(const json& j, std::string_view where)
+{
+    const auto& v = at(j, "schema");
+    if (v.is_null())
+        return unversioned_schema;
+    return schema_of(v.is_number_unsigned() ? std::to_string(v.get<unsigned>()) : v.dump(), where);
+}
+
+}  // namespace
+
+result<unsigned> context_schema(std::string_view line, std::string_view where)
+{
+    auto j = json::parse(line.begin(), line.end(), nullptr, false);
+    return j.is_object() ? schema_in(j, where) : unversioned_schema;
 }
 
 result<run_context> parse_context(std::string_view line)
 {
+    auto c = read_context_line(line, "a context line");
+    if (!c)
+        return c.err();
+    if (!*c)
+        return fail("a context line is not a JSON object");
+    return std::move(**c);
+}
+
+result<std::optional<run_context>> read_context_line(std::string_view line, std::string_view where)
+{
     auto j = json::parse(line.begin(), line.end(), nullptr, false);
     if (!j.is_object())
-        return fail("a context line is not a JSON object");
+        return std::optional<run_context>{};
+    // No field of schema 2 needs a rule for lines of 1: each one a line lacks keeps run_context's default, which is
+    // what it meant before the field was written (no pinning, scale 1, no CPU maximum window).
+    if (auto version = schema_in(j, where); !version)
+        return version.err();
     run_context c;
     read(j, "run_id", c.run_id);
     read(j, "started_at", c.started_at);
@@ -376,7 +411,7 @@ result<run_context> parse_context(std::string_view line)
     read(j, "generator_bound_trials", c.generator_bound_trials);
     read(j, "partial", c.partial);
     read(j, "noisy", c.noisy);
-    return c;
+    return std::optional<run_context>(std::move(c));
 }
 
 }  // namespace execbench::load

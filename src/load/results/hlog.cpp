@@ -1,5 +1,6 @@
 #include "execbench/load/results/hlog.hpp"
 
+#include "execbench/load/record/schema.hpp"
 #include "execbench/stats/interval_log.hpp"
 
 #include <algorithm>
@@ -63,11 +64,11 @@ result<std::string> format_hlog(const run_record& r)
             first = started;
     }
     auto base_ms = epoch_ms(first);
-    std::vector<std::string> comments{"[execbench " + r.context.execbench_version + " " + r.context.git_revision +
-                                          " run_id=" + r.run_id + " scenario=" + r.scenario_used.name +
-                                          " arm=" + r.arm_name() + " model=" + r.server.model +
-                                          " trials=" + std::to_string(r.trials.size()) + "]",
-                                      "[values in microseconds; Interval_Max in milliseconds; tags <arm>/<series>]"};
+    std::vector<std::string> comments{
+        "[execbench " + r.context.execbench_version + " " + r.context.git_revision + " run_id=" + r.run_id +
+            " scenario=" + r.scenario_used.name + " arm=" + r.arm_name() + " model=" + r.server.model +
+            " trials=" + std::to_string(r.trials.size()) + " schema=" + std::to_string(schema_version) + "]",
+        "[values in microseconds; Interval_Max in milliseconds; tags <arm>/<series>]"};
     std::vector<timed_line> lines;
     for (const auto& t : r.trials) {
         const auto& m = t.measured;

@@ -14,7 +14,7 @@ namespace {
 using detail::append_lines;
 using detail::csv_field;
 
-const char* const ledger_header = "suite,scenario,model,arm,status,run_id,started_at,seconds,message";
+const char* const ledger_header = "suite,scenario,model,arm,status,run_id,started_at,seconds,message,schema";
 
 }  // namespace
 
@@ -150,7 +150,8 @@ result<void> append_ledger(const std::filesystem::path& file, const suite_entry&
 {
     std::string line = csv_field(e.suite) + "," + csv_field(e.scenario) + "," + csv_field(e.model) + "," +
                        csv_field(e.arm_name()) + "," + std::string(to_string(e.status)) + "," + csv_field(e.run_id) +
-                       "," + csv_field(e.started_at) + "," + fixed(e.seconds, 1) + "," + csv_field(e.message);
+                       "," + csv_field(e.started_at) + "," + fixed(e.seconds, 1) + "," + csv_field(e.message) + "," +
+                       std::to_string(schema_version);
     return append_lines(file, ledger_header, {line});
 }
 
@@ -159,33 +160,30 @@ result<std::vector<suite_entry>> read_ledger(const std::filesystem::path& file)
     auto t = read_csv(file);
     if (!t)
         return t.err();
-    std::vector<std::string> cols{"suite", "scenario", "model", "status", "run_id", "started_at", "seconds", "message"};
-    std::vector<int> idx;
-    for (const auto& c : cols) {
-        idx.push_back(t->column(c));
-        if (idx.back() < 0)
-            return fail(file.string() + ": missing column " + c);
-    }
-    auto arm_column = t->column("arm");  // absent in ledgers written before arms: the arm is the model
+    for (std::string_view c : {"suite", "scenario", "model", "status", "run_id", "started_at", "seconds", "message"})
+        if (t->column(c) < 0)
+            return fail(file.string() + ": missing column " + std::string(c));
+    auto rows = current_rows(*t, row_kind::ledger, file);
+    if (!rows)
+        return rows.err();
     std::vector<suite_entry> out;
-    for (std::size_t i = 0; i < t->rows.size(); ++i) {
-        const auto& row = t->rows[i];
-        auto get = [&](int k) { return std::size_t(idx[k]) < row.size() ? row[idx[k]] : std::string{}; };
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+        const auto& row = (*rows)[i];
         suite_entry e;
-        e.suite = get(0);
-        e.scenario = get(1);
-        e.model = get(2);
-        auto st = parse_run_status(get(3));
+        e.suite = cell_of(row, "suite");
+        e.scenario = cell_of(row, column::scenario);
+        e.model = cell_of(row, column::model);
+        auto status = cell_of(row, "status");
+        auto st = parse_run_status(status);
         if (!st)
-            return fail(file.string() + ": line " + std::to_string(i + 2) + ": status '" + get(3) +
+            return fail(file.string() + ": line " + std::to_string(i + 2) + ": status '" + status +
                         "' is not ok, behind, errors, failed, not_run, generator-bound or stopped");
         e.status = *st;
-        e.run_id = get(4);
-        e.started_at = get(5);
-        e.seconds = std::atof(get(6).c_str());
-        e.message = get(7);
-        if (arm_column >= 0 && std::size_t(arm_column) < row.size())
-            e.arm = row[std::size_t(arm_column)];
+        e.run_id = cell_of(row, column::run_id);
+        e.started_at = cell_of(row, column::started_at);
+        e.seconds = std::atof(cell_of(row, "seconds").c_str());
+        e.message = cell_of(row, "message");
+        e.arm = cell_of(row, column::arm);
         out.push_back(std::move(e));
     }
     return out;

@@ -2,6 +2,7 @@
 
 #include "execbench/core/build_info.hpp"
 #include "execbench/core/file.hpp"
+#include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/flame_graph.hpp"
 #include "execbench/load/results/results.hpp"
@@ -17,7 +18,9 @@ namespace {
 
 using detail::csv_field;
 
-constexpr const char* header = "run_id,started_at,git_revision,scenario,arm,model,kind,name,total,per_request";
+/// The columns of a profile's counts, every schema's; the current one's end with `schema`.
+constexpr std::string_view columns = "run_id,started_at,git_revision,scenario,arm,model,kind,name,total,per_request";
+const std::string header = std::string(columns) + ",schema";
 
 result<void> write_text(const std::filesystem::path& file, const std::string& text)
 {
@@ -97,7 +100,8 @@ std::string format_profile_csv(const profile_record& r)
         bool per_request = c.kind != "trial" && c.kind != "note";
         out += prefix + csv_field(c.kind) + "," + csv_field(c.name) + "," +
                (c.kind == "note" ? std::string{} : fixed(c.total, c.kind == "trial" && c.name == "seconds" ? 3 : 1)) +
-               "," + (per_request ? fixed(c.per_request, 4) : std::string{}) + "\n";
+               "," + (per_request ? fixed(c.per_request, 4) : std::string{}) + "," + std::to_string(schema_version) +
+               "\n";
     }
     return out;
 }
@@ -110,19 +114,21 @@ result<profile_record> read_profile_csv(const std::filesystem::path& file)
     std::string got;
     for (const auto& h : table->header)
         got += (got.empty() ? "" : ",") + h;
-    if (got != header)
+    if (got != header && got != columns)
         return fail(file.string() + ": not a profile's counts (header '" + got + "')");
+    auto rows = current_rows(*table, row_kind::profile, file);
+    if (!rows)
+        return rows.err();
     profile_record r;
-    for (const auto& row : table->rows) {
-        if (row.size() != 10)
-            return fail(file.string() + ": a row with " + std::to_string(row.size()) + " fields, not 10");
-        r.run_id = row[0];
-        r.started_at = row[1];
-        r.git_revision = row[2];
-        r.scenario = row[3];
-        r.arm = row[4];
-        r.model = row[5];
-        r.counts.push_back({row[6], row[7], number(row[8]), number(row[9])});
+    for (const auto& row : *rows) {
+        r.run_id = cell_of(row, column::run_id);
+        r.started_at = cell_of(row, column::started_at);
+        r.git_revision = cell_of(row, column::git_revision);
+        r.scenario = cell_of(row, column::scenario);
+        r.arm = cell_of(row, column::arm);
+        r.model = cell_of(row, column::model);
+        r.counts.push_back({cell_of(row, "kind"), cell_of(row, "name"), number(cell_of(row, "total")),
+                            number(cell_of(row, "per_request"))});
     }
     return r;
 }

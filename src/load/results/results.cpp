@@ -4,6 +4,7 @@
 #include "execbench/load/metrics/metrics.hpp"
 #include "execbench/load/results/context.hpp"
 #include "execbench/load/results/csv_lines.hpp"
+#include "execbench/load/results/upgrade.hpp"
 #include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/scale.hpp"
 
@@ -103,7 +104,7 @@ std::string timeline_header()
                               metric::latency_millis_p50, metric::latency_millis_p90, metric::latency_millis_p99,
                               metric::latency_millis_max, metric::requests_unsent, column::target_rate, column::users,
                               column::users_target, column::connections_open, metric::loadgen_cpu_percent,
-                              column::requests_in_flight}));
+                              column::requests_in_flight, column::schema}));
 }
 
 }  // namespace
@@ -131,6 +132,7 @@ std::vector<std::string> summary_columns()
     cols.insert(cols.end(), status.begin(), status.end());
     for (const auto& [name, v] : context_fields(run_record{}))
         cols.emplace_back(name);
+    cols.emplace_back(column::schema);
     return cols;
 }
 
@@ -140,7 +142,7 @@ std::vector<std::string> trial_columns()
                           column::generator_bound});
     for (const auto& [name, v] : trial_metrics(trial_result{}))
         cols.push_back(name);
-    auto identity = names_of({column::git_revision, column::started_at, column::scale});
+    auto identity = names_of({column::git_revision, column::started_at, column::scale, column::schema});
     cols.insert(cols.end(), identity.begin(), identity.end());
     return cols;
 }
@@ -176,6 +178,7 @@ result<void> write_summary(const run_record& r, const std::filesystem::path& fil
     row.push_back(std::to_string(r.generator_bound_trials()));
     for (auto& [name, v] : context_fields(r))
         row.push_back(std::move(v));
+    row.push_back(std::to_string(schema_version));
     out << join_row(row);
     if (!out)
         return fail(file.string() + ": write failed");
@@ -202,6 +205,7 @@ result<void> write_trials(const run_record& r, const std::filesystem::path& file
         row.push_back(r.context.git_revision);
         row.push_back(r.started_at);
         row.push_back(number(s.scale.factor));
+        row.push_back(std::to_string(schema_version));
         out << join_row(row);
     }
     if (!out)
@@ -272,7 +276,7 @@ result<void> write_timeline(const run_record& r, const std::filesystem::path& fi
                              ramp && b.sampled ? std::to_string(b.users) : "", users_target,
                              b.sampled ? std::to_string(b.connections) : "",
                              sec < cpu.size() ? execbench::fixed(cpu[sec], 1) : "",
-                             b.sampled ? std::to_string(b.in_flight) : ""});
+                             b.sampled ? std::to_string(b.in_flight) : "", std::to_string(schema_version)});
         }
     }
     if (!out)
@@ -314,7 +318,7 @@ result<void> append_context(const run_record& r, const output_paths& paths)
 
 std::string cell_of(const summary_row& row, std::string_view column)
 {
-    auto it = row.find(std::string(column));
+    auto it = row.find(column);
     return it == row.end() ? std::string{} : it->second;
 }
 
@@ -328,72 +332,53 @@ double number_of(std::string_view cell)
     return end == text.c_str() ? 0 : v;
 }
 
-std::string arm_of(const summary_row& row)
-{
-    auto arm = cell_of(row, column::arm);
-    return arm.empty() ? cell_of(row, column::model) : arm;
-}
-
-namespace {
-
-std::vector<summary_row> rows_of(const csv_table& t)
-{
-    std::vector<summary_row> out;
-    for (const auto& row : t.rows) {
-        summary_row m;
-        for (std::size_t i = 0; i < t.header.size() && i < row.size(); ++i)
-            m[t.header[i]] = row[i];
-        out.push_back(std::move(m));
-    }
-    return out;
-}
-
-}  // namespace
-
 result<std::vector<summary_row>> read_summary(const std::filesystem::path& file)
 {
-    auto t = read_csv(file);
-    if (!t)
-        return t.err();
-    return rows_of(*t);
+    return read_current_rows(file, row_kind::summary);
 }
 
 result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file)
 {
-    auto t = read_csv(file);
-    if (!t)
-        return t.err();
+    auto rows = read_current_rows(file, row_kind::trial);
+    if (!rows)
+        return rows.err();
     std::vector<trial_row> out;
-    for (const auto& row : rows_of(*t)) {
+    for (const auto& row : *rows) {
         auto& r = out.emplace_back();
         r.run_id = cell_of(row, column::run_id);
         for (const auto& [name, text] : row)
-            r.figures[name] = number_of(text);
+            if (!text.empty() && name != column::schema)
+                r.figures[name] = number_of(text);
     }
     return out;
 }
 
-result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file, const second_row_filter& wanted)
+result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file, row_kind kind,
+                                                 const second_row_filter& wanted)
 {
     auto t = read_csv(file);
     if (!t)
         return t.err();
     auto id_col = t->column(column::run_id);
     auto trial_col = t->column(column::trial);
+    if (id_col < 0 || trial_col < 0)
+        return fail(file.string() + ": missing run_id or trial column");
+    // Only the rows wanted are converted and upgraded: a timeline holds every second of every trial ever appended.
+    auto rows = current_rows(*t, kind, file, [&](const csv_table&, const std::vector<std::string>& cells) {
+        return !wanted ||
+               wanted(cells[std::size_t(id_col)], static_cast<unsigned>(number_of(cells[std::size_t(trial_col)])));
+    });
+    if (!rows)
+        return rows.err();
     std::vector<second_row> out;
-    for (const auto& row : t->rows) {
-        if (id_col < 0 || trial_col < 0 || std::size_t(id_col) >= row.size() || std::size_t(trial_col) >= row.size())
-            return fail(file.string() + ": missing run_id or trial column");
-        auto trial = static_cast<unsigned>(number_of(row[trial_col]));
-        if (wanted && !wanted(row[id_col], trial))
-            continue;
+    for (const auto& row : *rows) {
         auto& r = out.emplace_back();
-        r.run_id = row[id_col];
-        r.trial = trial;
-        for (std::size_t i = 0; i < t->header.size() && i < row.size(); ++i)
-            if (!row[i].empty() && t->header[i] != column::run_id && t->header[i] != column::scenario &&
-                t->header[i] != column::model && t->header[i] != column::arm)
-                r.figures[t->header[i]] = number_of(row[i]);
+        r.run_id = cell_of(row, column::run_id);
+        r.trial = static_cast<unsigned>(number_of(cell_of(row, column::trial)));
+        for (const auto& [name, text] : row)
+            if (!text.empty() && name != column::run_id && name != column::scenario && name != column::model &&
+                name != column::arm && name != column::schema)
+                r.figures[name] = number_of(text);
     }
     return out;
 }
@@ -406,32 +391,47 @@ result<std::vector<histogram_record>> read_histograms(const std::filesystem::pat
     std::vector<histogram_record> out;
     std::string line;
     std::size_t number_of_line = 0;
+    // A run's lines follow its `# context` line, whose schema they were written in.
+    unsigned version = unversioned_schema;
+    constexpr std::string_view context_comment = "# context ";
     while (std::getline(in, line)) {
         ++number_of_line;
+        auto where = file.string() + ":" + std::to_string(number_of_line);
+        if (line.starts_with(context_comment)) {
+            auto v = context_schema(std::string_view(line).substr(context_comment.size()), where);
+            if (!v)
+                return v.err();
+            version = *v;
+        }
         if (line.empty() || line[0] == '#')
             continue;
+        // Lines carry the arm after the model, but those written before arms. Histograms hold no tabs.
+        auto tabs = std::count(line.begin(), line.end(), '\t');
+        bool with_arm = tabs == 6;
+        if (tabs != 6 && (tabs != 5 || version > unversioned_schema))
+            return fail(where + (version > unversioned_schema ? ": expected 7 tab-separated fields"
+                                                              : ": expected 6 or 7 tab-separated fields"));
         std::vector<std::string> f;
         std::size_t start = 0;
-        // v2 lines carry the arm after the model; v1 lines (before arms) do not. Histograms hold no tabs.
-        bool with_arm = std::count(line.begin(), line.end(), '\t') == 6;
         for (int i = 0; i < (with_arm ? 6 : 5); ++i) {
             auto tab = line.find('\t', start);
-            if (tab == std::string::npos)
-                return fail(file.string() + ":" + std::to_string(number_of_line) +
-                            ": expected 6 or 7 tab-separated fields");
             f.push_back(line.substr(start, tab - start));
             start = tab + 1;
         }
-        if (!with_arm)
-            f.insert(f.begin() + 3, f[2]);
+        record_row row{{std::string(column::run_id), f[0]},
+                       {std::string(column::scenario), f[1]},
+                       {std::string(column::model), f[2]}};
+        if (with_arm)
+            row[std::string(column::arm)] = f[3];
+        upgrade(row_kind::histogram, row, version);
         auto h = stats::histogram::parse(std::string_view(line).substr(start));
         if (!h)
-            return fail(file.string() + ":" + std::to_string(number_of_line) + ": " + h.err().message);
-        histogram_record rec{f[0], f[1], f[2], f[3], 0, f[5], std::move(h.value())};
+            return fail(where + ": " + h.err().message);
+        histogram_record rec{f[0], f[1], f[2], cell_of(row, column::arm), 0, f[with_arm ? 5 : 4], std::move(h.value())};
         try {
-            rec.trial = static_cast<unsigned>(std::stoul(f[4]));
+            rec.trial = static_cast<unsigned>(std::stoul(f[with_arm ? 4 : 3]));
         } catch (...) {
-            return fail(file.string() + ":" + std::to_string(number_of_line) + ": trial is not a number");
+            return fail(where + ": trial is not a number");
         }
         out.push_back(std::move(rec));
     }

@@ -1,5 +1,6 @@
 #include "execbench/load/results/server_timeline.hpp"
 
+#include "execbench/load/record/schema.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 namespace execbench::load::detail {
 
 const char* const server_timeline_header =
-    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads,server_sockets";
+    "run_id,scenario,model,arm,trial,second,server_cpu_percent,server_rss_mb,server_threads,server_sockets,schema";
 
 namespace {
 
@@ -48,7 +49,7 @@ void window_lines(const run_record& r, const trial_window& w, const std::vector<
         lines.push_back(csv_field(r.run_id) + "," + csv_field(r.scenario_used.name) + "," + csv_field(r.server.model) +
                         "," + csv_field(r.arm_name()) + "," + std::to_string(w.trial) + "," + std::to_string(k) + "," +
                         fixed(cpu, 1) + "," + fixed(double(rss) / mib, 1) + "," + std::to_string(threads) + "," +
-                        std::to_string(sockets));
+                        std::to_string(sockets) + "," + std::to_string(schema_version));
     }
 }
 

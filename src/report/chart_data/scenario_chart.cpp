@@ -21,13 +21,13 @@ namespace {
 /// rates, keeping it for errors, which a timeout at the end of a trial would otherwise hide). A column with a value
 /// in only some seconds (users while a ramp issues requests, the generator's CPU of whole seconds) keeps its
 /// seconds in `<column>@second`, so it is never drawn against the wrong second.
-nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows)
+nlohmann::json columns_of(const std::vector<load::figure_map>& rows)
 {
     nlohmann::json out = nlohmann::json::object();
     std::map<std::string, nlohmann::json> seconds;
     std::size_t with_second = 0;
     for (const auto& r : rows) {
-        auto sec = r.find(std::string(load::column::second));
+        auto sec = r.find(load::column::second);
         if (sec == r.end())
             continue;
         ++with_second;
@@ -46,7 +46,7 @@ nlohmann::json columns_of(const std::vector<std::map<std::string, double>>& rows
 
 bool is_burst(const run_view& v)
 {
-    return v.text(load::column::shape) == "burst" || v.number(metric::wall_millis) < burst_millis;
+    return v.shape == load::shape::burst || v.number(metric::wall_millis) < burst_millis;
 }
 
 /// The users a ramp's scenario scheduled, as (second, users) points at each stage's ends, from a run's context
@@ -86,7 +86,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, scenario, m); v && v->ran()) {
             burst |= is_burst(*v);
-            shape_burst |= v->text(load::column::shape) == "burst";
+            shape_burst |= v->shape == load::shape::burst;
         }
     j["kind"] = burst ? "distribution" : "timeline";
     if (burst)
@@ -103,8 +103,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
         a[metric::requests_ok] = whole(v->number(metric::requests_ok));
         a[metric::requests_error] = whole(v->number(metric::requests_error));
         a["latency_max"] = v->number(metric::latency_millis_max);
-        if (v->scale() != 1)
-            a["scale"] = v->scale();
+        if (v->scale != 1)
+            a["scale"] = v->scale;
         if (burst) {
             a["spectrum"] = spectrum_json(v->latency_spectrum);
             a["service_spectrum"] = spectrum_json(v->service_spectrum);
@@ -118,8 +118,8 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
             a["full_seconds"] = v->number(metric::wall_millis) / 1000.0;
             a["series"] = columns_of(v->timeline);
             a["server"] = columns_of(v->server_timeline);
-            // Results from before the timeline recorded users: the schedule the scenario set, so a collapse at the
-            // peak reads against the load that caused it.
+            // A timeline without users (schema 1 before the columns: the upgrade does not invent a count): the
+            // schedule the scenario set, so a collapse at the peak reads against the load that caused it.
             if (!a["series"].contains(load::column::users) && !a["series"].contains(load::column::users_target))
                 if (auto schedule = ramp_schedule(*v); !schedule.is_null())
                     a["schedule"] = std::move(schedule);

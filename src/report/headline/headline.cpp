@@ -31,16 +31,18 @@ cell headline_cell(const run_view* v)
     if (auto why = v->not_a_result(); !why.empty())
         return {"*" + why + "*"};
     const bool none_ok = v->number(metric::requests_ok) == 0;
-    const bool burst = v->text(load::column::shape) == "burst";
+    const bool burst = v->shape == load::shape::burst;
     std::string cell;
     if (none_ok) {
         // No latency or rate to show; the errors may still be answers (a 503 each), so not "no answer".
         cell = "0 ok";
     } else {
-        cell = v->text(load::column::noisy) == "1" ? "~" : "";
-        cell += millis(v->number(metric::latency_millis_p99)) + " ms";
-        cell += burst ? " · wall " + millis(v->number(metric::wall_millis)) + " ms"
-                      : " · " + count(v->number(metric::requests_per_second));
+        cell = v->noisy ? "~" : "";
+        // A figure the run did not measure is "–", not "0 ms".
+        auto ms = [](std::optional<double> f) { return f ? millis(*f) + " ms" : std::string{"–"}; };
+        cell += ms(v->figure(metric::latency_millis_p99));
+        cell += burst ? " · wall " + ms(v->figure(metric::wall_millis))
+                      : " · " + count(v->figure(metric::requests_per_second));
     }
     if (v->number(metric::requests_error) > 0)
         cell += " · **" + count(v->number(metric::requests_error)) + " errors**";
@@ -50,8 +52,8 @@ cell headline_cell(const run_view* v)
     if (v->number(metric::requests_error) == 0 && whole(v->number(metric::requests_unsent)) == 0)
         if (auto f = failures_of(v->trials); f.any())
             cell += " · " + failure_text(f);
-    if (v->scale() != 1)
-        cell += " · *at " + load::format_scale(v->scale()) + " scale*";
+    if (v->scale != 1)
+        cell += " · *at " + load::format_scale(v->scale) + " scale*";
     if (none_ok)
         return {cell};
     return {cell, v->number(metric::latency_millis_p99)};
@@ -151,7 +153,7 @@ page scenario_table(const std::vector<const suite_data*>& shown, const std::vect
             std::vector<cell> r{"[" + s->name + "](" + paths.docs_link + "/" + s->name + ".md)", sc};
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
-                any_scaled |= v && v->ran() && v->scale() != 1;
+                any_scaled |= v && v->ran() && v->scale != 1;
                 auto why = v ? v->not_a_result() : std::string{};
                 any_bound |= why == "generator-bound";
                 any_awaiting |= !why.empty() && why != "generator-bound";

@@ -104,8 +104,8 @@ result<suite_runs> read_runs(const std::filesystem::path& dir, const std::string
                 continue;  // its latest run failed or did not run: nothing measured to compare
             run_rows r;
             r.run_id = v.run_id;
-            r.shape = v.text(column::shape);
-            r.scale = v.scale();
+            r.shape = v.shape ? std::string(load::to_string(*v.shape)) : std::string{};
+            r.scale = v.scale;
             r.trials = v.trials;
             for (auto& t : r.trials)
                 t[failures_column] = t[std::string(metric::requests_error)] + t[std::string(metric::requests_unsent)];

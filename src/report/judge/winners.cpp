@@ -84,7 +84,7 @@ std::optional<verdict> unrankable(const std::vector<std::string>& names, const u
         if (ts.size() < min_verdict_trials)
             return verdict::too_few_trials;
         if (rule.source == metric_source::per_second && any_trial(ts, [](const trial_row& t) {
-                auto wall = t.find(std::string(metric::wall_millis));
+                auto wall = t.find(metric::wall_millis);
                 return wall != t.end() && wall->second < two_buckets_millis;
             }))
             return verdict::not_ranked;
@@ -242,7 +242,8 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
             continue;
         t.scenarios.push_back(sc.scenario);
         for (const auto& rule : winner_metrics()) {
-            // A column missing from an arm's results (older files) is no cell at all.
+            // A figure an arm's trials lack is not measured (the upgrade leaves absent what an earlier schema did
+            // not record): no cell at all.
             bool present = std::all_of(sc.arms.begin(), sc.arms.end(), [&](const auto& a) {
                 return a.second.trials.empty() || !values_of(a.second.trials, rule.column).empty();
             });

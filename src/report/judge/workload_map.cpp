@@ -111,7 +111,8 @@ void read_context(const load::run_context& ctx, std::pair<double, double>& where
     if (const auto& mix = ctx.scenario_used.mix; mix.size() == 1)
         if (auto cell = cell_of(mix[0].path))
             where = *cell;
-    // Older or hand-written lines may lack a field: absent reads as unknown.
+    // A /health without a field (another server's, or a context line of an earlier schema, whose fields keep
+    // their defaults): absent reads as unknown.
     auto health = ctx.server.health_fields();
     if (auto cpus = cpus_in(health["cpus"]); cpus > 0)
         m.cores = cpus;

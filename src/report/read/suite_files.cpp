@@ -96,8 +96,8 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
             v.message = e.message;
             v.run_id = e.run_id;
             if (auto it = summary_by_run.find(e.run_id); !e.run_id.empty() && it != summary_by_run.end()) {
-                v.summary = it->second;
-                v.arm = load::arm_of(v.summary);
+                v.take_summary(it->second);
+                v.arm = v.text(column::arm);
             }
             arms.insert(v.arm);
             d.runs[e.scenario][v.arm] = std::move(v);  // later lines replace earlier ones
@@ -112,11 +112,11 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
         run_view v;
         v.scenario = load::cell_of(row, column::scenario);
         v.model = load::cell_of(row, column::model);
-        v.arm = load::arm_of(row);
+        v.arm = load::cell_of(row, column::arm);
         v.run_id = id;
-        v.summary = row;
+        v.take_summary(row);
         // The order of load::status_of: a stopped run says so before its errors.
-        v.status = v.text(column::partial) == "1"          ? load::run_status::stopped
+        v.status = v.partial                               ? load::run_status::stopped
                    : v.number(metric::requests_error) > 0  ? load::run_status::errors
                    : v.number(metric::requests_unsent) > 0 ? load::run_status::behind
                                                            : load::run_status::ok;
@@ -202,7 +202,7 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
     if (!rows)
         return rows.err();
     std::map<std::string, std::vector<std::pair<double, unsigned>>> by_run;
-    std::map<std::string, std::vector<std::map<std::string, double>>> rows_by_run;
+    std::map<std::string, std::vector<load::figure_map>> rows_by_run;
     for (auto& row : *rows)
         if (shown.count(row.run_id)) {
             by_run[row.run_id].emplace_back(row.figures[std::string(metric::latency_millis_p99)],
@@ -223,8 +223,8 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
     return {};
 }
 
-result<void> read_series(suite_data& d, const std::filesystem::path& file,
-                         std::vector<std::map<std::string, double>> run_view::*member)
+result<void> read_series(suite_data& d, const std::filesystem::path& file, load::row_kind kind,
+                         std::vector<load::figure_map> run_view::*member)
 {
     if (!std::filesystem::exists(file))
         return {};
@@ -234,7 +234,7 @@ result<void> read_series(suite_data& d, const std::filesystem::path& file,
             if (v.ran())
                 by_id[v.run_id] = &v;
     // Only the charted trial of a shown run is converted: the files hold every trial of every run ever appended.
-    auto rows = load::read_second_rows(file, [&](std::string_view run_id, unsigned trial) {
+    auto rows = load::read_second_rows(file, kind, [&](std::string_view run_id, unsigned trial) {
         auto it = by_id.find(run_id);
         return it != by_id.end() && trial == it->second->chart_trial;
     });
@@ -245,15 +245,18 @@ result<void> read_series(suite_data& d, const std::filesystem::path& file,
     return {};
 }
 
-void read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)
+result<void> read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)
 {
     if (!std::filesystem::exists(file))
-        return;
+        return {};
     std::ifstream in(file);
     std::string line;
     std::map<std::string, load::run_context> by_id;
-    while (std::getline(in, line)) {
-        auto c = load::parse_context(line);
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        auto read = load::read_context_line(line, file.string() + " line " + std::to_string(number));
+        if (!read)
+            return read.err();
+        auto& c = *read;
         if (!c || c->run_id.empty() || !shown.count(c->run_id))
             continue;
         const auto& s = c->scenario_used;
@@ -276,6 +279,7 @@ void read_contexts(suite_data& d, const std::filesystem::path& file, const std::
             if (auto it = d.capacity[sc].find(m); it != d.capacity[sc].end())
                 if (auto c = by_id.find(it->second.run_id); c != by_id.end())
                     d.contexts.push_back(c->second);
+    return {};
 }
 
 result<void> read_spectra(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)

@@ -29,11 +29,12 @@ std::set<std::string> shown_runs(const suite_data& d);
 /// Each shown run's trials, and the one its charts show: the median trial by latency p99.
 result<void> read_trials(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown);
 /// The per-second rows of each run's charted trial from `file` (a timeline), into `member` of its run_view.
-result<void> read_series(suite_data& d, const std::filesystem::path& file,
-                         std::vector<std::map<std::string, double>> run_view::*member);
+result<void> read_series(suite_data& d, const std::filesystem::path& file, load::row_kind kind,
+                         std::vector<load::figure_map> run_view::*member);
 /// The contexts of the shown runs (each run_view's, and the suite's in page order), and from them each scenario's
-/// description and server settings. A line that is not a JSON object or names no run is skipped.
-void read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown);
+/// description and server settings. A line that is not a JSON object or names no run is skipped; one of a newer schema
+/// fails.
+result<void> read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown);
 /// The latency distribution of every trial merged: exact, as the histograms share one configuration.
 result<void> read_spectra(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown);
 

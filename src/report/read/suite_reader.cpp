@@ -46,9 +46,63 @@ std::string raw_results_file(const suite_data& s)
     return file.string();
 }
 
+std::string think_time::text() const
+{
+    return min == max ? load::format_duration(min) : load::format_duration(min) + ".." + load::format_duration(max);
+}
+
+namespace {
+
+/// A think cell as the results write it: "0s", "2s" or "2s..4s"; none when it is not one.
+think_time think_of(std::string_view text)
+{
+    auto dots = text.find("..");
+    auto min = load::parse_duration(text.substr(0, dots));
+    auto max = dots == std::string_view::npos ? min : load::parse_duration(text.substr(dots + 2));
+    if (text.empty() || !min || !max)
+        return {};
+    return {*min, *max};
+}
+
+}  // namespace
+
+void run_view::take_summary(load::summary_row row)
+{
+    summary = std::move(row);
+    figures.clear();
+    for (const auto& [name, cell] : summary)
+        if (!cell.empty())
+            figures.emplace(name, load::number_of(cell));
+    shape = load::parse_shape(text(column::shape));
+    noisy = text(column::noisy) == "1";
+    noisy_metrics.clear();
+    for (auto which = text(column::noisy_metrics); !which.empty();) {
+        auto semi = which.find(';');
+        noisy_metrics.push_back(which.substr(0, semi));
+        which = semi == std::string::npos ? std::string{} : which.substr(semi + 1);
+    }
+    partial = text(column::partial) == "1";
+    think = think_of(text(column::think));
+    // A row read from a file always has one (load/results/upgrade); one made in code without it ran as written.
+    scale = figure(column::scale).value_or(1);
+}
+
+void run_view::set_cell(std::string_view column, std::string text)
+{
+    auto row = std::move(summary);
+    row[std::string(column)] = std::move(text);
+    take_summary(std::move(row));
+}
+
+std::optional<double> run_view::figure(std::string_view column) const
+{
+    auto it = figures.find(column);
+    return it == figures.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
 double run_view::number(std::string_view column) const
 {
-    return load::number_of(load::cell_of(summary, column));
+    return figure(column).value_or(0);
 }
 
 std::string run_view::text(std::string_view column) const
@@ -56,11 +110,6 @@ std::string run_view::text(std::string_view column) const
     return load::cell_of(summary, column);
 }
 
-double run_view::scale() const
-{
-    auto scale = text(load::column::scale);
-    return scale.empty() ? 1 : load::number_of(scale);
-}
 
 namespace {
 
@@ -91,10 +140,10 @@ std::string run_view::not_a_result() const
     if (status == load::run_status::generator_bound || (bound > 0 && bound >= number(load::column::trials)))
         return "generator-bound";
     bool per_second_checked = std::any_of(timeline.begin(), timeline.end(), [](const auto& row) {
-        return row.count(std::string(load::metric::loadgen_cpu_percent)) > 0;
+        return row.count(load::metric::loadgen_cpu_percent) > 0;
     });
     // Without a timeline there is nothing to tell either way (results written by hand or by tests).
-    if (text(load::column::shape) == "ramp" && !timeline.empty() && !per_second_checked)
+    if (shape == load::shape::ramp && !timeline.empty() && !per_second_checked)
         return "awaits re-measurement";
     return {};
 }
@@ -163,11 +212,14 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
     auto shown = detail::shown_runs(d);
     if (auto r = detail::read_trials(d, paths.trials, shown); !r)
         return r.err();
-    if (auto r = detail::read_series(d, paths.timeline, &run_view::timeline); !r)
+    if (auto r = detail::read_series(d, paths.timeline, load::row_kind::timeline, &run_view::timeline); !r)
         return r.err();
-    if (auto r = detail::read_series(d, load::server_timeline_path(dir, d.stem), &run_view::server_timeline); !r)
+    if (auto r = detail::read_series(d, load::server_timeline_path(dir, d.stem), load::row_kind::server_timeline,
+                                     &run_view::server_timeline);
+        !r)
         return r.err();
-    detail::read_contexts(d, paths.context, shown);
+    if (auto r = detail::read_contexts(d, paths.context, shown); !r)
+        return r.err();
     if (auto r = detail::read_spectra(d, paths.histograms, shown); !r)
         return r.err();
     return d;
@@ -201,7 +253,7 @@ void add_scenario_files(suite_data& s, const std::filesystem::path& scenario_dir
             // Which way each setting that differs went: all one way is shorter or longer, else different.
             std::set<int> ways;
             auto way = [&](double ran, double file) {
-                if (ran >= 0 && file >= 0 && ran != file)  // a setting not recorded (older results) says nothing
+                if (ran >= 0 && file >= 0 && ran != file)  // a setting not recorded (an empty cell) says nothing
                     ways.insert(ran < file ? -1 : 1);
             };
             auto seconds = [](const std::string& text) {
@@ -253,7 +305,7 @@ std::set<std::string> scales_of(const suite_data& s, const std::string& scenario
     std::set<std::string> factors;
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, scenario, m); v && v->ran())
-            factors.insert(load::format_scale(v->scale()));
+            factors.insert(load::format_scale(v->scale));
     return factors;
 }
 

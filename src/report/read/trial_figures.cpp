@@ -3,7 +3,6 @@
 #include "execbench/load/metrics/metrics.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace execbench::report {
 
@@ -13,7 +12,7 @@ namespace {
 
 double value_or(const trial_row& t, std::string_view column, double fallback)
 {
-    auto it = t.find(std::string(column));
+    auto it = t.find(column);
     return it == t.end() ? fallback : it->second;
 }
 
@@ -31,25 +30,20 @@ std::vector<double> values_of(const std::vector<trial_row>& trials, std::string_
 {
     std::vector<double> out;
     for (const auto& t : trials)
-        if (auto it = t.find(std::string(column)); it != t.end())
+        if (auto it = t.find(column); it != t.end())
             out.push_back(it->second);
     return out;
 }
 
 double server_samples(const trial_row& trial)
 {
-    if (auto it = trial.find(std::string(metric::server_samples)); it != trial.end())
-        return it->second;
-    // The sampler of these results ran at bench-load's default 10 Hz; the estimate can only be low by the
-    // connection set-up time outside the wall time, which is what matters for the bursts it is used on.
-    constexpr double period_millis = 100;
-    return 2 + std::floor(value_or(trial, metric::wall_millis, 0) / period_millis);
+    return value_or(trial, metric::server_samples, 0);
 }
 
 void add_derived_metrics(trial_row& trial)
 {
-    auto cpu = trial.find(std::string(metric::server_cpu_percent_avg));
-    auto wall = trial.find(std::string(metric::wall_millis));
+    auto cpu = trial.find(metric::server_cpu_percent_avg);
+    auto wall = trial.find(metric::wall_millis);
     if (cpu == trial.end() || wall == trial.end())
         return;
     if (auto v = load::cpu_seconds_per_1k_requests(cpu->second, wall->second, value_or(trial, metric::requests_ok, 0)))
@@ -67,7 +61,7 @@ failure_record failures_of(const std::vector<trial_row>& trials)
         if (errors + unsent <= 0)
             continue;
         ++f.trials_with_any;
-        auto total = t.find(std::string(metric::requests_total));
+        auto total = t.find(metric::requests_total);
         bool over = total == t.end() || errors + unsent > failure_tolerance * (total->second + unsent);
         f.trials_over += over ? 1 : 0;
         if (errors + unsent > worst) {

@@ -51,7 +51,7 @@ std::string in_flight_text(const std::vector<const run_view*>& runs)
     for (const auto* v : runs) {
         double m = -1;
         for (const auto& row : v->timeline)
-            if (auto it = row.find(std::string(load::column::requests_in_flight)); it != row.end())
+            if (auto it = row.find(load::column::requests_in_flight); it != row.end())
                 m = std::max(m, it->second);
         if (m >= 0)
             most.emplace_back(v->arm, m);

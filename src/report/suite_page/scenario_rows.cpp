@@ -133,10 +133,10 @@ void add_count_rows(table_builder& t)
 {
     t.evidence("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
     if (!scale_suffix(t.suite(), t.scenario()).empty())
-        t.evidence("scale", [](const run_view& v) { return load::format_scale(v.scale()); });
-    t.evidence("trials", [](const run_view& v) { return count(v.number(load::column::trials)); });
+        t.evidence("scale", [](const run_view& v) { return load::format_scale(v.scale); });
+    t.evidence("trials", [](const run_view& v) { return count(v.figure(load::column::trials)); });
     t.evidence("requests ok / error", [](const run_view& v) {
-        return count(v.number(metric::requests_ok)) + " / " + count(v.number(metric::requests_error));
+        return count(v.figure(metric::requests_ok)) + " / " + count(v.figure(metric::requests_error));
     });
     t.evidence("error classes", [](const run_view& v) {
         std::string out;
@@ -145,19 +145,19 @@ void add_count_rows(table_builder& t)
         return out.empty() ? std::string{"–"} : out;
     });
     if (t.any_run([](const run_view& v) { return v.number(metric::requests_unsent) > 0; }))
-        t.evidence("unsent (open shape)", [](const run_view& v) { return count(v.number(metric::requests_unsent)); });
+        t.evidence("unsent (open shape)", [](const run_view& v) { return count(v.figure(metric::requests_unsent)); });
 }
 
 /// The results a client sees: time, rates, latency percentiles, service time, background requests.
 void add_latency_rows(table_builder& t)
 {
-    t.row(row_label(metric::wall_millis), [](const run_view& v) { return millis(v.number(metric::wall_millis)); });
-    t.row("req/s", [](const run_view& v) { return count(v.number(metric::requests_per_second)); });
+    t.row(row_label(metric::wall_millis), [](const run_view& v) { return millis(v.figure(metric::wall_millis)); });
+    t.row("req/s", [](const run_view& v) { return count(v.figure(metric::requests_per_second)); });
     // A burst ends within a second or two: per-second figures have one bucket.
-    if (!t.any_run([](const run_view& v) { return v.text(load::column::shape) == "burst"; }))
+    if (!t.any_run([](const run_view& v) { return v.shape == load::shape::burst; }))
         t.row("req/s per second p50 / max", [](const run_view& v) {
-            return count(v.number(metric::per_second_requests_p50)) + " / " +
-                   count(v.number(metric::per_second_requests_max));
+            return count(v.figure(metric::per_second_requests_p50)) + " / " +
+                   count(v.figure(metric::per_second_requests_max));
         });
     for (auto column : {metric::latency_millis_p50, metric::latency_millis_p90, metric::latency_millis_p99,
                         metric::latency_millis_p999, metric::latency_millis_max})
@@ -169,10 +169,10 @@ void add_latency_rows(table_builder& t)
             return v.number(metric::background_requests_ok) + v.number(metric::background_requests_error) > 0;
         }))
         t.row("background ok / error, p50 (ms)", [](const run_view& v) {
-            return count(v.number(metric::background_requests_ok)) + " / " +
-                   count(v.number(metric::background_requests_error)) + ", " +
+            return count(v.figure(metric::background_requests_ok)) + " / " +
+                   count(v.figure(metric::background_requests_error)) + ", " +
                    (v.number(metric::background_requests_ok) > 0
-                        ? millis(v.number(metric::background_latency_millis_p50))
+                        ? millis(v.figure(metric::background_latency_millis_p50))
                         : std::string{"–"});
         });
 }
@@ -181,7 +181,8 @@ void add_latency_rows(table_builder& t)
 void add_server_rows(table_builder& t)
 {
     t.evidence("RSS avg / max (MiB)", [](const run_view& v) {
-        return fixed(v.number(metric::server_rss_mb_avg), 1) + " / " + fixed(v.number(metric::server_rss_mb_max), 1);
+        return fixed_or_dash(v.figure(metric::server_rss_mb_avg), 1) + " / " +
+               fixed_or_dash(v.figure(metric::server_rss_mb_max), 1);
     });
     // What a connection costs the server, where the column was recorded and some arm opened connections.
     if (t.any_run([](const run_view& v) { return v.number(metric::server_rss_bytes_per_connection) > 0; }))
@@ -192,21 +193,21 @@ void add_server_rows(table_builder& t)
                 if (auto it = tr.find(column); it != tr.end())
                     trials.push_back(it->second);
             auto [low, high] = std::minmax_element(trials.begin(), trials.end());
-            return count(v.number(column)) +
+            return count(v.figure(column)) +
                    (trials.size() > 1 ? " (" + count(*low) + "–" + count(*high) + ")" : std::string{});
         });
     t.evidence("CPU avg / max (%)", [](const run_view& v) {
-        return fixed(v.number(metric::server_cpu_percent_avg), 0) + " / " +
-               fixed(v.number(metric::server_cpu_percent_max), 0);
+        return fixed_or_dash(v.figure(metric::server_cpu_percent_avg), 0) + " / " +
+               fixed_or_dash(v.figure(metric::server_cpu_percent_max), 0);
     });
-    t.evidence("threads max", [](const run_view& v) { return count(v.number(metric::server_threads_max)); });
+    t.evidence("threads max", [](const run_view& v) { return count(v.figure(metric::server_threads_max)); });
     t.evidence("ctx switches vol / invol", [](const run_view& v) {
-        return count(v.number(metric::server_voluntary_switches)) + " / " +
-               count(v.number(metric::server_involuntary_switches));
+        return count(v.figure(metric::server_voluntary_switches)) + " / " +
+               count(v.figure(metric::server_involuntary_switches));
     });
-    t.evidence("sockets max", [](const run_view& v) { return count(v.number(metric::server_sockets_max)); });
+    t.evidence("sockets max", [](const run_view& v) { return count(v.figure(metric::server_sockets_max)); });
     t.evidence(row_label(metric::loadgen_cpu_percent),
-               [](const run_view& v) { return fixed(v.number(metric::loadgen_cpu_percent), 0); });
+               [](const run_view& v) { return fixed_or_dash(v.figure(metric::loadgen_cpu_percent), 0); });
 }
 
 /// A rate that is a multiple of each arm's capacity: the capacity, and how much of it the arm served.
@@ -233,23 +234,22 @@ void add_spread_rows(table_builder& t)
 {
     t.row("spread p99 (ms)", [](const run_view& v) {
         return v.number(metric::requests_ok) > 0
-                   ? millis(v.number(metric::trial_min(metric::latency_millis_p99))) + " – " +
-                         millis(v.number(metric::trial_max(metric::latency_millis_p99)))
+                   ? millis(v.figure(metric::trial_min(metric::latency_millis_p99))) + " – " +
+                         millis(v.figure(metric::trial_max(metric::latency_millis_p99)))
                    : std::string{"–"};
     });
     t.row("spread req/s", [](const run_view& v) {
-        return count(v.number(metric::trial_min(metric::requests_per_second))) + " – " +
-               count(v.number(metric::trial_max(metric::requests_per_second)));
+        return count(v.figure(metric::trial_min(metric::requests_per_second))) + " – " +
+               count(v.figure(metric::trial_max(metric::requests_per_second)));
     });
     t.row("noisy", [](const run_view& v) {
         if (v.number(load::column::trials) < 2)
             return std::string{"– (one trial)"};
-        if (v.text(load::column::noisy) != "1")
+        if (!v.noisy)
             return std::string{"no"};
-        auto which = v.text(load::column::noisy_metrics);
-        std::string listed;  // the CSV separates with ';': spaced here so a long list wraps in a table cell
-        for (char c : which)
-            listed += c == ';' ? std::string{", "} : std::string(1, c);
+        std::string listed;  // spaced so a long list wraps in a table cell
+        for (const auto& m : v.noisy_metrics)
+            listed += (listed.empty() ? "" : ", ") + m;
         return "**yes** (" + listed + ")";
     });
 }
@@ -268,7 +268,7 @@ std::vector<std::vector<std::string>> scenario_rows(const suite_data& s, const s
     // 3 s with SYN retransmits is the kernel's retry, not the model's.
     for (auto column : kernel_columns)
         if (t.any_run([column](const run_view& v) { return v.number(column) > 0; }))
-            t.evidence(load::metric_of(column).label, [column](const run_view& v) { return count(v.number(column)); });
+            t.evidence(load::metric_of(column).label, [column](const run_view& v) { return count(v.figure(column)); });
     add_spread_rows(t);
     return t.take();
 }
@@ -287,7 +287,7 @@ std::optional<capacity_basis> capacity_basis_of(const run_view& v)
     b.search = from->search;
     // Served per second, the median second of each trial (the drain after the last send included), over capacity.
     for (const auto& t : v.trials)
-        if (auto it = t.find(std::string(metric::per_second_requests_p50)); it != t.end())
+        if (auto it = t.find(metric::per_second_requests_p50); it != t.end())
             b.goodput_ratios.push_back(it->second / b.capacity_rps);
     std::sort(b.goodput_ratios.begin(), b.goodput_ratios.end());
     return b;

@@ -158,20 +158,23 @@ namespace {
 std::string load_text(const run_view& v, const std::string& rates = {})
 {
     namespace column = load::column;
-    auto shape = v.text(column::shape);
-    std::string out = shape;
+    if (!v.shape)
+        return {};
+    std::string out(load::to_string(*v.shape));
     auto connections = count(v.number(column::connections));
-    if (shape == "burst")
+    switch (*v.shape) {
+    case load::shape::burst:
         out += ", " + count(v.number(column::requests)) + " requests on " + connections + " connections";
-    else if (shape == "closed")
-        out += ", " + connections + " connections";
-    else if (shape == "open")
+        break;
+    case load::shape::closed: out += ", " + connections + " connections"; break;
+    case load::shape::open:
         out += ", " + (rates.empty() ? count(v.number(column::rate)) : rates) + " req/s on " + connections +
                " connections";
-    else if (shape == "ramp")
-        out += ", up to " + connections + " users";
-    if (auto think = v.text(column::think); !think.empty() && think != "0ms" && think != "0s")
-        out += ", think " + think;
+        break;
+    case load::shape::ramp: out += ", up to " + connections + " users"; break;
+    }
+    if (v.think.max.count() > 0)
+        out += ", think " + v.think.text();
     return out;
 }
 
@@ -229,7 +232,7 @@ void scenario_table(page& p, const suite_data& s)
         std::string rates;
         std::set<double> distinct;
         for (const auto& m : s.models)
-            if (const auto* v = find_run(s, sc, m); v && v->ran() && v->text(load::column::shape) == "open") {
+            if (const auto* v = find_run(s, sc, m); v && v->ran() && v->shape == load::shape::open) {
                 distinct.insert(v->number(load::column::rate));
                 rates += (rates.empty() ? "" : ", ") + count(v->number(load::column::rate)) + " (" + m + ")";
             }
@@ -327,10 +330,10 @@ page scenario_section(const suite_data& s, const winners_table& w, const std::st
     for (const auto& m : s.models) {
         const auto* v = find_run(s, sc, m);
         auto note = v && v->context ? v->context->scale_note : std::string{};
-        if (v && v->ran() && v->scale() != 1 && notes_shown.insert(note).second)
+        if (v && v->ran() && v->scale != 1 && notes_shown.insert(note).second)
             p.add(paragraph{"**Scaled:** " +
-                            (note.empty() ? "run at " + load::format_scale(v->scale()) + " scale" : note) +
-                            ". A run at this scale is " + load::scale_meaning(v->scale()) + "."});
+                            (note.empty() ? "run at " + load::format_scale(v->scale) + " scale" : note) +
+                            ". A run at this scale is " + load::scale_meaning(v->scale) + "."});
     }
     if (scales_of(s, sc).size() > 1)
         p.add(paragraph{"**Not compared:** the arms ran at different scales" + scale_suffix(s, sc) +

@@ -44,9 +44,24 @@ std::string count(double v)
     return out;
 }
 
+std::string millis(std::optional<double> v)
+{
+    return v ? millis(*v) : std::string{"–"};
+}
+
+std::string count(std::optional<double> v)
+{
+    return v ? count(*v) : std::string{"–"};
+}
+
+std::string fixed_or_dash(std::optional<double> v, int decimals)
+{
+    return v ? fixed(*v, decimals) : std::string{"–"};
+}
+
 std::string latency(const run_view& v, std::string_view column)
 {
-    return v.number(metric::requests_ok) > 0 ? millis(v.number(column)) : std::string{"–"};
+    return v.number(metric::requests_ok) > 0 ? millis(v.figure(column)) : std::string{"–"};
 }
 
 std::string failure_text(const failure_record& f)

@@ -153,7 +153,7 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     auto summaries = read_summary(paths.summary);
     REQUIRE(summaries.ok());
     REQUIRE(summaries->size() == 2);
-    CHECK(arm_of(summaries->front()) == "fiber");
+    CHECK(cell_of(summaries->front(), "arm") == "fiber");
     CHECK(number_of(cell_of(summaries->front(), "trials")) == 3);
     CHECK(cell_of(summaries->front(), "no_such_column").empty());
     auto trial_rows = read_trial_rows(paths.trials);
@@ -161,7 +161,7 @@ TEST_CASE("results files round-trip: CSV rows, histograms that merge exactly, ti
     REQUIRE(trial_rows->size() == 6);
     CHECK(trial_rows->front().run_id == r.run_id);
     CHECK(trial_rows->front().figures.at("trial") == 1);
-    auto seconds = read_second_rows(paths.timeline);
+    auto seconds = read_second_rows(paths.timeline, row_kind::timeline);
     REQUIRE(seconds.ok());
     REQUIRE(seconds->size() == 12);
     CHECK(seconds->front().figures.at("requests_ok") == 600);
@@ -271,22 +271,22 @@ TEST_CASE("a per-second row leaves out the figures it does not have, and a file 
     auto dir = std::filesystem::temp_directory_path() / ("execbench-seconds-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "t.csv") << "run_id,trial,second,users,requests_ok\nr1,2,0,,10\n";
-    auto rows = read_second_rows(dir / "t.csv");
+    auto rows = read_second_rows(dir / "t.csv", row_kind::timeline);
     REQUIRE(rows.ok());
     REQUIRE(rows->size() == 1);
     CHECK(rows->front().trial == 2);
     CHECK(rows->front().figures.count("users") == 0);  // a ramp's users in an open run: absent, not 0
     CHECK(rows->front().figures.at("requests_ok") == 10);
     std::ofstream(dir / "t.csv", std::ios::app) << "r1,1,0,,7\nr2,2,0,,5\n";
-    auto wanted = read_second_rows(dir / "t.csv", [](std::string_view run_id, unsigned trial) {
+    auto wanted = read_second_rows(dir / "t.csv", row_kind::timeline, [](std::string_view run_id, unsigned trial) {
         return run_id == "r1" && trial == 2;
     });
     REQUIRE(wanted.ok());
     REQUIRE(wanted->size() == 1);  // the other trial and the other run are left out
     CHECK(wanted->front().figures.at("requests_ok") == 10);
-    CHECK(read_second_rows(dir / "t.csv")->size() == 3);
+    CHECK(read_second_rows(dir / "t.csv", row_kind::timeline)->size() == 3);
     std::ofstream(dir / "bad.csv") << "trial,second\n1,0\n";
-    auto bad = read_second_rows(dir / "bad.csv");
+    auto bad = read_second_rows(dir / "bad.csv", row_kind::timeline);
     REQUIRE_FALSE(bad.ok());
     CHECK_THAT(bad.err().message, Catch::Contains("missing run_id or trial column"));
     CHECK(number_of("12.5") == 12.5);

@@ -32,8 +32,8 @@ TEST_CASE("every chart kind draws data in every panel", "[report][charts]")
     for (auto& [arm, v] : timeline.runs["io"]) {
         if (!v.ran())  // loop did not run; it must stay without a chart
             continue;
-        v.summary["shape"] = "closed";
-        v.summary["wall_millis"] = "5000";
+        v.set_cell("shape", "closed");
+        v.set_cell("wall_millis", "5000");
         v.timeline.clear();
         v.server_timeline.clear();
         for (int sec = 0; sec < 5; ++sec) {

@@ -20,18 +20,18 @@ run_view ramp_run(const std::string& model, double p99, bool per_second_checked)
     v.model = v.arm = model;
     v.status = load::run_status::ok;
     v.run_id = "r-" + model;
-    v.summary = {{"scenario", "spike"},
-                 {"model", model},
-                 {"run_id", v.run_id},
-                 {"trials", "3"},
-                 {"shape", "ramp"},
-                 {"requests_ok", "9000"},
-                 {"requests_error", "0"},
-                 {"requests_per_second", "450"},
-                 {"latency_millis_p99", std::to_string(p99)},
-                 {"generator_bound_trials", "0"},
-                 {"kernel_syn_retransmits", model == "pool" ? "17" : "0"},
-                 {"kernel_time_wait", "0"}};
+    v.take_summary({{"scenario", "spike"},
+                    {"model", model},
+                    {"run_id", v.run_id},
+                    {"trials", "3"},
+                    {"shape", "ramp"},
+                    {"requests_ok", "9000"},
+                    {"requests_error", "0"},
+                    {"requests_per_second", "450"},
+                    {"latency_millis_p99", std::to_string(p99)},
+                    {"generator_bound_trials", "0"},
+                    {"kernel_syn_retransmits", model == "pool" ? "17" : "0"},
+                    {"kernel_time_wait", "0"}});
     for (int t = 1; t <= 3; ++t)
         v.trials.push_back({{"trial", t},
                             {std::string(load::metric::latency_millis_p99), p99 + t},
@@ -52,7 +52,7 @@ suite_data spike_suite(bool per_second_checked)
     s.runs["spike"]["fiber"] = ramp_run("fiber", 4000, per_second_checked);
     auto loop = ramp_run("loop", 9000, per_second_checked);
     loop.status = load::run_status::generator_bound;
-    loop.summary["generator_bound_trials"] = "3";
+    loop.set_cell("generator_bound_trials", "3");
     s.runs["spike"]["loop"] = loop;
     return s;
 }

@@ -5,15 +5,20 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace execbench::report;
 
 namespace {
 
-/// One trial row: `column` = value, plus a wall time long enough for the server figures and per-second buckets.
+/// One trial row: `column` = value, plus a wall time long enough for the server figures and per-second buckets, and
+/// the server samples bench-load's 10 Hz sampler takes in it (one at the start, one per 100 ms, one at the end).
 trial_row trial(const std::string& column, double value, double wall_millis = 20'000)
 {
-    trial_row t{{"wall_millis", wall_millis}, {"requests_error", 0}, {"requests_unsent", 0}};
+    trial_row t{{"wall_millis", wall_millis},
+                {"requests_error", 0},
+                {"requests_unsent", 0},
+                {"server_samples", 2 + std::floor(wall_millis / 100)}};
     t[column] = value;
     return t;
 }
@@ -149,7 +154,7 @@ TEST_CASE("fewer than three usable trials give no verdict", "[report][winners]")
 TEST_CASE("server figures from fewer than three samples are not sampled", "[report][winners]")
 {
     const auto& cpu = rule_for(std::string(cpu_seconds_per_1k_requests));
-    // A 70 ms burst without a server_samples column: 2 samples (start and stop of the 10 Hz sampler).
+    // A 70 ms burst: 2 samples (start and stop of the 10 Hz sampler).
     std::map<std::string, arm_trials> arms{{"pool", arm(cpu.column, {90, 95, 92}, 70)},
                                            {"loop", arm(cpu.column, {20, 22, 21}, 70)}};
     CHECK(server_samples(arms["pool"].trials[0]) == 2);
@@ -157,7 +162,7 @@ TEST_CASE("server figures from fewer than three samples are not sampled", "[repo
     // A 900 ms burst: 11 samples, enough.
     arms = {{"pool", arm(cpu.column, {90, 95, 92}, 900)}, {"loop", arm(cpu.column, {20, 22, 21}, 900)}};
     CHECK(judge(arms, three, cpu).winner == "loop");
-    // The recorded count wins over the estimate.
+    // One trial with too few is enough.
     arms["loop"].trials[2]["server_samples"] = 2;
     CHECK(judge(arms, three, cpu).kind == verdict::not_sampled);
     // Client figures of the same short burst are still ranked.
@@ -286,7 +291,7 @@ TEST_CASE("the share counts decided cells only, and a one-arm suite has no winne
     b.scenario = "b";
     // In a, fiber is clearly best at everything; in b, the two are the same run.
     for (double k : {1.0, 1.01, 0.99}) {
-        trial_row pool{{"wall_millis", 20'000}, {"requests_unsent", 0}};
+        trial_row pool{{"wall_millis", 20'000}, {"requests_unsent", 0}, {"server_samples", 202}};
         auto fiber = pool;
         for (const auto& r : winner_metrics()) {
             pool[r.column] = 100 * k;

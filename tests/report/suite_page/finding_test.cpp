@@ -24,18 +24,18 @@ run_view run_of(const std::string& model, std::vector<double> p99s, double error
     v.run_id = "r-" + model;
     auto sorted = p99s;
     std::sort(sorted.begin(), sorted.end());
-    v.summary = {{"scenario", "row"},
-                 {"model", model},
-                 {"trials", std::to_string(p99s.size())},
-                 {"shape", "open"},
-                 {"generator_bound_trials", "0"},
-                 {std::string(metric::requests_ok), std::to_string(3000 - errors)},
-                 {std::string(metric::requests_error), std::to_string(errors)},
-                 {std::string(metric::latency_millis_p99), std::to_string(sorted[sorted.size() / 2])},
-                 {std::string(metric::trial_min(metric::latency_millis_p99)), std::to_string(sorted.front())},
-                 {std::string(metric::trial_max(metric::latency_millis_p99)), std::to_string(sorted.back())}};
+    v.take_summary({{"scenario", "row"},
+                    {"model", model},
+                    {"trials", std::to_string(p99s.size())},
+                    {"shape", "open"},
+                    {"generator_bound_trials", "0"},
+                    {std::string(metric::requests_ok), std::to_string(3000 - errors)},
+                    {std::string(metric::requests_error), std::to_string(errors)},
+                    {std::string(metric::latency_millis_p99), std::to_string(sorted[sorted.size() / 2])},
+                    {std::string(metric::trial_min(metric::latency_millis_p99)), std::to_string(sorted.front())},
+                    {std::string(metric::trial_max(metric::latency_millis_p99)), std::to_string(sorted.back())}});
     if (errors > 0)
-        v.summary[metric::errors_column("503")] = std::to_string(errors);
+        v.set_cell(metric::errors_column("503"), std::to_string(errors));
     for (std::size_t t = 0; t < p99s.size(); ++t)
         v.trials.push_back({{"trial", double(t + 1)},
                             {std::string(metric::latency_millis_p99), p99s[t]},
@@ -67,8 +67,8 @@ std::string finding_of(const suite_data& s)
 TEST_CASE("a scenario's finding states the p99 verdict with its interval and each arm's failures by class", "[report]")
 {
     auto pool = run_of("pool", {900, 1000, 1100}, 2);  // within the failure tolerance: the p99s decide
-    pool.summary[std::string(metric::kernel_listen_overflows)] = "257";
-    pool.summary[std::string(metric::kernel_syn_retransmits)] = "177";
+    pool.set_cell(std::string(metric::kernel_listen_overflows), "257");
+    pool.set_cell(std::string(metric::kernel_syn_retransmits), "177");
     auto s = suite_of({pool, run_of("fiber", {100, 101, 102}), run_of("loop", {100, 102, 101})});
     auto f = finding_of(s);
     INFO(f);
@@ -123,7 +123,7 @@ TEST_CASE("without a verdict the finding gives each arm's median p99 and range a
 TEST_CASE("a generator-bound arm gives no figures in the finding", "[report]")
 {
     auto pool = run_of("pool", {5, 6, 7});
-    pool.summary["generator_bound_trials"] = "3";
+    pool.set_cell("generator_bound_trials", "3");
     auto s = suite_of({pool, run_of("fiber", {4, 5, 6}), run_of("loop", {4, 5, 6})});
     auto f = finding_of(s);
     INFO(f);
@@ -132,7 +132,7 @@ TEST_CASE("a generator-bound arm gives no figures in the finding", "[report]")
     // Arms left out for the same reason are named together.
     auto all_bound = s;
     for (auto& [arm, v] : all_bound.runs["row"])
-        v.summary["generator_bound_trials"] = "3";
+        v.set_cell("generator_bound_trials", "3");
     CHECK(finding_of(all_bound) == "**Finding:** pool, fiber and loop: generator-bound, no figures.");
     // No arm ran at all: no finding.
     suite_data none;

@@ -19,9 +19,15 @@ run_view overload_run(const std::string& model, double times, double capacity, s
     v.model = v.arm = model;
     v.status = load::run_status::behind;
     v.run_id = "r-" + model;
-    v.summary = {{"scenario", v.scenario}, {"model", model},        {"run_id", v.run_id},
-                 {"trials", "3"},          {"shape", "open"},       {"rate", std::to_string(times * capacity)},
-                 {"connections", "1000"},  {"requests_ok", "9000"}, {"generator_bound_trials", "0"}};
+    v.take_summary({{"scenario", v.scenario},
+                    {"model", model},
+                    {"run_id", v.run_id},
+                    {"trials", "3"},
+                    {"shape", "open"},
+                    {"rate", std::to_string(times * capacity)},
+                    {"connections", "1000"},
+                    {"requests_ok", "9000"},
+                    {"generator_bound_trials", "0"}});
     for (std::size_t t = 0; t < served.size(); ++t)
         v.trials.push_back({{"trial", double(t + 1)}, {std::string(load::metric::per_second_requests_p50), served[t]}});
     v.context = *load::parse_context(R"({"run_id": ")" + v.run_id + R"(", "scenario": {"name": ")" + v.scenario +

@@ -32,7 +32,7 @@ TEST_CASE("the parity audit lists the server settings that differ between arms",
     s.contexts = {context_of("a", "loop", 2), context_of("b", "loop", 2)};
     CHECK_THAT(to_markdown(arm_notes(s, "io")), Catch::Contains("the same for every arm"));
 
-    s.runs["io"]["b"].summary = {{"generator_bound_trials", "1"}, {"trials", "5"}};
+    s.runs["io"]["b"].take_summary({{"generator_bound_trials", "1"}, {"trials", "5"}});
     CHECK_THAT(to_markdown(arm_notes(s, "io")),
                Catch::Contains("**b**: 1 of 5 trial(s) generator-bound") && Catch::Contains("left out of the medians"));
 

@@ -140,6 +140,8 @@ inline constexpr std::string_view cpu_count = "cpu_count";
 inline constexpr std::string_view kernel = "kernel";
 /// 1 when the run's load went over TLS (an https:// URL), 0 for cleartext: what tells a TLS row from another.
 inline constexpr std::string_view tls = "tls";
+// The schema version each row was written in (load/record/schema.hpp), the last column of every results CSV.
+inline constexpr std::string_view schema = "schema";
 // Per-second timeline columns a shape may leave empty.
 inline constexpr std::string_view target_rate = "target_rate";
 inline constexpr std::string_view users = "users";

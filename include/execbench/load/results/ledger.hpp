@@ -31,7 +31,7 @@ struct suite_entry {
     std::string started_at;  ///< ISO 8601 UTC
     double seconds = 0;      ///< wall time of this entry, server start and stop included
     std::string message;     ///< why it failed or was not run; request error counts for `errors`
-    std::string arm;         ///< "" means the model (ledgers written before arms existed)
+    std::string arm;         ///< "" means the model (an entry made before its arm was named)
     bool capacity_search = false;  ///< a capacity search (its line is `message`), not a fixed-rate run; not in ledgers
     bool measured = false;         ///< that search found a capacity with its interval
     bool lower_bound = false;      ///< that search's capacity is a lower bound only

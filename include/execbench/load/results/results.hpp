@@ -3,6 +3,7 @@
 #include "execbench/core/result.hpp"
 #include "execbench/load/results/csv_lines.hpp"  // read_csv and csv_table, read beside the writers
 #include "execbench/load/results/paths.hpp"
+#include "execbench/load/results/upgrade.hpp"  // every reader below brings its rows to the current schema there
 #include "execbench/load/record/run_record.hpp"
 #include "execbench/stats/histogram.hpp"
 
@@ -32,24 +33,26 @@ result<void> write_results(const run_record& r, const output_paths& paths, bool 
 /// Appends the run's context (`to_json(context_of(r))`, load/results/context.hpp) to the context file.
 result<void> append_context(const run_record& r, const output_paths& paths);
 
-/// A row of a summary file read back: each cell under its column's name, as written. A row is a dictionary, not a
-/// struct of fields, because every reader walks it by the names in load/metrics (metric_table(), and the open-ended
-/// errors_<class> columns); a file an earlier version wrote reads with the columns it has.
-using summary_row = std::map<std::string, std::string>;
+/// A row of a summary file read back: each cell under its column's name, brought to the current schema
+/// (load/results/upgrade.hpp). A row is a dictionary, not a struct of fields, because every reader walks it by the
+/// names in load/metrics (metric_table(), and the open-ended errors_<class> columns); a figure an earlier version did
+/// not measure is absent.
+using summary_row = record_row;
 /// The cell of `column` in a row; "" when the row has no such column.
 std::string cell_of(const summary_row& row, std::string_view column);
 /// A cell as a number: 0 when empty or not a number (a figure the run did not have).
 double number_of(std::string_view cell);
-/// The arm a summary row belongs to: its arm, or its model in a file written before arms existed.
-std::string arm_of(const summary_row& row);
 /// Reads a summary file (summary_columns()), one row per run in the order written.
 result<std::vector<summary_row>> read_summary(const std::filesystem::path& file);
 
-/// A row of a per-trial file read back: its run, and every figure as a number (an empty cell, a figure the trial
-/// did not have, reads 0).
+/// Figures by column name, looked up by a column's string_view without a copy.
+using figure_map = std::map<std::string, double, std::less<>>;
+
+/// A row of a per-trial file read back: its run, and every figure as a number; an empty cell (a figure the trial did
+/// not measure) is absent, not 0.
 struct trial_row {
     std::string run_id;
-    std::map<std::string, double> figures;
+    figure_map figures;
 };
 /// Reads a per-trial file (trial_columns()).
 result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file);
@@ -59,13 +62,13 @@ result<std::vector<trial_row>> read_trial_rows(const std::filesystem::path& file
 struct second_row {
     std::string run_id;
     unsigned trial = 0;
-    std::map<std::string, double> figures;
+    figure_map figures;
 };
 /// Which rows of a per-second file a reader wants, by run and trial; an empty one wants every row.
 using second_row_filter = std::function<bool(std::string_view run_id, unsigned trial)>;
-/// Reads a per-second file, the rows `wanted` only (the others are not converted); fails when it has no run_id or
-/// trial column.
-result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file,
+/// Reads a per-second file of `kind` (timeline or server_timeline), the rows `wanted` only (the others are not
+/// converted); fails when it has no run_id or trial column.
+result<std::vector<second_row>> read_second_rows(const std::filesystem::path& file, row_kind kind,
                                                  const second_row_filter& wanted = {});
 
 /// One line of a histograms file, read back.
@@ -73,12 +76,13 @@ struct histogram_record {
     std::string run_id;
     std::string scenario;
     std::string model;
-    std::string arm;  ///< the model in files written before arms existed
+    std::string arm;
     unsigned trial = 0;
     std::string series;  ///< "latency", "service" or "background_latency"
     stats::histogram histogram;
 };
-/// Reads a histograms file; lines starting with '#' are comments. The error names the line.
+/// Reads a histograms file; lines starting with '#' are comments, a `# context` line says the schema of the run's
+/// lines after it. The error names the line.
 result<std::vector<histogram_record>> read_histograms(const std::filesystem::path& file);
 
 }  // namespace execbench::load

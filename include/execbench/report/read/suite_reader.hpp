@@ -7,6 +7,7 @@
 #include "execbench/load/results/paths.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/scenario/scenario.hpp"
 
 #include <filesystem>
 #include <map>
@@ -18,28 +19,50 @@
 
 namespace execbench::report {
 
+/// A run's think time between a response and the next request, as its summary row states it.
+struct think_time {
+    load::duration min{};
+    load::duration max{};
+    /// "2s..4s", or "2s" when both are the same.
+    [[nodiscard]] std::string text() const;
+};
+
 /// One scenario × model of a suite as the report shows it: the latest ledger line and, when it ran, its summary
 /// row and the per-second series of its median trial.
 struct run_view {
     std::string scenario;
     std::string model;
-    std::string arm;  ///< the label pages and charts use; the model for results written before arms existed
+    std::string arm;  ///< the label pages and charts use
     load::run_status status = load::run_status::failed;
     std::string message;
     std::string run_id;
-    load::summary_row summary;                                   ///< its summary file row (empty when it did not run)
+    /// Its summary file row, in the current schema (empty when it did not run); set through take_summary or
+    /// set_cell, which type what the report reads of it.
+    load::summary_row summary;
+    /// Every cell of the summary that holds a figure, parsed once: a column absent or empty there is not in it.
+    std::map<std::string, double, std::less<>> figures;
+    std::optional<load::shape> shape;        ///< the load's shape; absent when the row names none
+    bool noisy = false;                      ///< a figure's trials spread by more than 20 % of its median
+    std::vector<std::string> noisy_metrics;  ///< those figures, in the order the row lists them
+    bool partial = false;                    ///< a stop request ended it before all its trials
+    think_time think;                        ///< none when the row states none
+    double scale = 1;                        ///< the scale factor (--scale, --fit-to-limits); 1 when it did not run
     unsigned chart_trial = 0;                                    ///< the trial charted: median by latency p99
-    std::vector<std::map<std::string, double>> trials;           ///< every trial row, for the verdicts
-    std::vector<std::map<std::string, double>> timeline;         ///< that trial's timeline rows
-    std::vector<std::map<std::string, double>> server_timeline;  ///< that trial's server samples per second
+    std::vector<load::figure_map> trials;           ///< every trial row, for the verdicts
+    std::vector<load::figure_map> timeline;         ///< that trial's timeline rows
+    std::vector<load::figure_map> server_timeline;  ///< that trial's server samples per second
     std::vector<std::pair<double, double>> latency_spectrum;     ///< all trials merged: (percentile, ms)
     std::vector<std::pair<double, double>> service_spectrum;     ///< the same for service time
     std::optional<load::run_context> context;                    ///< its context, when recorded
+    /// Takes its summary row as read, and types what the report reads of it.
+    void take_summary(load::summary_row row);
+    /// Sets one cell of the summary row (a row made in code), and retypes it.
+    void set_cell(std::string_view column, std::string text);
+    /// The figure of `column`; nothing when the row has none (not measured).
+    [[nodiscard]] std::optional<double> figure(std::string_view column) const;
     [[nodiscard]] double number(std::string_view column) const;  ///< 0 when absent
     [[nodiscard]] std::string text(std::string_view column) const;  ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
-    /// The scale factor (--scale, --fit-to-limits) from the summary row; 1 when absent (runs from before it existed).
-    [[nodiscard]] double scale() const;
     /// Why its figures are not the server's result, "" when they are (the one rule of pages, headline and
     /// verdicts): "generator-bound" when every trial was, or "awaits re-measurement" for a ramp whose timeline rows
     /// have no per-second generator CPU, recorded before the per-second check that finds a generator saturated at the

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/results/results.hpp"
 
 #include <map>
 #include <string>
@@ -9,8 +10,8 @@
 
 namespace execbench::report {
 
-/// One row of a trials CSV: column → number (text columns read as 0).
-using trial_row = std::map<std::string, double>;
+/// One row of a trials CSV: column → number (text columns read as 0; a figure the trial did not measure is absent).
+using trial_row = load::figure_map;
 
 /// Trials a verdict needs per arm; fewer give "too few trials".
 inline constexpr unsigned min_verdict_trials = 3;
@@ -24,8 +25,8 @@ std::vector<trial_row> usable_trials(const std::vector<trial_row>& trials);
 /// `column` of each trial; a trial without it gives nothing.
 std::vector<double> values_of(const std::vector<trial_row>& trials, std::string_view column);
 
-/// Server samples of a trial: the server_samples column, or for older results without it an estimate from the
-/// trial's wall time and bench-load's 10 Hz sampler (one sample at the start, one per 100 ms, one at the end).
+/// Server samples of a trial: its server_samples column (a row read from a file always has it: load/results/upgrade
+/// estimates it for trials written before the column); 0, not sampled, for a row without it.
 double server_samples(const trial_row& trial);
 
 /// The share of a trial's planned requests (completed + unsent) that may fail or go unsent before the failures
