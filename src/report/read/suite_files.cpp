@@ -251,7 +251,8 @@ result<void> read_contexts(suite_data& d, const std::filesystem::path& file, con
         return {};
     std::ifstream in(file);
     std::string line;
-    std::map<std::string, load::run_context> by_id;
+    // Every server run's line: an interleaved run has one per round, each with its own load and steal.
+    std::map<std::string, std::vector<load::run_context>> by_id;
     for (std::size_t number = 1; std::getline(in, line); ++number) {
         auto read = load::read_context_line(line, file.string() + " line " + std::to_string(number));
         if (!read)
@@ -262,15 +263,15 @@ result<void> read_contexts(suite_data& d, const std::filesystem::path& file, con
         const auto& s = c->scenario_used;
         d.descriptions[s.name] = s.description;
         d.server_settings[s.name] = server_settings_text(s.server);
-        by_id[c->run_id] = std::move(*c);
+        by_id[c->run_id].push_back(std::move(*c));
     }
     for (const auto& sc : d.scenarios)
         for (const auto& m : d.models) {
             auto it = d.runs[sc].find(m);
             if (it != d.runs[sc].end())
                 if (auto c = by_id.find(it->second.run_id); c != by_id.end()) {
-                    d.contexts.push_back(c->second);
-                    it->second.context = c->second;
+                    d.contexts.insert(d.contexts.end(), c->second.begin(), c->second.end());
+                    it->second.context = c->second.back();
                 }
         }
     // A capacity search's context is its first step's.
@@ -278,7 +279,7 @@ result<void> read_contexts(suite_data& d, const std::filesystem::path& file, con
         for (const auto& m : d.models)
             if (auto it = d.capacity[sc].find(m); it != d.capacity[sc].end())
                 if (auto c = by_id.find(it->second.run_id); c != by_id.end())
-                    d.contexts.push_back(c->second);
+                    d.contexts.push_back(c->second.front());
     return {};
 }
 

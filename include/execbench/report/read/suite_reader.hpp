@@ -94,7 +94,7 @@ struct suite_data {
     std::map<std::string, std::map<std::string, run_view>> runs;  ///< scenario → model → run
     std::map<std::string, std::string> descriptions;              ///< scenario → description (from the context)
     std::map<std::string, std::string> server_settings;           ///< scenario → "downstream separate (loop)" ...
-    std::vector<load::run_context> contexts;                      ///< contexts of the runs shown, in order
+    std::vector<load::run_context> contexts;                      ///< of the runs shown, in order: every round of each (its own steal and load)
     /// scenario → the scenario file's own duration, warm-up and trials, when they differ from what ran
     std::map<std::string, std::string> file_settings;
     std::map<std::string, settings_change> file_change;  ///< scenario → which way what ran differs from its file
