@@ -42,6 +42,7 @@ std::chrono::milliseconds millis_of(double seconds)
 struct command_line {
     server::options opts;
     std::string model_name = "loop";
+    std::string downstream_client = "pooled";
     double shutdown_seconds = 10;
     double header_seconds = seconds_of(opts.timeouts.header);
     double idle_seconds = seconds_of(opts.timeouts.idle);
@@ -109,6 +110,22 @@ void add_server_options(CLI::App& cli, command_line& c)
         ->check(apps::integer_in(16, 65536, "a stack size in KiB"))
         ->capture_default_str();
     cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
+    cli.add_option("--downstream-client", c.downstream_client,
+                   "HTTP client for downstream calls: pooled (keep-alive connections kept for reuse), per-call (a new "
+                   "connection for every call) or curl (libcurl: an easy handle per blocking call in pool, a multi "
+                   "handle on the event loop otherwise)")
+        ->check(CLI::IsMember(std::vector<std::string>(downstream_client_names.begin(), downstream_client_names.end())))
+        ->capture_default_str();
+    cli.add_option("--downstream-connections", opts.downstream_client.connections,
+                   "Connections per downstream client (one per event loop, one in pool); calls over it wait for one; "
+                   "0: no cap")
+        ->check(apps::integer_in(0, 1'000'000, "a number of connections"))
+        ->capture_default_str();
+    cli.add_option("--downstream-queue", opts.downstream_client.queue,
+                   "Calls per downstream client that may wait for a connection under --downstream-connections; one "
+                   "more gets a 503")
+        ->check(apps::integer_in(0, 1'000'000, "a queue length"))
+        ->capture_default_str();
     cli.add_option("--cpus", opts.cpus, "Run on these CPUs only, e.g. 0, 0-3 or 0,2 (default threads follow them)");
     cli.add_option("--movies-db", opts.movies_db,
                    "SQLite file for movies (default: in memory), or postgresql://USER@HOST:PORT/DB");
@@ -137,7 +154,7 @@ void add_timeout_options(CLI::App& cli, command_line& c)
     cli.add_option("--idle-timeout", c.idle_seconds, "Seconds an idle keep-alive connection is kept open")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
-    cli.add_option("--downstream-timeout", c.downstream_seconds, "Seconds to wait for a downstream answer (then 504)")
+    cli.add_option("--downstream-timeout", c.downstream_seconds, "Seconds to wait for a downstream answer, or for a connection under --downstream-connections (then 504)")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
     cli.add_flag("--list-endpoints", c.list_endpoints, "List the endpoints (path, methods, default delay) and exit");
@@ -191,6 +208,7 @@ result<void> settle(command_line& c)
             return fail("--cpus: " + cpus.err().message);
     opts.model = *models::parse_model(c.model_name);
     opts.tls_files.generated = *tls::parse_key_type(c.tls_key_type);
+    opts.downstream_client.client = *models::parse_downstream_client(c.downstream_client);
     opts.shutdown_timeout = millis_of(c.shutdown_seconds);
     opts.timeouts.header = millis_of(c.header_seconds);
     opts.timeouts.idle = millis_of(c.idle_seconds);

@@ -1,6 +1,7 @@
 #include "execbench/endpoints/request_counters.hpp"
 
 #include "execbench/core/text.hpp"
+#include "execbench/stats/downstream_metrics.hpp"
 
 #include <charconv>
 
@@ -105,6 +106,7 @@ void request_counters::render(const stats::process_sample& process, std::string&
     append_sample("execbench_connections_open", connections(), out);
     append_metric("execbench_stream_events_produced_total", "Server-Sent Events produced by /stream.", "counter", out);
     append_sample("execbench_stream_events_produced_total", events_produced(), out);
+    downstream_.render(out);
     namespace name = stats::process_metric;
     append_metric(name::resident_bytes, "Resident memory size in bytes.", "gauge", out);
     append_sample(name::resident_bytes, process.resident_bytes, out);
@@ -122,6 +124,38 @@ void request_counters::render(const stats::process_sample& process, std::string&
     out.append("\n").append(name::context_switches).append("{kind=\"involuntary\"} ");
     append_number(process.involuntary_switches, out);
     out.append("\n");
+}
+
+// Here rather than in a file of its own: it shares the exposition helpers above.
+void downstream_counters::render(std::string& out) const
+{
+    namespace ds = stats::downstream_metric;
+    append_metric(ds::calls, "Downstream calls made.", "counter", out);
+    append_sample(ds::calls, calls(), out);
+    append_metric(ds::connections_opened, "Connections opened to the downstream.", "counter",
+                  out);
+    append_sample(ds::connections_opened, connections_opened(), out);
+    append_metric(ds::connections_reused,
+                  "Downstream calls sent on a connection an earlier call had used.", "counter", out);
+    append_sample(ds::connections_reused, connections_reused(), out);
+    append_metric(ds::pool_waits,
+                  "Downstream calls that waited for a connection (--downstream-connections reached).", "counter", out);
+    append_sample(ds::pool_waits, pool_waits(), out);
+    append_metric(ds::pool_timeouts,
+                  "Downstream calls that waited for a connection until the downstream timeout (504).", "counter", out);
+    append_sample(ds::pool_timeouts, pool_timeouts(), out);
+    append_metric(ds::pool_rejections,
+                  "Downstream calls refused at once because the queue for a connection was full (503).", "counter",
+                  out);
+    append_sample(ds::pool_rejections, pool_rejections(), out);
+    append_metric(ds::pool_wait_seconds, "Seconds downstream calls waited for a connection.",
+                  "counter", out);
+    append_sample(ds::pool_wait_seconds, pool_wait_seconds(), out);
+    append_metric(ds::pool_wait_seconds_mean,
+                  "Mean seconds a downstream call waited for a connection, over every call made.", "gauge", out);
+    auto n = calls();
+    append_sample(ds::pool_wait_seconds_mean, n == 0 ? 0.0 : pool_wait_seconds() / static_cast<double>(n),
+                  out);
 }
 
 }  // namespace execbench::endpoints

@@ -7,13 +7,16 @@
 
 namespace execbench::http {
 
-void write_get_request(const url& server, std::string_view target, std::string& out)
+void write_get_request(const url& server, std::string_view target, std::string& out, bool keep_alive)
 {
     out.append("GET ");
     out.append(target);
     out.append(" HTTP/1.1\r\nHost: ");
     out.append(server.authority());
-    out.append("\r\nUser-Agent: execbench-downstream\r\nAccept: application/json\r\n\r\n");
+    out.append("\r\nUser-Agent: execbench-downstream\r\nAccept: application/json\r\n");
+    if (!keep_alive)
+        out.append("Connection: close\r\n");
+    out.append("\r\n");
 }
 
 void configure(downstream_parser& parser)

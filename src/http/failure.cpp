@@ -26,6 +26,7 @@ status to_status(failure f) noexcept
     case failure::downstream_timeout:
     case failure::database_timeout: return status::gateway_timeout;
     case failure::overloaded:
+    case failure::downstream_queue_full:
     case failure::database_unavailable: return status::service_unavailable;
     case failure::internal: return status::internal_server_error;
     }

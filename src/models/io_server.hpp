@@ -27,7 +27,7 @@ struct io_group {
     deadline_sweep deadlines;  // before io: connections that io destroys may still forget theirs
     request_spares spares;     // locked only when `threads` > 1
     boost::asio::io_context io;
-    std::optional<downstream_client> downstream;  // from start: the server may be its own downstream
+    std::unique_ptr<downstream_client> downstream;  // from start: the server may be its own downstream
     timer_type sweep_timer;
     unsigned thread_count;
     std::vector<std::thread> threads;

@@ -71,8 +71,9 @@ public:
     void start() override
     {
         // The downstream calls' I/O runs on the poller; a worker blocks on the answer.
-        downstream_.emplace(poller_io_.get_executor(), context_.downstream, resolve_downstream(context_.downstream),
-                            context_.timeouts);
+        downstream_ = make_downstream_client({poller_io_.get_executor(), context_.downstream,
+                                              resolve_downstream(context_.downstream), context_.timeouts,
+                                              context_.downstream_client, app_.counters().downstream()});
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
             admit(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_));
         });
@@ -291,7 +292,7 @@ private:
     bool wait_or_call(connection& c)
     {
         if (c.cycle().plan.calls_downstream())
-            return c.cycle().stage1_done(downstream_->async_get(c.cycle().downstream_target(), asio::use_future).get());
+            return c.cycle().stage1_done(downstream_->get(c.cycle().downstream_target()));
         if (c.cycle().plan.delay_millis > 0)
             abort_.wait(-1, 0, std::chrono::milliseconds(c.cycle().plan.delay_millis));
         return c.cycle().stage1_done();
@@ -372,7 +373,7 @@ private:
     request_spares spares_{false};  // the poller's alone; before poller_io_, whose connections free their states
     asio::io_context poller_io_{1};
     std::optional<listener> listener_;
-    std::optional<downstream_client> downstream_;
+    std::unique_ptr<downstream_client> downstream_;
     detail::work_queue<std::shared_ptr<connection>> queue_;
     std::thread poller_;
     std::vector<std::thread> workers_;

@@ -18,12 +18,33 @@ std::string_view to_string(model m) noexcept
     return model_names[static_cast<std::size_t>(m)];
 }
 
+namespace {
+
+/// The value of `all` whose name is `name`, if any.
+template <class Enum, std::size_t N>
+std::optional<Enum> by_name(const Enum (&all)[N], std::string_view name) noexcept
+{
+    for (auto value : all)
+        if (to_string(value) == name)
+            return value;
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<model> parse_model(std::string_view name) noexcept
 {
-    for (auto m : all_models)
-        if (to_string(m) == name)
-            return m;
-    return std::nullopt;
+    return by_name(all_models, name);
+}
+
+std::string_view to_string(downstream_client_kind k) noexcept
+{
+    return downstream_client_names[static_cast<std::size_t>(k)];
+}
+
+std::optional<downstream_client_kind> parse_downstream_client(std::string_view name) noexcept
+{
+    return by_name(all_downstream_clients, name);
 }
 
 unsigned default_threads(model m) noexcept

@@ -47,6 +47,9 @@ endpoints::server_info info_of(const options& opts, unsigned offload_threads, co
     info.idle_timeout_ms = opts.timeouts.idle.count();
     info.write_timeout_ms = opts.timeouts.write.count();
     info.downstream_timeout_ms = opts.timeouts.downstream_response.count();
+    info.downstream_client = std::string(models::to_string(opts.downstream_client.client));
+    info.downstream_connections = opts.downstream_client.connections;
+    info.downstream_queue = opts.downstream_client.queue;
     info.shutdown_timeout_ms = opts.shutdown_timeout.count();
     auto cap = somaxconn();
     auto asked = static_cast<std::uint64_t>(opts.backlog);
@@ -114,7 +117,8 @@ instance::instance(const options& opts)
                .timeouts = opts.timeouts,
                .database = database_.get(),
                .backlog = opts.backlog,
-               .tls = tls_ ? &*tls_ : nullptr}
+               .tls = tls_ ? &*tls_ : nullptr,
+               .downstream_client = opts.downstream_client}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {
@@ -188,7 +192,8 @@ int run(const options& opts)
 
     std::cout << "bench-server model=" << models::to_string(opts.model) << " threads=" << server.threads()
               << " cpu_threads=" << server.cpu_threads() << " address=" << opts.host << " port=" << server.port()
-              << " downstream=" << server.downstream() << " pid=" << ::getpid();
+              << " downstream=" << server.downstream()
+              << " downstream_client=" << models::to_string(opts.downstream_client.client) << " pid=" << ::getpid();
     if (models::is_database_url(opts.movies_db))
         std::cout << " movies_db=" << opts.movies_db << " db_pool=" << opts.db_pool;
     if (opts.tls)

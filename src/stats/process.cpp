@@ -1,6 +1,7 @@
 #include "execbench/stats/process.hpp"
 
 #include "execbench/core/text.hpp"
+#include "execbench/stats/exposition.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -363,23 +364,7 @@ std::optional<process_sample> parse_process_metrics(std::string_view exposition)
     bool any = false;
     bool sockets = false;
     std::uint64_t fds = 0;
-    std::size_t at = 0;
-    while (at < exposition.size()) {
-        auto end = exposition.find('\n', at);
-        auto line = exposition.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-        at = end == std::string_view::npos ? exposition.size() : end + 1;
-        if (line.empty() || line.front() == '#')
-            continue;
-        auto space = line.rfind(' ');
-        if (space == std::string_view::npos)
-            continue;
-        auto name = line.substr(0, line.find_first_of("{ "));
-        auto labels = line.substr(name.size(), space - name.size());
-        double v = 0;
-        auto value = trim(line.substr(space + 1));
-        auto [end_of_value, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (ec != std::errc{} || end_of_value != value.data() + value.size() || !(v >= 0 && v < 1.8e19))
-            continue;
+    for_each_sample(exposition, [&](std::string_view name, std::string_view labels, double v) {
         auto whole = static_cast<std::uint64_t>(v);
         if (name == process_metric::resident_bytes)
             s.resident_bytes = whole;
@@ -397,9 +382,9 @@ std::optional<process_sample> parse_process_metrics(std::string_view exposition)
         else if (name == process_metric::context_switches && labels.find("\"involuntary\"") != std::string_view::npos)
             s.involuntary_switches = whole;
         else
-            continue;
+            return;
         any = true;
-    }
+    });
     if (!any)
         return std::nullopt;
     s.open_fds = static_cast<std::uint32_t>(fds);

@@ -65,6 +65,7 @@ struct misbehaving_server::impl {
             switch (server.mode) {
             case behaviour::never_answer: return do_read();
             case behaviour::garbage: reply = "this is not HTTP at all\r\n\r\n"; break;
+            case behaviour::close_mid_answer: reply = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"; break;
             case behaviour::status:
                 reply = "HTTP/1.1 " + std::to_string(server.code) + " X\r\nContent-Length: 2\r\n\r\nno";
                 break;
@@ -93,7 +94,8 @@ struct misbehaving_server::impl {
                     self->answered_one = true;
                     self->server.used.fetch_add(1);
                 }
-                if (self->server.mode == behaviour::close_after_one || self->server.mode == behaviour::garbage) {
+                if (self->server.mode == behaviour::close_after_one || self->server.mode == behaviour::garbage ||
+                    self->server.mode == behaviour::close_mid_answer) {
                     boost::system::error_code ignored;
                     self->socket.close(ignored);
                     return;

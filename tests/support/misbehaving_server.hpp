@@ -19,6 +19,7 @@ public:
         never_answer,     ///< read requests and say nothing
         garbage,          ///< reply with bytes that are not HTTP
         close_after_one,  ///< answer the first request on a connection, then close it without saying so
+        close_mid_answer,  ///< send a head promising 100 bytes and 7 of them, then close
     };
 
     explicit misbehaving_server(behaviour b = behaviour::answer, int status_code = 200);

@@ -75,4 +75,15 @@ constexpr bool is_model_name(std::string_view name) noexcept
     return traits_of(name) != nullptr;
 }
 
+/// The downstream clients by name (bench-server's `--downstream-client`), in the order pages list them: models/ maps
+/// them to its enum, load/ checks an arm's option with them without linking a server.
+inline constexpr std::array<std::string_view, 3> downstream_client_names{"pooled", "per-call", "curl"};
+
+/// True when `name` is one of downstream_client_names.
+constexpr bool is_downstream_client_name(std::string_view name) noexcept
+{
+    return std::find(downstream_client_names.begin(), downstream_client_names.end(), name) !=
+           downstream_client_names.end();
+}
+
 }  // namespace execbench

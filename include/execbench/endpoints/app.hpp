@@ -74,6 +74,9 @@ struct server_info {
     std::int64_t idle_timeout_ms = 0;
     std::int64_t write_timeout_ms = 0;
     std::int64_t downstream_timeout_ms = 0;
+    std::string downstream_client;          ///< "pooled", "per-call" or "curl"
+    std::uint64_t downstream_connections = 0;  ///< the cap per client; 0: none
+    std::uint64_t downstream_queue = 0;        ///< calls that may wait for a connection, per client
     std::int64_t shutdown_timeout_ms = 0;
     std::uint64_t listen_backlog = 0;  ///< after the kernel's somaxconn cap
     std::string cpus;                  ///< the CPUs the server may run on, as taskset lists them

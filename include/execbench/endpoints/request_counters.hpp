@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/endpoints/downstream_counters.hpp"
 #include "execbench/http/response.hpp"
 #include "execbench/stats/process.hpp"
 
@@ -49,6 +50,9 @@ public:
         return events_produced_.load(std::memory_order_relaxed);
     }
     [[nodiscard]] std::int64_t connections() const noexcept { return connections_.load(std::memory_order_relaxed); }
+    /// What the downstream client did (stage-1 calls).
+    [[nodiscard]] downstream_counters& downstream() noexcept { return downstream_; }
+    [[nodiscard]] const downstream_counters& downstream() const noexcept { return downstream_; }
     /// Requests counted for an endpoint and status.
     [[nodiscard]] std::uint64_t requests(endpoint e, http::status s) const noexcept;
 
@@ -63,6 +67,7 @@ private:
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> events_produced_{0};
     std::atomic<std::int64_t> connections_{0};
+    downstream_counters downstream_;
 };
 
 /// Counts a connection open for as long as it lives, so no path can forget to count it closed.

@@ -16,8 +16,9 @@ namespace execbench::http {
 // The pieces of a downstream HTTP/1.1 call that models::downstream_client puts together: request bytes, response
 // parser, judging the answer, and when a stale pooled connection may be retried.
 
-/// Appends a keep-alive GET request for `target` on `server` to `out`.
-void write_get_request(const url& server, std::string_view target, std::string& out);
+/// Appends a GET request for `target` on `server` to `out`: keep-alive, or with `Connection: close` when
+/// `keep_alive` is false (a client that opens a connection per call).
+void write_get_request(const url& server, std::string_view target, std::string& out, bool keep_alive = true);
 
 /// A parser for a downstream response; the body is kept (bounded by limits::max_downstream_body_bytes).
 using downstream_parser = boost::beast::http::response_parser<boost::beast::http::string_body>;

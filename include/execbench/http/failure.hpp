@@ -22,6 +22,7 @@ enum class failure : std::uint8_t {
     downstream_unavailable,  ///< the downstream server refused or dropped the call
     downstream_bad_answer,   ///< the downstream server answered something unusable
     downstream_timeout,      ///< the downstream call exceeded its deadline
+    downstream_queue_full,   ///< every downstream connection is busy and the calls waiting for one are too many
     overloaded,              ///< the server's queue is full
     database_unavailable,    ///< the movies database server refused, dropped or is restarting
     database_timeout,        ///< the movies database did not answer within --db-timeout

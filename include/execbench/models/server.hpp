@@ -37,6 +37,32 @@ unsigned default_threads(model m) noexcept;
 /// net.core.somaxconn.
 inline constexpr int listen_backlog = 65535;
 
+/// The HTTP client behind stage-1 downstream calls (`--downstream-client`).
+enum class downstream_client_kind {
+    pooled,    ///< keep-alive connections kept for reuse (the default)
+    per_call,  ///< a new connection for every call, closed after it (`Connection: close`)
+    curl,      ///< libcurl: an easy handle per blocking call (pool), a multi handle on the io_context (the others)
+};
+
+/// "pooled", "per-call" or "curl".
+std::string_view to_string(downstream_client_kind k) noexcept;
+/// The client named `name`, if any.
+std::optional<downstream_client_kind> parse_downstream_client(std::string_view name) noexcept;
+/// Every downstream client, in the order reports list them.
+inline constexpr downstream_client_kind all_downstream_clients[] = {
+    downstream_client_kind::pooled, downstream_client_kind::per_call, downstream_client_kind::curl};
+static_assert(std::size(all_downstream_clients) == downstream_client_names.size(), "one name per client, in order");
+
+/// Which downstream client a server uses and how many connections it may hold.
+struct downstream_options {
+    downstream_client_kind client = downstream_client_kind::pooled;
+    /// Connections per downstream, per client (one client per io_context; the pool's one): 0 is no cap. A call over
+    /// the cap waits for a connection, at most the downstream timeout (then 504).
+    std::size_t connections = 0;
+    /// Calls that may wait for a connection at once, per client; one more gets a 503 at once.
+    std::size_t queue = 10000;
+};
+
 /// Everything a model needs to serve; owned by the caller and outliving the server.
 struct server_context {
     endpoints::app& app;
@@ -51,6 +77,7 @@ struct server_context {
     movie_database* database = nullptr;  ///< where `work::database` stages go (null: movies are in SQLite)
     int backlog = listen_backlog;        ///< connections the kernel queues for accept (capped at somaxconn)
     const tls::server_context* tls = nullptr;  ///< serve TLS with it (`--tls`); null: cleartext
+    downstream_options downstream_client;  ///< the client stage-1 calls go through
 };
 
 /// A running server under one model.

@@ -31,6 +31,7 @@ struct options {
     int backlog = models::listen_backlog;  ///< listen backlog; the kernel caps it at net.core.somaxconn
     unsigned fiber_stack_kb = 128;
     std::string downstream;  ///< empty: the server itself
+    models::downstream_options downstream_client;  ///< --downstream-client, --downstream-connections, --downstream-queue
     std::string movies_db;   ///< a SQLite file, or postgresql://USER@HOST:PORT/DB; empty: SQLite in memory
     bool movies_read_only = false;
     bool movies_sync_commits = false;  ///< SQLite file: every commit waits for the disk

@@ -51,6 +51,14 @@ const std::vector<metric_info>& metric_table()
         row(metric::kernel_resets_sent, "kernel: resets sent", "", better::lower, evidence),
         row(metric::kernel_aborts, "kernel: aborted connections", "", better::lower, evidence),
         row(metric::kernel_time_wait, "kernel: TIME_WAIT at the trial's end", "", better::lower, evidence),
+        row(metric::downstream_calls, "downstream: calls", "", better::lower, evidence),
+        row(metric::downstream_connections_opened, "downstream: connections opened", "", better::lower, evidence),
+        row(metric::downstream_connections_reused, "downstream: connections reused", "", better::higher, evidence),
+        row(metric::downstream_pool_waits, "downstream: waits for a connection", "", better::lower, evidence),
+        row(metric::downstream_pool_timeouts, "downstream: waits timed out", "", better::lower, evidence),
+        row(metric::downstream_pool_rejections, "downstream: calls refused, queue full", "", better::lower, evidence),
+        row(metric::downstream_wait_millis_mean, "downstream: mean wait for a connection", "ms", better::lower,
+            evidence),
     };
     return rows;
 }

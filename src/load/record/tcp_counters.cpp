@@ -33,4 +33,15 @@ std::vector<std::pair<std::string_view, double>> kernel_columns(const kernel_cou
             {metric::kernel_time_wait, double(k.time_wait)}};
 }
 
+std::vector<std::pair<std::string_view, double>> downstream_columns(const stats::downstream_reading& d)
+{
+    return {{metric::downstream_calls, d.calls},
+            {metric::downstream_connections_opened, d.connections_opened},
+            {metric::downstream_connections_reused, d.connections_reused},
+            {metric::downstream_pool_waits, d.pool_waits},
+            {metric::downstream_pool_timeouts, d.pool_timeouts},
+            {metric::downstream_pool_rejections, d.pool_rejections},
+            {metric::downstream_wait_millis_mean, d.calls > 0 ? d.pool_wait_seconds * 1000.0 / d.calls : 0.0}};
+}
+
 }  // namespace execbench::load

@@ -137,6 +137,8 @@ std::vector<std::pair<std::string, double>> trial_metrics(const trial_result& t)
     m.emplace_back(metric::background_latency_millis_p50, bg ? ms(bg->latency.value_at_percentile(50)) : 0.0);
     for (const auto& [name, v] : kernel_columns(t.kernel.value_or(kernel_counters{})))
         m.emplace_back(name, v);
+    for (const auto& [name, v] : downstream_columns(t.downstream.value_or(stats::downstream_reading{})))
+        m.emplace_back(name, v);
     return m;
 }
 

@@ -52,6 +52,9 @@ const std::vector<std::string>& arm_option_names()
                                                 "header-timeout",
                                                 "idle-timeout",
                                                 "downstream-timeout",
+                                                "downstream-client",
+                                                "downstream-connections",
+                                                "downstream-queue",
                                                 "shutdown-timeout",
                                                 "movies-read-only",
                                                 "movies-cache",
@@ -118,12 +121,17 @@ result<arm_spec> parse_arm(std::string_view text)
         }
         // bench-server takes its timeouts as seconds or with a unit, as scenarios write durations.
         const bool timeout = name.ends_with("-timeout");
-        if (name == "movies-read-only" ? (value != "true" && value != "false")
-                                       : !is_number(value) && !(timeout && parse_duration(value)))
+        if (name == "downstream-client") {
+            if (!is_downstream_client_name(value))
+                return bad("option downstream-client: '" + value + "' is not one of " +
+                           join(std::vector<std::string>(downstream_client_names.begin(), downstream_client_names.end()), ", "));
+        } else if (name == "movies-read-only" ? (value != "true" && value != "false")
+                                              : !is_number(value) && !(timeout && parse_duration(value))) {
             return bad("option " + name + ": '" + value + "' is not " +
                        (name == "movies-read-only" ? "true or false"
                         : timeout                  ? "a number of seconds or a duration (500ms, 2m)"
                                                    : "a number"));
+        }
         if (std::any_of(a.options.begin(), a.options.end(), [&](const auto& o) { return o.first == name; }))
             return bad("option " + name + " given twice");
         a.options.emplace_back(std::move(name), std::move(value));

@@ -4,6 +4,7 @@
 #include "execbench/core/cpus.hpp"
 #include "execbench/core/machine.hpp"
 #include "execbench/load/engine/target.hpp"
+#include "execbench/load/run/http_request.hpp"
 #include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
@@ -245,6 +246,20 @@ private:
         return fut.get();
     }
 
+    /// What the server's downstream client has done so far, from its /metrics; nothing from a server that does not
+    /// say (not bench-server, or no answer within a second).
+    std::optional<stats::downstream_reading> read_downstream()
+    {
+        // Only a server whose /health names its downstream client counts them: no request to any other.
+        if (!reports_downstream_)
+            return std::nullopt;
+        auto r = detail::http_get(detail::request_peer::of(t_.where), t_.where.base_path + "/metrics",
+                                  std::chrono::milliseconds{1000});
+        if (!r || r->status != 200)
+            return std::nullopt;
+        return stats::parse_downstream_metrics(r->body);
+    }
+
     /// Trial i, recorded in the run; false when it was cut short.
     bool trial(unsigned i)
     {
@@ -254,6 +269,7 @@ private:
         trial_result tr;
         tr.index = i;
         auto kernel_before = read_kernel_counters();
+        auto downstream_before = read_downstream();
         if (options_.before_trial)
             options_.before_trial();
         tr.measured = engine(plan_, progress_event::phase::trial, i);
@@ -261,6 +277,8 @@ private:
             options_.after_trial();
         if (auto kernel_after = read_kernel_counters(); kernel_before && kernel_after)
             tr.kernel = kernel_difference(*kernel_before, *kernel_after);
+        if (auto downstream_after = read_downstream(); downstream_before && downstream_after)
+            tr.downstream = stats::difference(*downstream_after, *downstream_before);
         observed_trial_ = tr.measured.elapsed;
         std::vector<stats::timed_sample> readings;
         if (sampler) {
@@ -292,6 +310,7 @@ private:
     trial_plan plan_;
     clock::time_point start_ = clock::now();
     duration observed_trial_{};
+    bool reports_downstream_ = t_.server.health_fields().contains("downstreamClient");
 };
 
 }  // namespace

@@ -91,6 +91,13 @@ TEST_CASE("arms parse NAME=MODEL[:OPTION=VALUE,...] and say what is wrong", "[lo
     CHECK_THAT(error_of("x=loop:idle-timeout=soon"), Catch::Contains("not a number of seconds or a duration"));
     CHECK_THAT(error_of("x=pool:threads=4s"), Catch::Contains("option threads: '4s' is not a number"));
     CHECK_THAT(error_of("x=pool:cpus=0"), Catch::Contains("unknown option 'cpus'"));  // pinning is per suite
+    // The downstream client is a name, its cap and queue numbers.
+    auto client = parse_arm("loop-curl=loop:downstream-client=curl,downstream-connections=8");
+    REQUIRE(client);
+    CHECK(arm_server_args(*client) == std::vector<std::string>{"--model", "loop", "--downstream-client", "curl",
+                                                               "--downstream-connections", "8"});
+    CHECK_THAT(error_of("x=loop:downstream-client=apache"),
+               Catch::Contains("'apache' is not one of pooled, per-call, curl"));
 
     auto twice = check_arms({{"a", "loop", {}}, {"a", "pool", {}}});
     REQUIRE_FALSE(twice);

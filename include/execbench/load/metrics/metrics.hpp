@@ -73,6 +73,15 @@ inline constexpr std::string_view kernel_passive_opens = "kernel_passive_opens";
 inline constexpr std::string_view kernel_resets_sent = "kernel_resets_sent";
 inline constexpr std::string_view kernel_aborts = "kernel_aborts";
 inline constexpr std::string_view kernel_time_wait = "kernel_time_wait";  ///< TIME_WAIT sockets at the trial's end
+// What bench-server's downstream client did over the trial (its /metrics read before and after the trial).
+inline constexpr std::string_view downstream_calls = "downstream_calls";
+inline constexpr std::string_view downstream_connections_opened = "downstream_connections_opened";
+inline constexpr std::string_view downstream_connections_reused = "downstream_connections_reused";
+inline constexpr std::string_view downstream_pool_waits = "downstream_pool_waits";
+inline constexpr std::string_view downstream_pool_timeouts = "downstream_pool_timeouts";
+inline constexpr std::string_view downstream_pool_rejections = "downstream_pool_rejections";
+/// The mean wait of a call for a connection under --downstream-connections, over every call of the trial.
+inline constexpr std::string_view downstream_wait_millis_mean = "downstream_wait_millis_mean";
 
 /// The prefix of the per-class error columns: errors_<class> for each load::error_class.
 inline constexpr std::string_view errors_prefix = "errors_";

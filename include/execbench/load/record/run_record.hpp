@@ -6,6 +6,7 @@
 #include "execbench/load/record/observed_server.hpp"
 #include "execbench/load/record/tcp_counters.hpp"
 #include "execbench/load/scenario/scenario.hpp"
+#include "execbench/stats/downstream_metrics.hpp"
 #include "execbench/stats/sampler.hpp"
 #include "execbench/stats/trials.hpp"
 
@@ -27,6 +28,9 @@ struct trial_result {
     double sampler_cpu_seconds = 0;  ///< what sampling the server cost this process over the trial
     /// The kernel's TCP counters over the trial (kernel_difference); empty where /proc/net could not be read.
     std::optional<kernel_counters> kernel;
+    /// What the server's downstream client did over the trial (its /metrics before and after); empty for a server
+    /// that does not report it.
+    std::optional<stats::downstream_reading> downstream;
     /// The generator, not the server, was the bottleneck: kept in the raw results, left out of the summary.
     bool generator_bound = false;
     std::string generator_bound_reason;  ///< e.g. "load generator CPU 97% of 1 core"

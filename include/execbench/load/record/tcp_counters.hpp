@@ -1,5 +1,7 @@
 #pragma once
 
+#include "execbench/stats/downstream_metrics.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -26,5 +28,8 @@ struct kernel_counters {
 kernel_counters kernel_difference(const kernel_counters& before, const kernel_counters& after);
 /// The counters as result columns (load/metrics/metrics.hpp spells them), in CSV order.
 std::vector<std::pair<std::string_view, double>> kernel_columns(const kernel_counters& k);
+
+/// What the server's downstream client did over a trial as result columns, in CSV order (all 0 when not reported).
+std::vector<std::pair<std::string_view, double>> downstream_columns(const stats::downstream_reading& d);
 
 }  // namespace execbench::load
