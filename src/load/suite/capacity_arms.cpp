@@ -132,8 +132,7 @@ void search_arm(const search_context& c, std::size_t k, const arm_spec& arm, cap
 
 }  // namespace
 
-result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const scenario& s,
-                                                   const std::vector<arm_spec>& arms, const pinning& pins)
+result<capacity_plan> search_plan(const suite_options& o, const scenario& s)
 {
     capacity_spec spec = *s.capacity;
     capacity_spec from_command_line;
@@ -141,7 +140,13 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
     from_command_line.step_warmup = o.override_values.warmup;
     from_command_line.trials = o.override_values.trials;
     spec.merge(from_command_line);
-    auto plan = make_capacity_plan(spec);
+    return make_capacity_plan(spec);
+}
+
+result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const scenario& s,
+                                                   const std::vector<arm_spec>& arms, const pinning& pins)
+{
+    auto plan = search_plan(o, s);
     if (!plan)
         return fail("scenario " + s.name + ": " + plan.err().message);
     step_turns turns(arms.size());

@@ -128,13 +128,7 @@ duration estimate(const scenario& s, unsigned trials)
 /// re-checked ends and bisection. A search that ran before is better known by what it took (the journal's seconds).
 duration estimate_search(const scenario& s, const suite_options& o, std::size_t arms)
 {
-    capacity_spec spec = *s.capacity;
-    capacity_spec from_command_line;
-    from_command_line.step_duration = o.override_values.duration;
-    from_command_line.step_warmup = o.override_values.warmup;
-    from_command_line.trials = o.override_values.trials;
-    spec.merge(from_command_line);
-    auto plan = make_capacity_plan(spec);
+    auto plan = detail::search_plan(o, s);
     if (!plan)
         return {};
     const auto& so = plan->search;
@@ -587,9 +581,7 @@ std::string format_length(duration d)
 result<suite_plan> plan_suite(const suite_options& o)
 {
     auto arms = suite_arms(o);
-    if (!arms)
-        return arms.err();
-    auto prepared = prepare_scenarios(o);
+    auto prepared = arms ? prepare_scenarios(o) : arms.err();
     if (!prepared)
         return prepared.err();
     return plan_of(o, *arms, *prepared);
@@ -598,9 +590,7 @@ result<suite_plan> plan_suite(const suite_options& o)
 result<std::vector<suite_entry>> run_suite(const suite_options& o)
 {
     auto arms = suite_arms(o);
-    if (!arms)
-        return arms.err();
-    auto prepared = prepare_scenarios(o);
+    auto prepared = arms ? prepare_scenarios(o) : arms.err();
     if (!prepared)
         return prepared.err();
     const auto& scenarios = prepared->scenarios;
