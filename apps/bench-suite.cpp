@@ -429,12 +429,15 @@ void print_suite_plan(const execbench::load::suite_options& options, const execb
     std::printf("bench-suite %s: plan for %s (%zu arm(s), order %s)\n", options.suite.c_str(),
                 options.out_dir.string().c_str(), options.arms.size(),
                 std::string(load::to_string(options.order)).c_str());
-    std::printf("%-48s %5s %6s %5s %10s  %s\n", "scenario", "arms", "rounds", "runs", "estimate", "basis");
+    int width = 48;
+    for (const auto& p : plan.scenarios)
+        width = std::max(width, static_cast<int>(p.scenario.size()));
+    std::printf("%-*s %5s %6s %5s %10s  %s\n", width, "scenario", "arms", "rounds", "runs", "estimate", "basis");
     for (const auto& p : plan.scenarios) {
         if (!p.not_runnable.empty()) {
             // The whole reason is in the ledger when it is not run; here, what would make it run.
-            std::printf("%-48s %5zu %6s %5s %10s  not run: beyond the open-file limits%s\n", p.scenario.c_str(),
-                        p.arms, "-", "0", "-",
+            std::printf("%-*s %5zu %6s %5s %10s  not run: beyond the open-file limits%s\n", width,
+                        p.scenario.c_str(), p.arms, "-", "0", "-",
                         p.scale.empty() ? "" : (" (--fit-to-limits: scale " + p.scale + ")").c_str());
             continue;
         }
@@ -442,7 +445,7 @@ void print_suite_plan(const execbench::load::suite_options& options, const execb
         std::string basis = p.runs == 0 ? "finished (journal)" : p.basis;
         if (!p.scale.empty())
             basis += ", scale " + p.scale;
-        std::printf("%-48s %5zu %6s %5zu %10s  %s\n", p.scenario.c_str(), p.arms_left, what.c_str(), p.runs,
+        std::printf("%-*s %5zu %6s %5zu %10s  %s\n", width, p.scenario.c_str(), p.arms_left, what.c_str(), p.runs,
                     p.runs == 0 ? "-" : load::format_length(p.estimate).c_str(), basis.c_str());
     }
     std::printf("bench-suite %s: %zu server run(s) left, about %s", options.suite.c_str(), plan.runs,

@@ -5,7 +5,7 @@
 namespace execbench::models {
 
 beast_client::beast_client(const downstream_setup& setup, bool reuse)
-    : executor_(setup.executor),
+    : executor_(boost::asio::make_strand(setup.executor)),
       server_(setup.server),
       endpoints_(setup.endpoints),
       timeouts_(setup.timeouts),

@@ -7,6 +7,7 @@
 #include <boost/asio/compose.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -44,7 +45,7 @@ protected:
         counters_.call_made();
         auto c = std::make_unique<call>();
         http::write_get_request(server_, target, c->request, reuse_);
-        // Bound to the client's executor, which is every model's own (the loop's, the fibers', the coroutines') or,
+        // Bound to the client's strand on every model's own executor (the loop's, the fibers', the coroutines') or,
         // for the pool's future, any: Boost 1.81's type-erased executor cannot be asked for the `blocking.never`
         // that Beast's read requires.
         auto bound = boost::asio::bind_executor(executor_, std::move(handler));
@@ -53,7 +54,10 @@ protected:
     }
 
 private:
-    using executor_type = boost::asio::io_context::executor_type;
+    // A strand: fiber's carriers run one io_context together, and a Beast stream's timeout handler must not run on
+    // one carrier while the call's read completes, and destroys the stream, on another (ThreadSanitizer found it; a
+    // call that timed out then answered 502 "operation canceled" instead of 504). Uncontended in loop and coro.
+    using executor_type = boost::asio::strand<boost::asio::io_context::executor_type>;
     using stream_type = boost::beast::tcp_stream;
 
     struct call {
