@@ -13,13 +13,10 @@ Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when 
 (skipped) when a client is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs them).
 """
 import argparse
-import ctypes
 import http.client
 import json
 import os
 import re
-import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -29,7 +26,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-SKIP = 77
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import bench_server_process  # noqa: E402
+from bench_server_process import missing_clients, stop_server  # noqa: E402
+
 # Each client and the Debian package that has it.
 CLIENTS = {"ab": "apache2-utils", "hey": "hey", "siege": "siege", "httperf": "httperf", "wrk": "wrk",
            "h2load": "nghttp2-client", "curl": "curl"}
@@ -447,32 +447,10 @@ def curl_checks():
 
 # --- The server -------------------------------------------------------------------------------------------------------
 
-def die_with_parent():
-    """Runs in the child before exec: should this script be killed outright, the kernel ends the server too."""
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
-
-
 def start_server(bench_server, model, log):
     """Starts bench-server on a free port; returns (process, port) once /health answers, or raises RuntimeError."""
-    server = subprocess.Popen([bench_server, f"--model={model}", "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=log, text=True, preexec_fn=die_with_parent)
-    try:
-        # Its start line: `bench-server model=M threads=N ... address=127.0.0.1 port=P ...`.
-        ready, _, _ = select.select([server.stdout], [], [], 10)
-        line = server.stdout.readline() if ready else ""
-        m = re.search(r" port=(\d+)", line)
-        if not m or f"model={model} " not in line:
-            raise RuntimeError(f"no start line with model={model} and a port within 10 s: {line.strip()!r}")
-        port = int(m.group(1))
-        deadline = time.monotonic() + 10
-        while health_status(port) != 200:
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError(f"/health did not answer 200 on port {port} within 10 s")
-            time.sleep(0.05)
-        return server, port
-    except BaseException:
-        stop_server(server)
-        raise
+    return bench_server_process.start_server(bench_server, model, log, (), f"model={model} ",
+                                             lambda port: health_status(port) == 200)
 
 
 def health_status(port):
@@ -484,17 +462,6 @@ def health_status(port):
         return None
     finally:
         conn.close()
-
-
-def stop_server(server):
-    """SIGTERM to the server's PID; SIGKILL when it has not drained within 10 s."""
-    if server.poll() is None:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 def sweep_server(sweep, model, server):
@@ -514,13 +481,8 @@ def main():
     parser.add_argument("--model", required=True)
     args = parser.parse_args()
 
-    missing = [f"{c} ({package})" for c, package in CLIENTS.items() if shutil.which(c) is None]
-    if missing:
-        if os.environ.get("EXECBENCH_REQUIRE_CLIENTS") == "1":
-            print(f"FAIL EXECBENCH_REQUIRE_CLIENTS=1 but missing: {', '.join(missing)}\n0 passed, 1 failed")
-            return 1
-        print(f"client_sweep: skipped: missing {', '.join(missing)} (.ci/setup installs them)")
-        return SKIP
+    if (code := missing_clients(CLIENTS, "client_sweep")) is not None:
+        return code
 
     # SIGTERM and Ctrl-C end the script through the finally below, which stops the server (SIGKILL: die_with_parent).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))

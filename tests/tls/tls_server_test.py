@@ -19,12 +19,9 @@ Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when 
 (skipped) when a client is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs them).
 """
 import argparse
-import ctypes
 import json
 import os
 import re
-import select
-import shutil
 import signal
 import socket
 import ssl
@@ -35,7 +32,10 @@ import threading
 import time
 from pathlib import Path
 
-SKIP = 77
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import bench_server_process  # noqa: E402
+from bench_server_process import missing_clients  # noqa: E402
+
 CLIENTS = {"curl": "curl", "wrk": "wrk", "h2load": "nghttp2-client", "openssl": "openssl"}
 MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movies.json"
 
@@ -334,36 +334,19 @@ def hostile_checks(check, port):
 
 # --- The server -------------------------------------------------------------------------------------------------------
 
-def die_with_parent():
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: killed outright, this script takes the server
+def health_over_tls(port):
+    try:
+        return https_get(port)[0] == 200
+    except (OSError, TimeoutError):
+        return False
 
 
 def start_server(bench_server, model, log):
     """bench-server --tls on a free port; (process, port) once /health answers over TLS, or raises RuntimeError."""
-    server = subprocess.Popen([bench_server, f"--model={model}", "--port", "0", "--tls", "--header-timeout",
-                               str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT)],
-                              stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=die_with_parent)
-    try:
-        ready, _, _ = select.select([server.stdout], [], [], 10)
-        line = server.stdout.readline() if ready else ""
-        m = re.search(r" port=(\d+)", line)
-        if not m or " tls=p256" not in line:
-            raise RuntimeError(f"no start line with a port and tls=p256 within 10 s: {line.strip()!r}")
-        port = int(m.group(1))
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                if https_get(port)[0] == 200:
-                    return server, port
-            except (OSError, TimeoutError):
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError(f"/health did not answer 200 over TLS on port {port} within 10 s")
-            time.sleep(0.05)
-    except BaseException:
-        server.kill()
-        server.wait()
-        raise
+    return bench_server_process.start_server(
+        bench_server, model, log,
+        ("--tls", "--header-timeout", str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT)), " tls=p256",
+        health_over_tls)
 
 
 def drain_check(check, server, port):
@@ -396,13 +379,8 @@ def main():
     parser.add_argument("--model", required=True)
     args = parser.parse_args()
 
-    missing = [f"{c} ({package})" for c, package in CLIENTS.items() if shutil.which(c) is None]
-    if missing:
-        if os.environ.get("EXECBENCH_REQUIRE_CLIENTS") == "1":
-            print(f"FAIL EXECBENCH_REQUIRE_CLIENTS=1 but missing: {', '.join(missing)}\n0 passed, 1 failed")
-            return 1
-        print(f"tls_server: skipped: missing {', '.join(missing)} (.ci/setup installs them)")
-        return SKIP
+    if (code := missing_clients(CLIENTS, "tls_server")) is not None:
+        return code
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     start = time.monotonic()

@@ -1,0 +1,62 @@
+"""What the Python tests share around a bench-server child and the clients they need (tests/http, tests/tls)."""
+import ctypes
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+
+
+def die_with_parent():
+    """Runs in the child before exec: should the test be killed outright, the kernel ends the server too."""
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+
+
+def start_server(bench_server, model, log, extra, start_mark, answers):
+    """Starts `bench_server --model=MODEL --port 0 EXTRA...`; returns (process, port) once its start line holds a
+    port and `start_mark` and `answers(port)` is true, or raises RuntimeError (the server stopped) within 10 s each."""
+    server = subprocess.Popen([bench_server, f"--model={model}", "--port", "0", *extra], stdout=subprocess.PIPE,
+                              stderr=log, text=True, preexec_fn=die_with_parent)
+    try:
+        # Its start line: `bench-server model=M threads=N ... address=127.0.0.1 port=P ...`.
+        ready, _, _ = select.select([server.stdout], [], [], 10)
+        line = server.stdout.readline() if ready else ""
+        m = re.search(r" port=(\d+)", line)
+        if not m or start_mark not in line:
+            raise RuntimeError(f"no start line with {start_mark.strip()} and a port within 10 s: {line.strip()!r}")
+        port = int(m.group(1))
+        deadline = time.monotonic() + 10
+        while not answers(port):
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError(f"/health did not answer 200 on port {port} within 10 s")
+            time.sleep(0.05)
+        return server, port
+    except BaseException:
+        stop_server(server)
+        raise
+
+
+def stop_server(server):
+    """SIGTERM to the server's PID; SIGKILL when it has not drained within 10 s."""
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def missing_clients(clients, test):
+    """None when every client ({command: Debian package}) is installed; else the exit code after saying which are
+    missing: 1 under EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test), 77 (skipped) otherwise."""
+    missing = [f"{c} ({package})" for c, package in clients.items() if shutil.which(c) is None]
+    if not missing:
+        return None
+    if os.environ.get("EXECBENCH_REQUIRE_CLIENTS") == "1":
+        print(f"FAIL EXECBENCH_REQUIRE_CLIENTS=1 but missing: {', '.join(missing)}\n0 passed, 1 failed")
+        return 1
+    print(f"{test}: skipped: missing {', '.join(missing)} (.ci/setup installs them)")
+    return 77
