@@ -58,6 +58,13 @@ void from_unversioned(row_kind kind, record_row& row)
     }
 }
 
+/// Schema 2 to 3: the summary gained time_scale (--time-scale).
+void from_2(row_kind kind, record_row& row)
+{
+    if (kind == row_kind::summary)
+        fill(row, column::time_scale, "1");  // written before --time-scale: every run took its whole timeline
+}
+
 }  // namespace
 
 result<unsigned> schema_of(std::string_view cell, std::string_view where)
@@ -79,6 +86,8 @@ void upgrade(row_kind kind, record_row& row, unsigned version)
 {
     if (version < 2)
         from_unversioned(kind, row);
+    if (version < 3)
+        from_2(kind, row);
     row[std::string(column::schema)] = std::to_string(schema_version);
 }
 

@@ -505,6 +505,8 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
         p.rounds = interleaved && !p.capacity ? std::max(1u, s.trials) : 1;
         if (s.scale.factor != 1)
             p.scale = fixed(s.scale.factor, 2);
+        if (s.time_scale.factor != 1)
+            p.time_scale = fixed(s.time_scale.factor, 2);
         if (prepared.not_runnable[si]) {
             p.not_runnable = *prepared.not_runnable[si];
             scenario fitted = s;

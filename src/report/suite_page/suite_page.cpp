@@ -13,6 +13,7 @@
 #include "execbench/report/suite_page/parity_notes.hpp"
 #include "execbench/report/suite_page/profile_section.hpp"
 #include "execbench/report/suite_page/scenario_rows.hpp"
+#include "execbench/report/word/provenance_text.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 
 #include <algorithm>
@@ -189,6 +190,7 @@ void context_section(page& p, const suite_data& s, const report_paths& paths)
         {"kernel", c.kernel},
         {"build", c.build},
         {"revision", c.revision},
+        {"provenance", provenance_rows_text(split_provenance({&s}))},
         {"load generator", c.generator},
         {"sharing", c.sharing},
         {"pinning", c.pinning},
@@ -334,6 +336,15 @@ page scenario_section(const suite_data& s, const winners_table& w, const std::st
             p.add(paragraph{"**Scaled:** " +
                             (note.empty() ? "run at " + load::format_scale(v->scale) + " scale" : note) +
                             ". A run at this scale is " + load::scale_meaning(v->scale) + "."});
+    }
+    notes_shown.clear();
+    for (const auto& m : s.models) {
+        const auto* v = find_run(s, sc, m);
+        auto note = v && v->context ? v->context->time_note : std::string{};
+        if (v && v->ran() && v->time_scale != 1 && notes_shown.insert(note).second)
+            p.add(paragraph{"**Compressed:** " +
+                            (note.empty() ? "run in " + load::format_scale(v->time_scale) + " of its time" : note) +
+                            ": " + load::time_meaning(v->time_scale) + "."});
     }
     if (scales_of(s, sc).size() > 1)
         p.add(paragraph{"**Not compared:** the arms ran at different scales" + scale_suffix(s, sc) +

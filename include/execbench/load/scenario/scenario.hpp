@@ -105,6 +105,12 @@ struct scale_label {
     std::string reason;      ///< why a limit decided, e.g. "the server needs about 30,064 open files, may open 20,000"
 };
 
+/// The share of its timeline a scenario ran in (--time-scale; load/scale.hpp): 1 as written.
+struct time_label {
+    double factor = 1;
+    std::string unscaled;  ///< the timeline as written, e.g. "180s" ("" when 1)
+};
+
 /// How a capacity search runs this scenario (scenario key "capacity", or bench-load's --capacity flags; unset fields
 /// take the defaults of load/capacity.hpp). docs/scenarios.md lists the keys.
 struct capacity_spec {
@@ -143,6 +149,7 @@ struct scenario {
     bool tls_resume = true;
     std::optional<capacity_spec> capacity;  ///< how a capacity search runs it (bench-load --capacity, bench-suite)
     scale_label scale;  ///< set by scale_scenario, never read from a file
+    time_label time_scale;  ///< set by compress_scenario, never read from a file
 };
 
 /// Derives a ramp's stages from its profile (or its length and peak from explicit stages) and sets its
