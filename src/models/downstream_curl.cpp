@@ -6,6 +6,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 #include <stdexcept>
 
@@ -197,7 +198,12 @@ http::call_outcome curl_client::finish(easy& e, int result)
     if (code == CURLE_ABORTED_BY_CALLBACK || cancelled_)
         return http::call_outcome::from_error(boost::asio::error::operation_aborted);
     std::string detail = "curl: ";
-    detail.append(e.error[0] != '\0' ? e.error : curl_easy_strerror(code));
+    long os_error = 0;
+    curl_easy_getinfo(e.handle, CURLINFO_OS_ERRNO, &os_error);
+    if (os_error == EADDRNOTAVAIL)  // curl's own words lose the errno that says why the connect failed
+        detail.append(http::no_ephemeral_port_detail);
+    else
+        detail.append(e.error[0] != '\0' ? e.error : curl_easy_strerror(code));
     return {classify(code), std::move(detail)};
 }
 
