@@ -96,7 +96,8 @@ struct curl_client::watched_socket {
 };
 
 curl_client::curl_client(const downstream_setup& setup)
-    : base_url_("http://" + setup.server.authority()),
+    : base_url_(std::string(setup.server.scheme()) + "://" + setup.server.authority()),
+      tls_(setup.options.tls),
       timeouts_(setup.timeouts),
       counters_(setup.counters),
       limit_(setup.options.connections),
@@ -162,6 +163,11 @@ std::unique_ptr<curl_client::easy> curl_client::take_easy(std::vector<std::uniqu
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts_.downstream_response.count()));
     if (resolve_ != nullptr)
         curl_easy_setopt(h, CURLOPT_RESOLVE, resolve_);
+    // https: checked as the Beast clients check (not at all unless --downstream-tls-verify or --downstream-ca).
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, tls_.verify ? 1L : 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, tls_.verify ? 2L : 0L);
+    if (!tls_.ca_file.empty())
+        curl_easy_setopt(h, CURLOPT_CAINFO, tls_.ca_file.c_str());
     if (for_multi) {
         curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &curl_client::open_socket);
         curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, this);
