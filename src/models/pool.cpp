@@ -71,7 +71,7 @@ public:
     void start() override
     {
         // The downstream calls' I/O runs on the poller; a worker blocks on the answer.
-        downstream_ = make_downstream_client({poller_io_.get_executor(), context_.downstream,
+        downstream_ = make_downstream_client({poller_io_.get_executor(), false, context_.downstream,
                                               resolve_downstream(context_.downstream), context_.timeouts,
                                               context_.downstream_client, app_.counters().downstream()});
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {

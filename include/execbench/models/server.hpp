@@ -5,6 +5,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
+#include "execbench/tls/client_context.hpp"
 #include "execbench/tls/server_context.hpp"
 
 #include <chrono>
@@ -61,6 +62,9 @@ struct downstream_options {
     std::size_t connections = 0;
     /// Calls that may wait for a connection at once, per client; one more gets a 503 at once.
     std::size_t queue = 10000;
+    /// How an https downstream is checked (`--downstream-tls-verify`, `--downstream-ca`): not at all by default, as
+    /// bench-load does, since the downstreams under test run on loopback with self-signed certificates.
+    tls::client_options tls;
 };
 
 /// Everything a model needs to serve; owned by the caller and outliving the server.
