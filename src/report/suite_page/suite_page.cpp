@@ -328,24 +328,26 @@ page scenario_section(const suite_data& s, const winners_table& w, const std::st
             p.add(grouped_notes(why));
         return p;
     }
-    std::set<std::string> notes_shown;
-    for (const auto& m : s.models) {
-        const auto* v = find_run(s, sc, m);
-        auto note = v && v->context ? v->context->scale_note : std::string{};
-        if (v && v->ran() && v->scale != 1 && notes_shown.insert(note).second)
-            p.add(paragraph{"**Scaled:** " +
-                            (note.empty() ? "run at " + load::format_scale(v->scale) + " scale" : note) +
-                            ". A run at this scale is " + load::scale_meaning(v->scale) + "."});
-    }
-    notes_shown.clear();
-    for (const auto& m : s.models) {
-        const auto* v = find_run(s, sc, m);
-        auto note = v && v->context ? v->context->time_note : std::string{};
-        if (v && v->ran() && v->time_scale != 1 && notes_shown.insert(note).second)
-            p.add(paragraph{"**Compressed:** " +
-                            (note.empty() ? "run in " + load::format_scale(v->time_scale) + " of its time" : note) +
-                            ": " + load::time_meaning(v->time_scale) + "."});
-    }
+    // Each arm's label once per distinct note: arms scaled or compressed alike share one paragraph.
+    auto label_runs = [&](auto note_of, auto factor_of, auto text_of) {
+        std::set<std::string> shown;
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            auto note = v && v->context ? note_of(*v->context) : std::string{};
+            if (v && v->ran() && factor_of(*v) != 1 && shown.insert(note).second)
+                p.add(paragraph{text_of(note, factor_of(*v))});
+        }
+    };
+    label_runs([](const load::run_context& c) { return c.scale_note; }, [](const run_view& v) { return v.scale; },
+               [](const std::string& note, double f) {
+                   return "**Scaled:** " + (note.empty() ? "run at " + load::format_scale(f) + " scale" : note) +
+                          ". A run at this scale is " + load::scale_meaning(f) + ".";
+               });
+    label_runs([](const load::run_context& c) { return c.time_note; }, [](const run_view& v) { return v.time_scale; },
+               [](const std::string& note, double f) {
+                   return "**Compressed:** " + (note.empty() ? "run in " + load::format_scale(f) + " of its time" : note) +
+                          ": " + load::time_meaning(f) + ".";
+               });
     if (scales_of(s, sc).size() > 1)
         p.add(paragraph{"**Not compared:** the arms ran at different scales" + scale_suffix(s, sc) +
                         ", so they measured different loads; no verdicts are drawn for this scenario."});
