@@ -282,8 +282,8 @@ void app::respond(const struct plan& p, http::response& out)
             {"cpus", info_.cpus},
             {"tls", info_.tls},
             {"tlsKey", info_.tls ? nlohmann::json(info_.tls_key) : nlohmann::json(nullptr)},
-            {"tlsCertificate", !info_.tls ? nlohmann::json(nullptr)
-                               : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
+            {"tlsCertificate",
+             !info_.tls ? nlohmann::json(nullptr) : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
             {"tlsHandshakes", !info_.tls ? nlohmann::json(nullptr) : tls_handshakes(counters_.tls())},
             {"inFlight", counters_.in_flight()},
             {"version", std::string(execbench::version())},

@@ -178,8 +178,7 @@ void transport::answer_plain_http()
         if (socket_.read_some(boost::asio::buffer(discard.data(), discard.size()), ec) == 0)
             break;
     http::response answer;
-    http::make_error(http::failure::malformed_request, "plain HTTP request sent to the TLS port; use https://",
-                     answer);
+    http::make_error(http::failure::malformed_request, "plain HTTP request sent to the TLS port; use https://", answer);
     std::string out;
     http::serialize(answer, http::framing{.keep_alive = false}, out);
     // One non-blocking write: a new connection's send buffer is empty and takes these few hundred bytes whole.

@@ -80,7 +80,10 @@ public:
     }
 
     /// True while a TLS handshake is still to be done (the pool does it on a worker first: `handshake`).
-    [[nodiscard]] bool needs_handshake() const noexcept { return ssl_ != nullptr && handshake_ != handshake_state::done; }
+    [[nodiscard]] bool needs_handshake() const noexcept
+    {
+        return ssl_ != nullptr && handshake_ != handshake_state::done;
+    }
     /// Goes on with the TLS handshake without blocking: true once done; false with `would_block` (then wait, as after
     /// a read) or another error when it failed. The other models need not call it: their first reads do the handshake.
     bool handshake(boost::system::error_code& ec);

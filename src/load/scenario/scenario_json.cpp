@@ -486,9 +486,10 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
     }
     if (!doc.is_object())
         return fail(where + ": expected a JSON object at the top level");
-    if (auto e = rd.only(doc, "",
-                         {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
-                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "tls_key", "$comment"}))
+    if (auto e =
+            rd.only(doc, "",
+                    {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause", "timeout",
+                     "connect_timeout", "server", "capacity", "tls", "tls_resume", "tls_key", "$comment"}))
         return *e;
     scenario s;
     s.file = file;

@@ -54,6 +54,8 @@ cell headline_cell(const run_view* v)
             cell += " · " + failure_text(f);
     if (v->scale != 1)
         cell += " · *at " + load::format_scale(v->scale) + " scale*";
+    if (v->tls)
+        cell += " · *" + tls_label(*v) + "*";
     if (none_ok)
         return {cell};
     return {cell, v->number(metric::latency_millis_p99)};

@@ -47,6 +47,7 @@ struct run_view {
     bool partial = false;                    ///< a stop request ended it before all its trials
     think_time think;                        ///< none when the row states none
     double scale = 1;                        ///< the scale factor (--scale, --fit-to-limits); 1 when it did not run
+    bool tls = false;                        ///< its load went over TLS (the row's `tls` column)
     unsigned chart_trial = 0;                                    ///< the trial charted: median by latency p99
     std::vector<load::figure_map> trials;           ///< every trial row, for the verdicts
     std::vector<load::figure_map> timeline;         ///< that trial's timeline rows
@@ -148,5 +149,10 @@ bool any_ran(const suite_data& s, const std::string& scenario);
 std::set<std::string> scales_of(const suite_data& s, const std::string& scenario);
 /// " (at 0.97 scale)" when any run of the scenario was scaled, naming each factor; "" otherwise.
 std::string scale_suffix(const suite_data& s, const std::string& scenario);
+/// "over TLS (P-256)" for a run whose load went over TLS (the key from its context: "over TLS" when it has none),
+/// "" for cleartext.
+std::string tls_label(const run_view& v);
+/// " over TLS (P-256)" when the scenario's runs went over TLS, naming each key; "" for cleartext.
+std::string tls_suffix(const suite_data& s, const std::string& scenario);
 
 }  // namespace execbench::report
