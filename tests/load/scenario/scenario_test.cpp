@@ -221,9 +221,6 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + ", " + burst +
              R"(, "background": {"load": {"shape": "burst", "requests": 1}}})",
          "background.requests", "missing"},
-        {R"({"description": "d", )" + req + ", " + burst +
-             R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "open", "rate": 1, "connections": 1, "duration": 1}}})",
-         "background.load.shape", "burst or closed"},
     };
     for (const auto& c : cases) {
         INFO(c.json);
