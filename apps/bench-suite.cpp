@@ -630,7 +630,7 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
         // (or a folder on disk) to have searched them.
         const auto& o = inv->options;
         bool reads_capacity = std::any_of(o.scenarios.begin(), o.scenarios.end(),
-                                          [](const load::scenario& s) { return s.load.rate_from.has_value(); });
+                                          [](const load::scenario& s) { return load::takes_rate_from_capacity(s); });
         auto capacity_folder = o.capacity_from.summary.parent_path();
         bool searched_before = std::any_of(written.begin(), written.end(), [&](const fs::path& p) {
             return fs::weakly_canonical(p) == fs::weakly_canonical(capacity_folder);

@@ -48,7 +48,7 @@ short poll_events(const transport& stream, asio::socket_base::wait_type w) noexc
 /// arrive and go back once the answer is written (docs/models.md).
 struct connection : std::enable_shared_from_this<connection> {
     connection(socket_type s, const tls::server_context* tls, asio::io_context& poller, endpoints::app& app)
-        : stream(std::move(s), tls), timer(poller), scope(app.counters())
+        : stream(std::move(s), tls, app.counters()), timer(poller), scope(app.counters())
     {
     }
     endpoints::request_cycle& cycle() noexcept { return state->cycle; }

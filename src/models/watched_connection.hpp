@@ -17,7 +17,7 @@ struct watched_connection {
     /// Serves `s` (over TLS from `tls` when not null), watches its deadline on `sweep` and counts it open in `counters`.
     watched_connection(socket_type s, const tls::server_context* tls, deadline_sweep& sweep,
                        endpoints::request_counters& counters)
-        : stream(std::move(s), tls), deadlines(sweep), scope(counters)
+        : stream(std::move(s), tls, counters), deadlines(sweep), scope(counters)
     {
         deadlines.watch(deadline, stream.native_handle());
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/endpoints/downstream_counters.hpp"
+#include "execbench/endpoints/tls_counters.hpp"
 #include "execbench/http/response.hpp"
 #include "execbench/stats/process.hpp"
 
@@ -53,6 +54,9 @@ public:
     /// What the downstream client did (stage-1 calls).
     [[nodiscard]] downstream_counters& downstream() noexcept { return downstream_; }
     [[nodiscard]] const downstream_counters& downstream() const noexcept { return downstream_; }
+    /// The TLS handshakes (under `--tls`).
+    [[nodiscard]] tls_counters& tls() noexcept { return tls_; }
+    [[nodiscard]] const tls_counters& tls() const noexcept { return tls_; }
     /// Requests counted for an endpoint and status.
     [[nodiscard]] std::uint64_t requests(endpoint e, http::status s) const noexcept;
 
@@ -68,6 +72,7 @@ private:
     std::atomic<std::uint64_t> events_produced_{0};
     std::atomic<std::int64_t> connections_{0};
     downstream_counters downstream_;
+    tls_counters tls_;
 };
 
 /// Counts a connection open for as long as it lives, so no path can forget to count it closed.

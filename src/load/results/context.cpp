@@ -107,6 +107,7 @@ json scenario_json(const scenario& s)
     if (s.tls) {
         j["tls"] = true;
         j["tls_resume"] = s.tls_resume;
+        j["tls_key"] = s.tls_key;
     }
     return j;
 }
@@ -261,6 +262,7 @@ scenario scenario_of(const json& j)
     read_duration(j, "connect_timeout", s.connect_timeout);
     read(j, "tls", s.tls);
     read(j, "tls_resume", s.tls_resume);
+    read(j, "tls_key", s.tls_key);
     const auto& srv = at(j, "server");
     read(srv, "downstream", s.server.downstream);
     read(srv, "downstream_model", s.server.downstream_model);

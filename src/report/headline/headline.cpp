@@ -57,6 +57,8 @@ cell headline_cell(const run_view* v)
         cell += " · *at " + load::format_scale(v->scale) + " scale*";
     if (v->time_scale != 1)
         cell += " · *in " + load::format_scale(v->time_scale) + " of the time*";
+    if (v->tls)
+        cell += " · *" + tls_label(*v) + "*";
     if (none_ok)
         return {cell};
     return {cell, v->number(metric::latency_millis_p99)};

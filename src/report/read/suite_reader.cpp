@@ -86,6 +86,7 @@ void run_view::take_summary(load::summary_row row)
     // A row read from a file always has one (load/results/upgrade); one made in code without it ran as written.
     scale = figure(column::scale).value_or(1);
     time_scale = figure(column::time_scale).value_or(1);
+    tls = text(column::tls) == "1";
 }
 
 void run_view::set_cell(std::string_view column, std::string text)
@@ -325,6 +326,28 @@ std::string scale_suffix(const suite_data& s, const std::string& scenario)
                (compressed ? " scale" + (in == std::string::npos ? "" : f.substr(in)) : "");
     }
     return out + (compressed ? ")" : " scale)");
+}
+
+std::string tls_label(const run_view& v)
+{
+    if (!v.tls)
+        return {};
+    const auto key = v.context && v.context->scenario_used.tls ? v.context->scenario_used.tls_key : std::string{};
+    // As certificates name them: the curve, the modulus.
+    const auto shown = key == "p256" ? "P-256" : key == "rsa2048" ? "RSA-2048" : key;
+    return shown.empty() ? "over TLS" : "over TLS (" + shown + ")";
+}
+
+std::string tls_suffix(const suite_data& s, const std::string& scenario)
+{
+    std::set<std::string> labels;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran() && v->tls)
+            labels.insert(tls_label(*v));
+    std::string out;
+    for (const auto& l : labels)
+        out += (out.empty() ? " " : ", ") + l;
+    return out;
 }
 
 }  // namespace execbench::report

@@ -243,7 +243,7 @@ void scenario_table(page& p, const suite_data& s)
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
         std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
-                                   any ? load_text(*any, rates) + scale_suffix(s, sc) : "–",
+                                   any ? load_text(*any, rates) + scale_suffix(s, sc) + tls_suffix(s, sc) : "–",
                                    any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
                                    get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
@@ -348,6 +348,10 @@ page scenario_section(const suite_data& s, const winners_table& w, const std::st
                    return "**Compressed:** " + (note.empty() ? "run in " + load::format_scale(f) + " of its time" : note) +
                           ": " + load::time_meaning(f) + ".";
                });
+    if (auto tls = tls_suffix(s, sc); !tls.empty())
+        p.add(paragraph{"**Over TLS:** every figure here was measured" + tls +
+                        ", TLS 1.3 unless a client asked for 1.2; the connections' handshakes are counted in the "
+                        "table (full and resumed) and their connect times include them."});
     if (scales_of(s, sc).size() > 1)
         p.add(paragraph{"**Not compared:** the arms ran at different scales" + scale_suffix(s, sc) +
                         ", so they measured different loads; no verdicts are drawn for this scenario."});

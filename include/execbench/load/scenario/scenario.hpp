@@ -147,10 +147,18 @@ struct scenario {
     bool tls = false;
     /// Over TLS, each connection offers the session its slot's last connection received (--tls-resume on|off).
     bool tls_resume = true;
+    /// Over TLS, the server's key: "p256" or "rsa2048" (bench-server --tls-key-type; a `cmd:` arm's `{tls_key}`).
+    std::string tls_key = "p256";
     std::optional<capacity_spec> capacity;  ///< how a capacity search runs it (bench-load --capacity, bench-suite)
     scale_label scale;  ///< set by scale_scenario, never read from a file
     time_label time_scale;  ///< set by compress_scenario, never read from a file
 };
+
+/// The scenario's loads whose rate is a multiple of an arm's capacity: the foreground's, the background's (an
+/// overload beside measured clients, e.g. a handshake storm), each resolved per arm by a suite.
+std::vector<load_spec*> loads_from_capacity(scenario& s);
+/// True when some load of `s` takes its rate from an arm's capacity.
+bool takes_rate_from_capacity(const scenario& s) noexcept;
 
 /// Derives a ramp's stages from its profile (or its length and peak from explicit stages) and sets its
 /// connections to the peak; call again after changing a ramp's numbers.
