@@ -109,6 +109,11 @@ json scenario_json(const scenario& s)
         j["tls_resume"] = s.tls_resume;
         j["tls_key"] = s.tls_key;
     }
+    // Likewise HTTP/2: an HTTP/1.1 line stays as before.
+    if (s.protocol == http_protocol::h2) {
+        j["protocol"] = to_string(s.protocol);
+        j["streams"] = s.streams;
+    }
     return j;
 }
 
@@ -263,6 +268,10 @@ scenario scenario_of(const json& j)
     read(j, "tls", s.tls);
     read(j, "tls_resume", s.tls_resume);
     read(j, "tls_key", s.tls_key);
+    std::string protocol;
+    read(j, "protocol", protocol);
+    s.protocol = parse_http_protocol(protocol).value_or(http_protocol::http1_1);
+    read(j, "streams", s.streams);
     const auto& srv = at(j, "server");
     read(srv, "downstream", s.server.downstream);
     read(srv, "downstream_model", s.server.downstream_model);

@@ -1,6 +1,7 @@
 #include "execbench/load/results/upgrade.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/record/measurement.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -58,11 +59,30 @@ void from_unversioned(row_kind kind, record_row& row)
     }
 }
 
-/// Schema 2 to 3: the summary gained time_scale (--time-scale).
+/// Schema 2 to 3 (2026-12-06): bench-load speaks HTTP/2, and a run may be compressed (--time-scale).
 void from_2(row_kind kind, record_row& row)
 {
-    if (kind == row_kind::summary)
+    switch (kind) {
+    case row_kind::summary:
         fill(row, column::time_scale, "1");  // written before --time-scale: every run took its whole timeline
+        // Written before --http2: every load spoke HTTP/1.1, one request per stream of it.
+        fill(row, column::protocol, std::string(to_string(http_protocol::http1_1)));
+        fill(row, column::streams, "1");
+        [[fallthrough]];
+    case row_kind::trial:
+        // An HTTP/1.1 load meets no stream reset and no GOAWAY: none happened, so 0 is what was measured.
+        for (auto c : {error_class::h2_reset, error_class::h2_goaway})
+            if (row.contains(metric::errors_column(to_string(error_class::reset))))
+                fill(row, metric::errors_column(to_string(c)), "0");
+        break;
+    case row_kind::timeline:
+    case row_kind::server_timeline:
+    case row_kind::ledger:
+    case row_kind::capacity:
+    case row_kind::capacity_step:
+    case row_kind::profile:
+    case row_kind::histogram: break;
+    }
 }
 
 }  // namespace

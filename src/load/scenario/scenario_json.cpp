@@ -486,10 +486,10 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
     }
     if (!doc.is_object())
         return fail(where + ": expected a JSON object at the top level");
-    if (auto e =
-            rd.only(doc, "",
-                    {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause", "timeout",
-                     "connect_timeout", "server", "capacity", "tls", "tls_resume", "tls_key", "$comment"}))
+    if (auto e = rd.only(doc, "",
+                         {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
+                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "tls_key", "protocol", "streams",
+                          "$comment"}))
         return *e;
     scenario s;
     s.file = file;
@@ -552,6 +552,18 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         if (!key)
             return rd.err("tls_key", "'" + k + "' is no key type; expected \"p256\" or \"rsa2048\"");
         s.tls_key = std::string(tls::to_string(*key));
+    }
+    if (doc.contains("protocol")) {
+        EXECBENCH_TRY(p, rd.get_string(doc["protocol"], "protocol"));
+        auto protocol = parse_http_protocol(p);
+        if (!protocol)
+            return rd.err("protocol", "'" + p + "': expected \"http/1.1\" or \"h2\" (h2c in cleartext, h2 by ALPN "
+                                      "with \"tls\": true)");
+        s.protocol = *protocol;
+    }
+    if (doc.contains("streams")) {
+        EXECBENCH_TRY(n, rd.get_uint(doc["streams"], "streams", 1, max_streams));
+        s.streams = static_cast<std::uint32_t>(n);
     }
     return prepare(std::move(s), where);
 }
