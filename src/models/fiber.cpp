@@ -57,7 +57,7 @@ public:
         trim_stacks();
         start_serving([this](socket_type socket, io_group&) {
             wait_for_request(
-                std::make_shared<watched_connection>(std::move(socket), context_.tls, carriers_.deadlines, app_.counters()));
+                std::make_shared<watched_connection>(std::move(socket), context_.tls, carriers_.deadlines, app_.counters(), false));
         });
     }
 
