@@ -98,19 +98,10 @@ private:
     {
         if (ec || closed_)
             return close();
-        auto buffer = h2_read_buffer();
-        // A few reads a turn, then back through the loop: a client that never pauses cannot hold the loop.
-        for (int reads = 0; reads < 4; ++reads) {
-            auto n = stream_.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
-            if (ec == asio::error::would_block)
-                break;
-            if (ec)
-                return close();  // the client went away
-            if (!session_.receive({buffer.data(), n})) {
-                reading_ = false;
-                break;
-            }
-        }
+        const auto got = h2_read_arrived(stream_, session_);
+        if (got == h2_read::failed)
+            return close();  // the client went away
+        reading_ = got == h2_read::again;
         on_progress();
         if (reading_ && !closed_)
             do_read();
