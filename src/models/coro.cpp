@@ -148,7 +148,11 @@ private:
         on_h2_progress(link);
         while (reading && !link.closed) {
             auto [ec] = co_await conn.stream.async_wait(tcp::socket::wait_read, use_values);
-            if (ec || link.closed)
+            if (ec) {
+                close_h2(link);  // the wait failed (the server is stopping)
+                break;
+            }
+            if (link.closed)
                 break;
             const auto got = h2_read_arrived(conn.stream, link.session);
             if (got == h2_read::failed)

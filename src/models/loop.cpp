@@ -75,7 +75,7 @@ public:
     }
 
     /// The exchange on `stream` has its next `/stream` event ready: give it to the session and write.
-    bool on_event(std::int32_t stream, endpoints::request_cycle& cycle, std::uint32_t index)
+    bool on_stream_event(std::int32_t stream, endpoints::request_cycle& cycle, std::uint32_t index)
     {
         const bool more = index == 0 ? h2_begin_events(session_, stream, cycle, scratch_)
                                      : h2_push_event(session_, stream, cycle, index, scratch_);
@@ -302,7 +302,7 @@ private:
     {
         if (cancelled_)
             return;
-        conn_->on_event(stream_, cycle(), event_++);
+        conn_->on_stream_event(stream_, cycle(), event_++);
     }
 
     std::shared_ptr<h2_connection> conn_;
