@@ -285,6 +285,8 @@ void app::respond(const struct plan& p, http::response& out)
             {"tlsCertificate",
              !info_.tls ? nlohmann::json(nullptr) : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
             {"tlsHandshakes", !info_.tls ? nlohmann::json(nullptr) : tls_handshakes(counters_.tls())},
+            {"http2", info_.http2},
+            {"h2MaxStreams", info_.http2 ? nlohmann::json(info_.h2_max_streams) : nlohmann::json(nullptr)},
             {"inFlight", counters_.in_flight()},
             {"version", std::string(execbench::version())},
             {"gitRevision", std::string(execbench::git_revision())},

@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <limits>
+#include <utility>
 
 namespace execbench::models {
 
@@ -30,6 +31,27 @@ transport::transport(socket_type socket, const tls::server_context* tls, endpoin
         return;
     }
     SSL_set_accept_state(ssl_);
+}
+
+transport::transport(transport&& other) noexcept
+    : socket_(std::move(other.socket_)),
+      ssl_(std::exchange(other.ssl_, nullptr)),
+      counters_(other.counters_),
+      want_(other.want_),
+      handshake_(other.handshake_),
+      read_any_(other.read_any_),
+      broken_(other.broken_)
+{
+    // The handshake, counted or pending, moved with the session: the emptied one has none to count.
+    other.broken_ = true;
+}
+
+bool transport::alpn_h2() const noexcept
+{
+    const unsigned char* chosen = nullptr;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl_, &chosen, &length);
+    return std::string_view(reinterpret_cast<const char*>(chosen), chosen != nullptr ? length : 0) == http2::alpn_id;
 }
 
 transport::~transport()
