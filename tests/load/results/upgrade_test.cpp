@@ -175,10 +175,12 @@ TEST_CASE("a summary row of schema 2 reads as run over its whole timeline", "[lo
     CHECK(summary.at("time_scale") == "1");
     CHECK(summary.at("scale") == "0.5");
     CHECK(summary.at("schema") == current);
-    // Other kinds gained nothing in schema 3.
+    // time_scale is the summary's alone.
     record_row trial{{"run_id", "r1"}, {"arm", "loop"}, {"schema", "2"}};
     REQUIRE(bring_to_current(row_kind::trial, trial, "here"));
     CHECK_FALSE(trial.contains("time_scale"));
+}
+
 TEST_CASE("a row of schema 2 is upgraded to 3: HTTP/1.1, one stream, no HTTP/2 errors", "[load][results][schema]")
 {
     // Written before bench-load spoke HTTP/2.
