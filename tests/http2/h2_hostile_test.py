@@ -55,6 +55,7 @@ except ImportError:  # reported by main(): skipped, or failed under EXECBENCH_RE
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER_TIMEOUT = 2  # seconds: --header-timeout
+WRITE_TIMEOUT = 2  # seconds: --write-timeout, which bounds a window held at zero
 IDLE_TIMEOUT = 4  # seconds: --idle-timeout
 CLOSE_BOUND = 15  # seconds an attacking connection may stay open once the attack stopped (generous)
 ZERO_WINDOW_BOUND = 15  # seconds a zero window may be held open (generous)
@@ -604,7 +605,8 @@ def h2_health(port, tls=False):
 
 
 def bench_server_target(args, scratch, servers):
-    options = ("--header-timeout", str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT))
+    options = ("--header-timeout", str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT), "--write-timeout",
+               str(WRITE_TIMEOUT))
     log = open(os.path.join(scratch, "server.log"), "w")
     plain, port = bench_server_process.start_server(args.bench_server, args.model, log, options, " port=", h2_health)
     servers.append(plain)
