@@ -346,13 +346,14 @@ class Bystander:
         self.thread.start()
 
     def _run(self):
-        while not self.done.is_set():
+        while True:  # at least one request, however short the attack
             status = good_request(self.port, "/health", self.tls)
             if status == 200:
                 self.answers += 1
             else:
                 self.failures.append(status)
-            self.done.wait(0.05)
+            if self.done.wait(0.05):
+                return
 
     def stop(self):
         self.done.set()

@@ -115,7 +115,7 @@ def h2load_checks(check, name, base):
     """h2load at 1, 10 and 100 streams per connection: all done, 2xx, no error, and over h2."""
     for streams in (1, 10, 100):
         requests = 200 * streams if streams < 100 else 4000
-        code, out = run(["h2load", "-n", str(requests), "-c", "2", "-m", str(streams), "-T", "10",
+        code, out = run(["h2load", "-n", str(requests), "-c", "2", "-m", str(streams),
                          *(f"{base}{u}" for u in H2LOAD_URLS)])
         m = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, "
                       r"(\d+) errored, (\d+) timeout", out)
