@@ -123,7 +123,8 @@ def h2load_checks(check, name, base):
         protocol = re.search(r"Application protocol: (\S+)", out)
         ok = (code == 0 and m is not None and m.group(1) == m.group(2) == m.group(3) == str(requests)
               and m.group(4) == m.group(5) == m.group(6) == "0" and statuses is not None
-              and statuses.group(1) == str(requests) and protocol is not None and protocol.group(1) in ("h2", "h2c"))
+              and statuses.group(1) == str(requests) and protocol is not None
+              and protocol.group(1) == ("h2" if base.startswith("https:") else "h2c"))
         seen = (f"{m.group(0)}; {statuses.group(0) if statuses else 'no status line'}; "
                 f"{protocol.group(0) if protocol else 'no protocol'}") if m else f"exit {code}: {out[-300:]!r}"
         check(f"h2load {name} -m {streams} ({requests} requests)", ok, seen)
