@@ -187,6 +187,19 @@ void add_tls_options(CLI::App& cli, command_line& c)
     cert->needs("--tls-key");
 }
 
+/// --no-http2, --h2-max-streams.
+void add_http2_options(CLI::App& cli, command_line& c)
+{
+    auto& opts = c.opts;
+    auto* off = cli.add_flag("--no-http2{false}", opts.http2,
+                             "Serve HTTP/1.1 only: no h2 by ALPN over --tls, no h2c by the connection preface");
+    cli.add_option("--h2-max-streams", opts.h2_max_streams,
+                   "Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS)")
+        ->check(CLI::Range(1u, 10000u))
+        ->excludes(off)
+        ->capture_default_str();
+}
+
 /// --list-endpoints, --list-models.
 int list(const command_line& c)
 {
@@ -246,6 +259,7 @@ int main(int argc, char** argv)
     add_server_options(cli, c);
     add_timeout_options(cli, c);
     add_tls_options(cli, c);
+    add_http2_options(cli, c);
     if (auto code = apps::parse_command_line(cli, program, argc, argv))
         return *code;
     if (c.list_endpoints || c.list_models)

@@ -273,6 +273,8 @@ void app::respond(const struct plan& p, http::response& out)
             {"tlsKey", info_.tls ? nlohmann::json(info_.tls_key) : nlohmann::json(nullptr)},
             {"tlsCertificate", !info_.tls ? nlohmann::json(nullptr)
                                : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
+            {"http2", info_.http2},
+            {"h2MaxStreams", info_.http2 ? nlohmann::json(info_.h2_max_streams) : nlohmann::json(nullptr)},
             {"inFlight", counters_.in_flight()},
             {"version", std::string(execbench::version())},
             {"gitRevision", std::string(execbench::git_revision())},

@@ -81,6 +81,13 @@ std::uint64_t request_counters::requests(endpoint e, http::status s) const noexc
     return requests_[static_cast<std::size_t>(e)][slot(s)].load(std::memory_order_relaxed);
 }
 
+void request_counters::h2_connection_closed(std::uint64_t streams, std::optional<http2::goaway_reason> reason) noexcept
+{
+    h2_streams_.fetch_add(streams, std::memory_order_relaxed);
+    if (reason)
+        h2_goaways_[static_cast<std::size_t>(*reason)].fetch_add(1, std::memory_order_relaxed);
+}
+
 void request_counters::render(const stats::process_sample& process, std::string& out) const
 {
     append_metric("execbench_requests_total", "Requests answered, by endpoint and status.", "counter", out);
@@ -106,6 +113,19 @@ void request_counters::render(const stats::process_sample& process, std::string&
     append_sample("execbench_connections_open", connections(), out);
     append_metric("execbench_stream_events_produced_total", "Server-Sent Events produced by /stream.", "counter", out);
     append_sample("execbench_stream_events_produced_total", events_produced(), out);
+    append_metric("execbench_h2_connections_total", "Connections that chose HTTP/2 (ALPN h2 or the h2c preface).",
+                  "counter", out);
+    append_sample("execbench_h2_connections_total", h2_connections(), out);
+    append_metric("execbench_h2_streams_total", "HTTP/2 streams opened by clients, counted when their connection closed.",
+                  "counter", out);
+    append_sample("execbench_h2_streams_total", h2_streams(), out);
+    append_metric("execbench_h2_goaways_total", "GOAWAY frames sent, by reason.", "counter", out);
+    for (std::size_t r = 0; r < http2::goaway_reason_count; ++r) {
+        out.append("execbench_h2_goaways_total{reason=\"").append(to_string(static_cast<http2::goaway_reason>(r)));
+        out.append("\"} ");
+        append_number(h2_goaways_[r].load(std::memory_order_relaxed), out);
+        out.append("\n");
+    }
     downstream_.render(out);
     namespace name = stats::process_metric;
     append_metric(name::resident_bytes, "Resident memory size in bytes.", "gauge", out);

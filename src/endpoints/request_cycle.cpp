@@ -20,6 +20,7 @@ bool request_cycle::begin(bool stopping)
     requested_keep_alive_ = req.keep_alive;
     stopping_ = stopping;
     http10_ = req.http10;
+    http2_ = req.http2;
     head_ = req.method == http::verb::head;
     response.clear();
     const bool planned = app_.plan(req, plan, response);
@@ -45,6 +46,7 @@ void request_cycle::reject(http::failure f, std::string_view message)
     started_ = false;
     requested_keep_alive_ = false;
     http10_ = false;
+    http2_ = false;
     head_ = false;
 }
 

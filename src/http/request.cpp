@@ -11,6 +11,7 @@ void request_storage::clear() noexcept
     method = verb::other;
     keep_alive = true;
     http10 = false;
+    http2 = false;
     expects_continue = false;
 }
 
@@ -25,6 +26,7 @@ request request_storage::view() const noexcept
     r.body = body;
     r.keep_alive = keep_alive;
     r.http10 = http10;
+    r.http2 = http2;
     return r;
 }
 

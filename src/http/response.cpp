@@ -95,6 +95,8 @@ void serialize(const response& r, framing f, std::string& out)
 
 void event_stream::append_head(framing f, std::string& out)
 {
+    if (f.http2)
+        return;
     response r;
     r.content_type = "text/event-stream";
     r.streamed = true;
@@ -103,7 +105,7 @@ void event_stream::append_head(framing f, std::string& out)
 
 void event_stream::begin_chunk(framing f, std::size_t size, std::string& out)
 {
-    if (f.http10)
+    if (f.http10 || f.http2)
         return;
     char digits[20];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, size, 16);

@@ -5,6 +5,7 @@
 #include "execbench/models/coro_task.hpp"
 #include "execbench/models/offload_pool.hpp"
 
+#include "h2_support.hpp"
 #include "io_server.hpp"
 #include "pg_async_run.hpp"
 #include "request_state.hpp"
@@ -18,6 +19,7 @@
 #include <boost/beast/core/buffers_suffix.hpp>
 
 #include <array>
+#include <unordered_map>
 
 namespace execbench::models {
 
@@ -66,7 +68,7 @@ private:
     /// the argument beside it (40 B an idle connection).
     task<> do_session(socket_type& accepted, io_group& loop)
     {
-        watched_connection conn(std::move(accepted), context_.tls, loop.deadlines, app_.counters());
+        watched_connection conn(std::move(accepted), context_.tls, loop.deadlines, app_.counters(), context_.http2);
         std::unique_ptr<request_state> state;
         for (;;) {
             if (state && state->buffer.size() != 0) {
@@ -87,7 +89,243 @@ private:
             if (!keep_open)
                 break;
         }
+        if (conn.speaks_http2) {
+            const std::string first(bytes_of(state->buffer));
+            state->buffer.consume(state->buffer.size());
+            loop.spares.give(std::move(state));
+            co_await serve_h2(conn, first, loop);
+        }
         conn.close();
+    }
+
+    // HTTP/2: the connection's coroutine reads, a writer coroutine writes (one write in flight), and each stream's
+    // request is a coroutine of its own, which waits as `serve` does. They share the connection's `h2_link`, which
+    // lives in the reader's frame until the writer and every stream have ended. Waking one another is cancelling
+    // the timer it waits on (a timer that never expires): they all run on the loop's one thread, so a coroutine that
+    // is not waiting when woken finds what it was woken for before it waits again.
+
+    /// A stream being served: its request's state and the timer it waits on (a delay, an interval, or for the
+    /// session to take its last event), cancelled to wake it.
+    struct h2_slot {
+        h2_slot(io_group& loop, endpoints::app& app) : state(loop.spares.take(app)), timer(loop.io.get_executor()) {}
+        std::unique_ptr<request_state> state;
+        timer_type timer;
+        bool wanted = false;     // the session took its last event: the next may be made
+        bool cancelled = false;  // the client reset it, or the connection closed
+    };
+
+    /// What the reader, the writer and the streams of one connection share.
+    struct h2_link {
+        h2_link(watched_connection& c, io_group& l, const server_context& context)
+            : conn(c), loop(l), session(context.h2_limits), scope(session, context.app.counters()),
+              wake_writer(l.io.get_executor()), wake_reader(l.io.get_executor())
+        {
+            wake_writer.expires_at(timer_type::time_point::max());
+            wake_reader.expires_at(timer_type::time_point::max());
+        }
+        watched_connection& conn;
+        io_group& loop;
+        http2::server_session session;
+        h2_connection_scope scope;
+        std::unordered_map<std::int32_t, h2_slot*> streams;  // each owned by its stream's coroutine
+        http::request_storage storage;                        // where the next request arrives
+        std::string scratch;                                  // a /stream event being made
+        timer_type wake_writer;                               // the writer waits on it for frames to write
+        timer_type wake_reader;                               // the reader waits on it for the others to end
+        std::size_t running = 0;                              // the writer and the streams' coroutines
+        h2_deadline clock = h2_deadline::none;
+        bool writing = false;
+        bool closed = false;
+    };
+
+    /// Serves a connection whose first bytes `first` say it speaks HTTP/2, until it closes.
+    task<> serve_h2(watched_connection& conn, const std::string& first, io_group& loop)
+    {
+        h2_link link(conn, loop, context_);
+        ++link.running;
+        coro_start(loop.io, write_h2(link));
+        bool reading = link.session.receive(first);
+        on_h2_progress(link);
+        auto buffer = h2_read_buffer();
+        while (reading && !link.closed) {
+            auto [ec] = co_await conn.stream.async_wait(tcp::socket::wait_read, use_values);
+            if (ec || link.closed)
+                break;
+            // A few reads a turn: a client that never pauses cannot hold the loop.
+            for (int reads = 0; reads < 4 && reading; ++reads) {
+                const auto n = conn.stream.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
+                if (ec == asio::error::would_block)
+                    break;
+                if (ec) {
+                    reading = false;
+                    close_h2(link);  // the client went away
+                    break;
+                }
+                reading = link.session.receive({buffer.data(), n});
+            }
+            on_h2_progress(link);
+        }
+        // Not reading any more: what is said is written by the writer, which closes the connection once it is.
+        while (link.running != 0) {
+            if (!reading && link.session.finished())
+                close_h2(link);
+            co_await link.wake_reader.async_wait(use_values);
+            link.wake_reader.expires_at(timer_type::time_point::max());
+        }
+    }
+
+    /// Serves what the session surfaced and wakes the writer.
+    void on_h2_progress(h2_link& link)
+    {
+        if (link.closed)
+            return;
+        if (stopping_.load(std::memory_order_relaxed))
+            link.session.shut_down();
+        http2::event e;
+        while (link.session.next_event(e, link.storage)) {
+            switch (e.what) {
+            case http2::event::kind::request:
+                ++link.running;
+                coro_start(link.loop.io, serve_h2_stream(link, e));
+                break;
+            case http2::event::kind::cancelled:
+            case http2::event::kind::wants_data:
+                if (auto it = link.streams.find(e.stream); it != link.streams.end()) {
+                    (e.what == http2::event::kind::cancelled ? it->second->cancelled : it->second->wanted) = true;
+                    it->second->timer.cancel();
+                }
+                break;
+            }
+        }
+        link.wake_writer.cancel();
+    }
+
+    /// Closes the connection and wakes everyone to find it closed.
+    static void close_h2(h2_link& link)
+    {
+        if (std::exchange(link.closed, true))
+            return;
+        for (auto& [id, slot] : link.streams) {
+            slot->cancelled = true;
+            slot->timer.cancel();
+        }
+        link.conn.close();
+        link.wake_writer.cancel();
+        link.wake_reader.cancel();
+    }
+
+    /// Ends a coroutine of the link: the reader waits until all have.
+    static void h2_ended(h2_link& link)
+    {
+        --link.running;
+        link.wake_reader.cancel();
+    }
+
+    /// The connection's one writer: writes what the session frames, one buffer at a time, and sleeps when there is
+    /// nothing; closes the connection once nothing is left to say.
+    task<> write_h2(h2_link& link)
+    {
+        auto& conn = link.conn;
+        while (!link.closed) {
+            auto out = link.session.output();
+            on_h2_progress(link);  // framing took events' pieces: their streams may make the next
+            if (out.empty()) {
+                if (link.session.finished()) {
+                    close_h2(link);
+                    break;
+                }
+                watch_h2_deadline(link, false);
+                co_await link.wake_writer.async_wait(use_values);
+                link.wake_writer.expires_at(timer_type::time_point::max());
+                continue;
+            }
+            watch_h2_deadline(link, true);
+            error_code ec;
+            const auto n = conn.stream.write_some(asio::buffer(out), ec);
+            link.session.consumed(n);
+            if (ec == asio::error::would_block) {
+                auto [wait_ec] = co_await conn.stream.async_wait(tcp::socket::wait_write, use_values);
+                ec = wait_ec;
+            }
+            if (ec && ec != asio::error::would_block) {
+                close_h2(link);
+                break;
+            }
+        }
+        h2_ended(link);
+    }
+
+    void watch_h2_deadline(h2_link& link, bool writing) const
+    {
+        const auto now = h2_deadline_state(link.session, link.streams.size(), writing);
+        if (now == link.clock)
+            return;
+        link.clock = now;
+        if (auto d = h2_deadline_after(now, link.conn.stream, context_.timeouts))
+            link.conn.deadline.expires_after(*d);
+        else
+            link.conn.deadline.expires_never();
+    }
+
+    /// One stream's request: its stages as `serve` runs them, its answer handed to the session.
+    task<> serve_h2_stream(h2_link& link, http2::event e)
+    {
+        h2_slot slot(link.loop, app_);
+        auto& cycle = slot.state->cycle;
+        std::swap(cycle.storage, link.storage);
+        link.streams.emplace(e.stream, &slot);
+        bool go_on = h2_begin(e, cycle);
+        if (go_on) {
+            if (cycle.plan.calls_downstream()) {
+                go_on = co_await call_downstream(cycle, link.loop);
+            } else {
+                if (cycle.plan.delay_millis > 0) {
+                    slot.timer.expires_after(std::chrono::milliseconds(cycle.plan.delay_millis));
+                    co_await slot.timer.async_wait(use_values);
+                }
+                go_on = cycle.stage1_done();
+            }
+        }
+        if (go_on && !slot.cancelled) {
+            switch (cycle.plan.what) {
+            case endpoints::work::respond: cycle.respond(); break;
+            case endpoints::work::compute: cycle.respond(app_.compute(cycle.plan)); break;
+            case endpoints::work::compute_offloaded: co_await compute_offloaded(cycle); break;
+            case endpoints::work::stream: co_await stream_h2_events(link, slot, e.stream); break;
+            case endpoints::work::database: co_await query_database(cycle, link.loop); break;
+            }
+        }
+        if (slot.cancelled)
+            cycle.finish(false);
+        else if (cycle.plan.what != endpoints::work::stream || !go_on)
+            h2_answer(link.session, e.stream, cycle);
+        link.streams.erase(e.stream);
+        link.loop.spares.give(std::move(slot.state));
+        link.wake_writer.cancel();
+        h2_ended(link);
+    }
+
+    /// `/stream` over HTTP/2: event i+1 is made only once the session took event i into a frame.
+    task<> stream_h2_events(h2_link& link, h2_slot& slot, std::int32_t stream)
+    {
+        auto& cycle = slot.state->cycle;
+        const auto interval = cycle.plan.stream.interval_millis;
+        bool more = h2_begin_events(link.session, stream, cycle, link.scratch);
+        for (std::uint32_t i = 1; more; ++i) {
+            link.wake_writer.cancel();
+            while (!slot.wanted && !slot.cancelled) {
+                slot.timer.expires_at(timer_type::time_point::max());
+                co_await slot.timer.async_wait(use_values);
+            }
+            slot.wanted = false;
+            if (!slot.cancelled && interval > 0) {
+                slot.timer.expires_after(std::chrono::milliseconds(interval));
+                co_await slot.timer.async_wait(use_values);
+            }
+            if (slot.cancelled)
+                co_return;
+            more = h2_push_event(link.session, stream, cycle, i, link.scratch);
+        }
     }
 
     /// Serves one request: reads the rest of it, runs its stages and writes its answer, suspending at every wait.
@@ -99,6 +337,8 @@ private:
         auto got = read_arrived(conn, state, loop.spares, context_.timeouts, stopping_);
         if (got == arrival::incomplete)
             got = co_await read_rest(conn, state, loop);
+        if (got == arrival::http2)
+            co_return false;  // do_session serves it as HTTP/2
         // What the client asked before this request leaves before it is waited on, or before the client is left.
         if (got == arrival::closed || (got == arrival::planned && state.must_flush_before_work())) {
             bool flushed = true;

@@ -4,6 +4,7 @@
 #include "execbench/http/request_parser.hpp"
 #include "execbench/models/offload_pool.hpp"
 
+#include "h2_support.hpp"
 #include "io_server.hpp"
 #include "pg_async_run.hpp"
 #include "request_state.hpp"
@@ -13,11 +14,14 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/spawn.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
 
 #include <array>
 #include <optional>
+#include <unordered_map>
 
 namespace execbench::models {
 
@@ -32,6 +36,43 @@ using clock = std::chrono::steady_clock;
 // The concrete executor, as for sockets and timers: a fiber resumed through `any_io_executor` pays for type erasure
 // and a heap-allocated function object on every wait (about 300 instructions a request, measured with callgrind).
 using yield_type = asio::basic_yield_context<asio::io_context::executor_type>;
+/// An HTTP/2 connection's fibers and callbacks run on its strand: the carriers share one io_context, and a session is
+/// one thread's at a time.
+using strand_type = asio::strand<asio::io_context::executor_type>;
+/// The yield of a fiber on an HTTP/2 connection's strand.
+using h2_yield_type = asio::basic_yield_context<strand_type>;
+
+/// A stream of an HTTP/2 connection being served by its fiber: its request's state and the timer the fiber parks on
+/// (a delay, an interval, or for the session to take its last event), cancelled to wake it.
+struct h2_slot {
+    h2_slot(io_group& group, endpoints::app& app) : state(group.spares.take(app)), timer(group.io.get_executor()) {}
+    std::unique_ptr<request_state> state;
+    timer_type timer;
+    bool wanted = false;     // the session took its last event: the next may be made
+    bool cancelled = false;  // the client reset it, or the connection closed
+};
+
+/// What the reading callbacks, the writer fiber and the streams' fibers of one HTTP/2 connection share.
+struct h2_link {
+    h2_link(std::shared_ptr<watched_connection> c, io_group& group, const server_context& context)
+        : conn(std::move(c)),
+          strand(asio::make_strand(group.io.get_executor())),
+          session(context.h2_limits),
+          scope(session, context.app.counters())
+    {
+    }
+    std::shared_ptr<watched_connection> conn;
+    strand_type strand;
+    http2::server_session session;
+    h2_connection_scope scope;
+    std::unordered_map<std::int32_t, h2_slot*> streams;  // each owned by its stream's fiber
+    http::request_storage storage;                        // where the next request arrives
+    std::string scratch;                                  // a /stream event being made
+    h2_deadline clock = h2_deadline::none;
+    bool reading = true;
+    bool writing = false;  // the writer fiber runs
+    bool closed = false;
+};
 
 class fiber_server final : public io_server {
 public:
@@ -57,7 +98,7 @@ public:
         trim_stacks();
         start_serving([this](socket_type socket, io_group&) {
             wait_for_request(
-                std::make_shared<watched_connection>(std::move(socket), context_.tls, carriers_.deadlines, app_.counters()));
+                std::make_shared<watched_connection>(std::move(socket), context_.tls, carriers_.deadlines, app_.counters(), context_.http2));
         });
     }
 
@@ -89,6 +130,8 @@ private:
         auto got = read_arrived(*conn, *state, carriers_.spares, context_.timeouts, stopping_);
         if (got == arrival::closed && state->held.empty())
             return conn->close();  // no fiber needed
+        if (got == arrival::http2)
+            return start_h2(std::move(conn), std::move(state));
         if (got == arrival::incomplete && conn->stream.needs_handshake()) {
             // A TLS handshake goes on between flights without a fiber: its crypto runs on the carrier's stack, and a
             // connection that is still shaking hands holds no fiber stack (issue 55's handshake storm).
@@ -101,6 +144,192 @@ private:
             else
                 conn->close();
         });
+    }
+
+    // HTTP/2: reading waits without a fiber, as an idle HTTP/1.1 connection does; each stream's request is a fiber
+    // that parks at its waits as `serve` does, and one writer fiber at a time writes what the session frames. All of
+    // them run on the connection's strand.
+
+    /// Serves a connection whose first bytes, in `state`'s buffer, say it speaks HTTP/2.
+    void start_h2(std::shared_ptr<watched_connection> conn, std::unique_ptr<request_state> state)
+    {
+        std::string first(bytes_of(state->buffer));
+        state->buffer.consume(state->buffer.size());
+        carriers_.spares.give(std::move(state));
+        auto link = std::make_shared<h2_link>(std::move(conn), carriers_, context_);
+        asio::post(link->strand, [this, link, first = std::move(first)] {
+            link->reading = link->session.receive(first);
+            on_h2_progress(link);
+            wait_h2_bytes(link);
+        });
+    }
+
+    void wait_h2_bytes(const std::shared_ptr<h2_link>& link)
+    {
+        if (!link->reading || link->closed)
+            return;
+        link->conn->stream.async_wait(tcp::socket::wait_read,
+                                      asio::bind_executor(link->strand, [this, link](error_code ec) {
+                                          if (ec || link->closed)
+                                              return close_h2(*link);
+                                          read_h2(*link);
+                                          on_h2_progress(link);
+                                          wait_h2_bytes(link);
+                                      }));
+    }
+
+    /// Reads what has arrived into the session: a few reads a turn, so a client that never pauses cannot hold a
+    /// carrier.
+    static void read_h2(h2_link& link)
+    {
+        auto buffer = h2_read_buffer();
+        for (int reads = 0; reads < 4 && link.reading; ++reads) {
+            error_code ec;
+            const auto n = link.conn->stream.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
+            if (ec == asio::error::would_block)
+                return;
+            if (ec)
+                return close_h2(link);  // the client went away
+            link.reading = link.session.receive({buffer.data(), n});
+        }
+    }
+
+    /// Serves what the session surfaced, then starts the writer when there are frames to write, or closes the
+    /// connection when nothing is left to say.
+    void on_h2_progress(const std::shared_ptr<h2_link>& link)
+    {
+        auto& l = *link;
+        if (l.closed)
+            return;
+        if (stopping_.load(std::memory_order_relaxed))
+            l.session.shut_down();
+        http2::event e;
+        while (l.session.next_event(e, l.storage)) {
+            switch (e.what) {
+            case http2::event::kind::request:
+                asio::spawn(l.strand, std::allocator_arg, pooled_stack(stacks_),
+                            [this, link, e](const h2_yield_type& yield) { serve_h2_stream(link, e, yield); },
+                            asio::detached);
+                break;
+            case http2::event::kind::cancelled:
+            case http2::event::kind::wants_data:
+                if (auto it = l.streams.find(e.stream); it != l.streams.end()) {
+                    (e.what == http2::event::kind::cancelled ? it->second->cancelled : it->second->wanted) = true;
+                    it->second->timer.cancel();
+                }
+                break;
+            }
+        }
+        if (l.writing)
+            return;
+        if (!l.session.output().empty()) {
+            l.writing = true;
+            asio::spawn(l.strand, std::allocator_arg, pooled_stack(stacks_),
+                        [this, link](const h2_yield_type& yield) { write_h2(link, yield); }, asio::detached);
+        } else if (l.session.finished()) {
+            close_h2(l);
+        } else {
+            watch_h2_deadline(l);
+        }
+    }
+
+    /// The connection's one writer: writes what the session frames, one buffer at a time, parking while the socket
+    /// has no room; ends when there is nothing to write.
+    void write_h2(const std::shared_ptr<h2_link>& link, const h2_yield_type& yield)
+    {
+        auto& l = *link;
+        watch_h2_deadline(l);
+        for (auto out = l.session.output(); !out.empty() && !l.closed; out = l.session.output()) {
+            error_code ec;
+            l.session.consumed(l.conn->stream.write_some(asio::buffer(out), ec));
+            if (ec == asio::error::would_block)
+                l.conn->stream.async_wait(tcp::socket::wait_write, yield[ec]);
+            if (ec && ec != asio::error::would_block)
+                return close_h2(l);
+        }
+        l.writing = false;
+        on_h2_progress(link);  // framing took events' pieces: their streams may make the next
+    }
+
+    void watch_h2_deadline(h2_link& l) const
+    {
+        const auto now = h2_deadline_state(l.session, l.streams.size(), l.writing);
+        if (now == l.clock)
+            return;
+        l.clock = now;
+        if (auto d = h2_deadline_after(now, l.conn->stream, context_.timeouts))
+            l.conn->deadline.expires_after(*d);
+        else
+            l.conn->deadline.expires_never();
+    }
+
+    /// Closes the connection; the streams' fibers wake to find it closed.
+    static void close_h2(h2_link& l)
+    {
+        if (std::exchange(l.closed, true))
+            return;
+        for (auto& [id, slot] : l.streams) {
+            slot->cancelled = true;
+            slot->timer.cancel();
+        }
+        l.conn->close();
+    }
+
+    /// One stream's request as sequential code: its stages as `serve` runs them, its answer handed to the session.
+    void serve_h2_stream(const std::shared_ptr<h2_link>& link, http2::event e, const h2_yield_type& yield)
+    {
+        auto& l = *link;
+        h2_slot slot(carriers_, app_);
+        auto& cycle = slot.state->cycle;
+        std::swap(cycle.storage, l.storage);
+        l.streams.emplace(e.stream, &slot);
+        const bool go_on = h2_begin(e, cycle) && wait_or_call(cycle, slot.timer, yield) && !slot.cancelled;
+        if (go_on) {
+            switch (cycle.plan.what) {
+            case endpoints::work::respond: cycle.respond(); break;
+            case endpoints::work::compute: cycle.respond(app_.compute(cycle.plan)); break;
+            case endpoints::work::compute_offloaded:
+                cycle.respond(context_.offload.async_run([&] { return app_.compute(cycle.plan); }, yield));
+                break;
+            case endpoints::work::stream: stream_h2_events(link, slot, e.stream, yield); break;
+            case endpoints::work::database:
+                cycle.respond(context_.database->async_run(carriers_.io.get_executor(), cycle.plan, yield));
+                break;
+            }
+        }
+        if (slot.cancelled)
+            cycle.finish(false);
+        else if (cycle.plan.what != endpoints::work::stream || !go_on)
+            h2_answer(l.session, e.stream, cycle);
+        l.streams.erase(e.stream);
+        carriers_.spares.give(std::move(slot.state));
+        on_h2_progress(link);
+    }
+
+    /// `/stream` over HTTP/2: event i+1 is made only once the session took event i into a frame.
+    void stream_h2_events(const std::shared_ptr<h2_link>& link, h2_slot& slot, std::int32_t stream,
+                          const h2_yield_type& yield)
+    {
+        auto& l = *link;
+        auto& cycle = slot.state->cycle;
+        const auto interval = cycle.plan.stream.interval_millis;
+        bool more = h2_begin_events(l.session, stream, cycle, l.scratch);
+        for (std::uint32_t i = 1; more; ++i) {
+            on_h2_progress(link);  // the writer frames the piece
+            error_code ec;
+            while (!slot.wanted && !slot.cancelled) {
+                slot.timer.expires_at(timer_type::time_point::max());
+                slot.timer.async_wait(yield[ec]);
+            }
+            slot.wanted = false;
+            if (!slot.cancelled && interval > 0) {
+                slot.timer.expires_after(std::chrono::milliseconds(interval));
+                slot.timer.async_wait(yield[ec]);
+            }
+            if (slot.cancelled)
+                return;
+            more = h2_push_event(l.session, stream, cycle, i, l.scratch);
+        }
     }
 
     /// After a response: a pipelined request already buffered is started through the carriers' queue (so it is
@@ -166,7 +395,8 @@ private:
     }
 
     /// Stage 1: the downstream call or the delay, parking the fiber either way; false when the call failed.
-    bool wait_or_call(endpoints::request_cycle& cycle, timer_type& timer, const yield_type& yield)
+    template <class Yield>
+    bool wait_or_call(endpoints::request_cycle& cycle, timer_type& timer, const Yield& yield)
     {
         if (cycle.plan.calls_downstream())
             return cycle.stage1_done(carriers_.downstream->async_get(cycle.downstream_target(), yield));

@@ -4,6 +4,7 @@
 #include "execbench/http/request_parser.hpp"
 #include "execbench/models/offload_pool.hpp"
 
+#include "h2_support.hpp"
 #include "io_server.hpp"
 #include "pg_async_run.hpp"
 #include "request_state.hpp"
@@ -17,6 +18,7 @@
 
 #include <array>
 #include <atomic>
+#include <unordered_map>
 #include <utility>
 
 namespace execbench::models {
@@ -32,6 +34,329 @@ using clock = std::chrono::steady_clock;
 
 /// One event loop: an io_context run by one thread, with its own connections, deadline sweep and downstream client.
 using event_loop = io_group;
+
+class h2_exchange;
+
+/// An HTTP/2 connection, served by callbacks on its loop: one reader, one write in flight, and each stream's request
+/// an `h2_exchange` whose waits (a delay, a downstream call, the database, offloaded compute) are callbacks too.
+/// Bytes read go to the session at once; what it frames is written as one buffer at a time (docs/http2.md).
+class h2_connection : public std::enable_shared_from_this<h2_connection> {
+public:
+    h2_connection(transport stream, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
+        : stream_(std::move(stream)),
+          loop_(loop),
+          context_(context),
+          app_(context.app),
+          stopping_(stopping),
+          scope_(app_.counters()),
+          session_(context.h2_limits),
+          h2_scope_(session_, app_.counters())
+    {
+        loop_.deadlines.watch(deadline_, stream_.native_handle());
+    }
+
+    ~h2_connection() { loop_.deadlines.forget(deadline_); }
+
+    /// Serves the connection whose first bytes, already read, are `first`.
+    void start(std::string_view first)
+    {
+        reading_ = session_.receive(first);
+        on_progress();
+        if (reading_)
+            do_read();
+    }
+
+    /// The exchange on `stream` answered (its response is in `cycle`): hand it to the session and write.
+    void on_answered(std::int32_t stream, endpoints::request_cycle& cycle)
+    {
+        h2_answer(session_, stream, cycle);
+        exchanges_.erase(stream);
+        on_progress();
+    }
+
+    /// The exchange on `stream` has its next `/stream` event ready: give it to the session and write.
+    bool on_event(std::int32_t stream, endpoints::request_cycle& cycle, std::uint32_t index)
+    {
+        const bool more = index == 0 ? h2_begin_events(session_, stream, cycle, scratch_)
+                                     : h2_push_event(session_, stream, cycle, index, scratch_);
+        if (!more)
+            exchanges_.erase(stream);
+        on_progress();
+        return more;
+    }
+
+    [[nodiscard]] event_loop& loop() noexcept { return loop_; }
+    [[nodiscard]] const server_context& context() const noexcept { return context_; }
+
+private:
+    void do_read()
+    {
+        stream_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) { self->on_readable(ec); });
+    }
+
+    void on_readable(error_code ec)
+    {
+        if (ec || closed_)
+            return close();
+        auto buffer = h2_read_buffer();
+        // A few reads a turn, then back through the loop: a client that never pauses cannot hold the loop.
+        for (int reads = 0; reads < 4; ++reads) {
+            auto n = stream_.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
+            if (ec == asio::error::would_block)
+                break;
+            if (ec)
+                return close();  // the client went away
+            if (!session_.receive({buffer.data(), n})) {
+                reading_ = false;
+                break;
+            }
+        }
+        on_progress();
+        if (reading_ && !closed_)
+            do_read();
+    }
+
+    /// Serves what the session surfaced, then writes what it framed; closes once nothing is left to say.
+    void on_progress()
+    {
+        // An exchange answering at once calls back in here while the events are served: the loop below then
+        // writes its answer with the others, many to a write.
+        if (closed_ || serving_)
+            return;
+        if (stopping_.load(std::memory_order_relaxed))
+            session_.shut_down();
+        serving_ = true;
+        http2::event e;
+        while (session_.next_event(e, storage_))
+            on_event(e);
+        serving_ = false;
+        if (!writing_)
+            do_write();
+    }
+
+    void on_event(const http2::event& e);
+
+    void do_write()
+    {
+        if (session_.output().empty()) {
+            if (session_.finished())
+                return close();
+            return watch_deadline();
+        }
+        writing_ = true;
+        watch_deadline();
+        continue_write();
+    }
+
+    void continue_write()
+    {
+        for (auto out = session_.output(); !out.empty(); out = session_.output()) {
+            error_code ec;
+            const auto n = stream_.write_some(asio::buffer(out), ec);
+            session_.consumed(n);
+            if (ec == asio::error::would_block) {
+                stream_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](error_code wait_ec) {
+                    if (wait_ec || self->closed_)
+                        return self->close();
+                    self->continue_write();
+                });
+                return;
+            }
+            if (ec)
+                return close();
+        }
+        writing_ = false;
+        on_progress();  // framing made room: a stream whose piece was taken makes its next one
+    }
+
+    void watch_deadline()
+    {
+        const auto now = h2_deadline_state(session_, exchanges_.size(), writing_);
+        if (now == deadline_state_)
+            return;
+        deadline_state_ = now;
+        if (auto d = h2_deadline_after(now, stream_, context_.timeouts))
+            deadline_.expires_after(*d);
+        else
+            deadline_.expires_never();
+    }
+
+    void close();
+
+    transport stream_;
+    event_loop& loop_;
+    const server_context& context_;
+    endpoints::app& app_;
+    const std::atomic<bool>& stopping_;
+    endpoints::connection_scope scope_;
+    deadline deadline_;
+    http2::server_session session_;
+    h2_connection_scope h2_scope_;
+    std::unordered_map<std::int32_t, std::shared_ptr<h2_exchange>> exchanges_;
+    http::request_storage storage_;  // where the next request's head and body arrive, swapped into its exchange
+    std::string scratch_;            // a /stream event being made
+    h2_deadline deadline_state_ = h2_deadline::none;
+    bool reading_ = true;
+    bool writing_ = false;
+    bool serving_ = false;
+    bool closed_ = false;
+};
+
+/// One stream's request on an `h2_connection`: its stages by callback, as the HTTP/1.1 connection runs them, its
+/// answer handed back to the connection. Abandoned (its callbacks find it cancelled) when the client resets it.
+class h2_exchange : public std::enable_shared_from_this<h2_exchange> {
+public:
+    h2_exchange(std::shared_ptr<h2_connection> conn, std::int32_t stream)
+        : conn_(std::move(conn)),
+          stream_(stream),
+          app_(conn_->context().app),
+          state_(conn_->loop().spares.take(app_)),
+          timer_(conn_->loop().io.get_executor())
+    {
+    }
+
+    ~h2_exchange()
+    {
+        if (state_)
+            conn_->loop().spares.give(std::move(state_));
+    }
+
+    endpoints::request_cycle& cycle() noexcept { return state_->cycle; }
+
+    /// Serves the request the connection put into `cycle().storage`.
+    void start(const http2::event& e)
+    {
+        if (!h2_begin(e, cycle()))
+            return conn_->on_answered(stream_, cycle());
+        do_wait_or_call();
+    }
+
+    /// The client reset the stream: whatever is pending finds this and stops.
+    void cancel()
+    {
+        cancelled_ = true;
+        timer_.cancel();
+        cycle().finish(false);
+    }
+
+    /// The previous `/stream` event was taken into a frame: make the next.
+    void do_next_event()
+    {
+        if (cancelled_)
+            return;
+        if (cycle().plan.stream.interval_millis == 0) {
+            // Through the loop, so a stream the socket keeps absorbing neither recurses nor starves the others.
+            asio::post(conn_->loop().io, [self = shared_from_this()] { self->on_event_due(); });
+            return;
+        }
+        timer_.expires_after(std::chrono::milliseconds(cycle().plan.stream.interval_millis));
+        timer_.async_wait([self = shared_from_this()](error_code) { self->on_event_due(); });
+    }
+
+private:
+    void do_wait_or_call()
+    {
+        if (cycle().plan.calls_downstream()) {
+            conn_->loop().downstream->async_get(cycle().downstream_target(),
+                                                [self = shared_from_this()](http::call_outcome o) { self->on_stage1(o); });
+        } else if (cycle().plan.delay_millis > 0) {
+            timer_.expires_after(std::chrono::milliseconds(cycle().plan.delay_millis));
+            timer_.async_wait([self = shared_from_this()](error_code) { self->on_stage1({}); });
+        } else {
+            on_stage1({});
+        }
+    }
+
+    void on_stage1(const http::call_outcome& outcome)
+    {
+        if (cancelled_)
+            return;
+        if (!cycle().stage1_done(outcome))
+            return conn_->on_answered(stream_, cycle());
+        do_work();
+    }
+
+    void do_work()
+    {
+        auto& context = conn_->context();
+        switch (cycle().plan.what) {
+        case endpoints::work::respond: cycle().respond(); return conn_->on_answered(stream_, cycle());
+        case endpoints::work::compute:
+            // On the loop thread, as the HTTP/1.1 path: the naive reactive handler.
+            cycle().respond(app_.compute(cycle().plan));
+            return conn_->on_answered(stream_, cycle());
+        case endpoints::work::compute_offloaded:
+            context.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle().plan); },
+                                      asio::bind_executor(conn_->loop().io, [self = shared_from_this()](endpoints::computation c) {
+                                          if (self->cancelled_)
+                                              return;
+                                          self->cycle().respond(c);
+                                          self->conn_->on_answered(self->stream_, self->cycle());
+                                      }));
+            return;
+        case endpoints::work::stream: return on_event_due();
+        case endpoints::work::database:
+            context.database->async_run(conn_->loop().io.get_executor(), cycle().plan,
+                                        [self = shared_from_this()](const endpoints::database_answer& a) {
+                                            if (self->cancelled_)
+                                                return;
+                                            self->cycle().respond(a);
+                                            self->conn_->on_answered(self->stream_, self->cycle());
+                                        });
+            return;
+        }
+    }
+
+    void on_event_due()
+    {
+        if (cancelled_)
+            return;
+        conn_->on_event(stream_, cycle(), event_++);
+    }
+
+    std::shared_ptr<h2_connection> conn_;
+    std::int32_t stream_;
+    endpoints::app& app_;
+    std::unique_ptr<request_state> state_;
+    timer_type timer_;
+    std::uint32_t event_ = 0;
+    bool cancelled_ = false;
+};
+
+void h2_connection::on_event(const http2::event& e)
+{
+    switch (e.what) {
+    case http2::event::kind::request: {
+        auto exchange = std::make_shared<h2_exchange>(shared_from_this(), e.stream);
+        std::swap(exchange->cycle().storage, storage_);
+        exchanges_.emplace(e.stream, exchange);
+        exchange->start(e);
+        return;
+    }
+    case http2::event::kind::cancelled:
+        if (auto it = exchanges_.find(e.stream); it != exchanges_.end()) {
+            it->second->cancel();
+            exchanges_.erase(it);
+        }
+        return;
+    case http2::event::kind::wants_data:
+        if (auto it = exchanges_.find(e.stream); it != exchanges_.end())
+            it->second->do_next_event();
+        return;
+    }
+}
+
+void h2_connection::close()
+{
+    if (std::exchange(closed_, true))
+        return;
+    // The exchanges hold the connection: they are let go here, their pending callbacks finding them cancelled.
+    for (auto& [id, exchange] : exchanges_)
+        exchange->cancel();
+    exchanges_.clear();
+    loop_.deadlines.forget(deadline_);  // before the descriptor is closed and its number reused
+    stream_.close();
+}
 
 /// One client connection (its socket, or TLS over it), served by callbacks on its loop.
 ///
@@ -101,6 +426,16 @@ private:
         state_->buffer.commit(n);
         if (first_bytes)
             deadline_.expires_after(context_.timeouts.header);
+        // One branch per connection, at its first bytes: a connection that speaks HTTP/2 goes to its own class.
+        if (first_request_ && context_.http2) {
+            const auto protocol = stream_.protocol(bytes_of(state_->buffer));
+            if (protocol == http2::preface_match::undecided)
+                return do_wait_readable();
+            first_request_ = false;
+            if (protocol == http2::preface_match::http2)
+                return hand_to_http2();
+        }
+        first_request_ = false;
         parse_buffered();
     }
 
@@ -267,6 +602,16 @@ private:
         stream_.close();
     }
 
+    void hand_to_http2()
+    {
+        loop_.deadlines.forget(deadline_);
+        const std::string first(bytes_of(state_->buffer));
+        state_->buffer.consume(state_->buffer.size());
+        state_->parser.reset();
+        loop_.spares.give(std::move(state_));
+        std::make_shared<h2_connection>(std::move(stream_), loop_, context_, stopping_)->start(first);
+    }
+
     endpoints::request_cycle& cycle() noexcept { return state_->cycle; }
 
     static constexpr std::size_t read_chunk = 4096;
@@ -284,6 +629,7 @@ private:
     void (connection::*after_held_)() = nullptr;  // where a write of held answers alone goes on
     std::uint32_t event_ = 0;
     bool streaming_ = false;  // the write in progress is an event of /stream, not a whole response
+    bool first_request_ = true;  // its first bytes will say whether the connection speaks HTTP/2
 };
 
 class loop_server final : public io_server {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <limits>
+#include <utility>
 
 namespace execbench::models {
 
@@ -27,6 +28,25 @@ transport::transport(socket_type socket, const tls::server_context* tls) : socke
         return;
     }
     SSL_set_accept_state(ssl_);
+}
+
+transport::transport(transport&& other) noexcept
+    : socket_(std::move(other.socket_)),
+      ssl_(std::exchange(other.ssl_, nullptr)),
+      want_(other.want_),
+      handshake_done_(other.handshake_done_),
+      read_any_(other.read_any_),
+      broken_(other.broken_)
+{
+    other.broken_ = true;
+}
+
+bool transport::alpn_h2() const noexcept
+{
+    const unsigned char* chosen = nullptr;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl_, &chosen, &length);
+    return std::string_view(reinterpret_cast<const char*>(chosen), chosen != nullptr ? length : 0) == http2::alpn_id;
 }
 
 transport::~transport()

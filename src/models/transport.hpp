@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/http/limits.hpp"
+#include "execbench/http2/limits.hpp"
 #include "execbench/tls/server_context.hpp"
 
 #include "server_support.hpp"
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 struct ssl_st;  // OpenSSL's SSL
 
@@ -36,6 +38,19 @@ public:
     ~transport();
     transport(const transport&) = delete;
     transport& operator=(const transport&) = delete;
+    /// Takes over `other`'s connection (an HTTP/1.1 connection found to speak HTTP/2 hands its stream on); `other` is
+    /// left closed, without closing the socket.
+    transport(transport&& other) noexcept;
+    transport& operator=(transport&&) = delete;
+
+    /// The protocol the connection speaks, told once its first bytes `first` were read: by ALPN over TLS (the
+    /// handshake is done by then), else by whether they begin the h2c connection preface.
+    [[nodiscard]] http2::preface_match protocol(std::string_view first) const noexcept
+    {
+        if (ssl_ == nullptr)
+            return http2::match_preface(first);
+        return alpn_h2() ? http2::preface_match::http2 : http2::preface_match::http1;
+    }
 
     /// Reads what has arrived, without blocking: `would_block` when nothing has (or the handshake goes on), `eof`
     /// when the peer closed, another error when the connection failed (a failed handshake among them).
@@ -132,6 +147,7 @@ private:
     /// bytes are the same, and OpenSSL is told the buffer may move).
     static std::span<char> gather_scratch() noexcept;
 
+    [[nodiscard]] bool alpn_h2() const noexcept;
     std::size_t tls_read(const boost::asio::mutable_buffer& buffer, boost::system::error_code& ec);
     std::size_t tls_write(const boost::asio::const_buffer& buffer, boost::system::error_code& ec);
     [[nodiscard]] bool tls_pending() const noexcept;

@@ -2,6 +2,8 @@
 
 #include "execbench/http/request_parser.hpp"
 
+#include "h2_support.hpp"
+
 #include <boost/asio/error.hpp>
 
 namespace execbench::models {
@@ -36,6 +38,17 @@ arrival read_arrived(watched_connection& conn, request_state& state, request_spa
         buffer.commit(n);
         if (first_bytes)
             conn.deadline.expires_after(timeouts.header);
+        // One branch per connection, at its first bytes ("PR" waits for more before the parser sees them).
+        if (!conn.protocol_told) {
+            const auto protocol = conn.stream.protocol(bytes_of(buffer));
+            if (protocol == http2::preface_match::undecided)
+                continue;
+            conn.protocol_told = true;
+            if (protocol == http2::preface_match::http2) {
+                conn.speaks_http2 = true;
+                return arrival::http2;
+            }
+        }
     }
     conn.deadline.expires_never();
     if (buffer.size() == 0)

@@ -15,9 +15,10 @@ namespace execbench::models {
 /// count. No stack and no request state: those are taken when a request's first bytes arrive.
 struct watched_connection {
     /// Serves `s` (over TLS from `tls` when not null), watches its deadline on `sweep` and counts it open in `counters`.
+    /// HTTP/2 is served when `http2` (then the first bytes tell the protocol, `read_arrived`).
     watched_connection(socket_type s, const tls::server_context* tls, deadline_sweep& sweep,
-                       endpoints::request_counters& counters)
-        : stream(std::move(s), tls), deadlines(sweep), scope(counters)
+                       endpoints::request_counters& counters, bool http2)
+        : stream(std::move(s), tls), deadlines(sweep), scope(counters), protocol_told(!http2)
     {
         deadlines.watch(deadline, stream.native_handle());
     }
@@ -32,6 +33,10 @@ struct watched_connection {
     models::deadline deadline;
     deadline_sweep& deadlines;
     endpoints::connection_scope scope;
+    /// Its first bytes said which protocol it speaks (or HTTP/2 is off): HTTP/1.1 requests are all it reads now.
+    bool protocol_told;
+    /// It speaks HTTP/2: `read_arrived` said `arrival::http2`, and its first bytes are in the request's buffer.
+    bool speaks_http2 = false;
 };
 
 /// How far a request got while it was read without waiting.
@@ -40,6 +45,7 @@ enum class arrival {
     answered,    ///< read and parsed, and the response already holds the answer (an error)
     incomplete,  ///< the rest has not arrived yet
     closed,      ///< reading failed with nobody left to answer (the peer left, a deadline passed)
+    http2,       ///< the connection's first bytes (in the buffer) say it speaks HTTP/2: serve it as such
 };
 
 /// Reads what has arrived on `conn` into `state` without waiting, and plans the request once it is whole. The header

@@ -55,6 +55,8 @@ endpoints::server_info info_of(const options& opts, unsigned offload_threads, co
     auto asked = static_cast<std::uint64_t>(opts.backlog);
     info.listen_backlog = cap > 0 ? std::min<std::uint64_t>(cap, asked) : asked;
     info.cpus = format_cpu_list(allowed_cpus());
+    info.http2 = opts.http2;
+    info.h2_max_streams = opts.h2_max_streams;
     if (tls) {
         info.tls = true;
         info.tls_key = tls->key_description();
@@ -79,7 +81,9 @@ std::optional<tls::server_context> open_tls(const options& opts)
 {
     if (!opts.tls)
         return std::nullopt;
-    auto made = tls::server_context::make(opts.tls_files);
+    auto files = opts.tls_files;
+    files.http2 = opts.http2;
+    auto made = tls::server_context::make(files);
     if (!made)
         throw std::invalid_argument(made.err().message);
     return std::move(*made);
@@ -118,7 +122,9 @@ instance::instance(const options& opts)
                .database = database_.get(),
                .backlog = opts.backlog,
                .tls = tls_ ? &*tls_ : nullptr,
-               .downstream_client = opts.downstream_client}
+               .downstream_client = opts.downstream_client,
+               .http2 = opts.http2,
+               .h2_limits = {.max_concurrent_streams = opts.h2_max_streams}}
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {

@@ -107,14 +107,20 @@ std::string describe(const EVP_PKEY* key)
     return type != nullptr ? type : "unknown";
 }
 
-/// Offers HTTP/1.1 by ALPN when the client asks for it (h2load --h1 does); a client offering only other protocols
-/// goes on without ALPN rather than failing, as nginx does.
-int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned int inlen,
-                  void*)
+/// Chooses by ALPN: `h2` when the client offers it and HTTP/2 is on (`arg` not null), else `http/1.1` when the client
+/// asks for it (h2load --h1 does); a client offering only other protocols goes on without ALPN rather than failing,
+/// as nginx does.
+int select_protocol(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                    unsigned int inlen, void* arg)
 {
+    static constexpr unsigned char h2_then_http11[] = {2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
     static constexpr unsigned char http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+    const bool http2 = arg != nullptr;
+    const unsigned char* ours = http2 ? h2_then_http11 : http11;
+    const unsigned int ours_size = http2 ? sizeof h2_then_http11 : sizeof http11;
     unsigned char* selected = nullptr;
-    if (SSL_select_next_proto(&selected, outlen, http11, sizeof http11, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    // The server's order wins: SSL_select_next_proto takes the first of `ours` the client offers.
+    if (SSL_select_next_proto(&selected, outlen, ours, ours_size, in, inlen) != OPENSSL_NPN_NEGOTIATED)
         return SSL_TLSEXT_ERR_NOACK;
     *out = selected;
     return SSL_TLSEXT_ERR_OK;
@@ -215,7 +221,9 @@ result<server_context> server_context::make(const server_options& opts)
     SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_SERVER);
     static constexpr unsigned char id_context[] = "execbench";
     SSL_CTX_set_session_id_context(ctx.get(), id_context, sizeof id_context - 1);
-    SSL_CTX_set_alpn_select_cb(ctx.get(), select_http11, nullptr);
+    // The callback's argument says only whether h2 is on: any non-null pointer will do.
+    static int http2_on = 1;
+    SSL_CTX_set_alpn_select_cb(ctx.get(), select_protocol, opts.http2 ? &http2_on : nullptr);
     const bool from_files = !opts.cert_file.empty() || !opts.key_file.empty();
     auto key = from_files ? load_files(ctx.get(), opts) : generate(ctx.get(), opts.generated);
     if (!key)

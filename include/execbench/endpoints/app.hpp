@@ -83,6 +83,8 @@ struct server_info {
     bool tls = false;                  ///< serving HTTPS (`--tls`)
     std::string tls_key;               ///< with TLS: the key, e.g. "p256", "rsa2048" (tls::server_context)
     bool tls_key_from_file = false;    ///< with TLS: the certificate came from --tls-cert, not made at start
+    bool http2 = true;                 ///< HTTP/2 served (ALPN h2 over TLS, the h2c preface in cleartext)
+    std::uint32_t h2_max_streams = 0;  ///< SETTINGS_MAX_CONCURRENT_STREAMS (`--h2-max-streams`)
 };
 
 /// The endpoint logic, written once and shared by every model. Pure: no sockets, threads or waits.

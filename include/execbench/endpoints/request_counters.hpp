@@ -2,12 +2,14 @@
 
 #include "execbench/endpoints/downstream_counters.hpp"
 #include "execbench/http/response.hpp"
+#include "execbench/http2/limits.hpp"
 #include "execbench/stats/process.hpp"
 
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,6 +52,20 @@ public:
         return events_produced_.load(std::memory_order_relaxed);
     }
     [[nodiscard]] std::int64_t connections() const noexcept { return connections_.load(std::memory_order_relaxed); }
+    /// A connection chose HTTP/2 (ALPN `h2`, or the h2c preface).
+    void h2_connection_opened() noexcept { h2_connections_.fetch_add(1, std::memory_order_relaxed); }
+    /// An HTTP/2 connection closed having had `streams` streams opened by its client and sent GOAWAY for `reason`
+    /// when it did.
+    void h2_connection_closed(std::uint64_t streams, std::optional<http2::goaway_reason> reason) noexcept;
+    [[nodiscard]] std::uint64_t h2_connections() const noexcept
+    {
+        return h2_connections_.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] std::uint64_t h2_streams() const noexcept { return h2_streams_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t h2_goaways(http2::goaway_reason r) const noexcept
+    {
+        return h2_goaways_[static_cast<std::size_t>(r)].load(std::memory_order_relaxed);
+    }
     /// What the downstream client did (stage-1 calls).
     [[nodiscard]] downstream_counters& downstream() noexcept { return downstream_; }
     [[nodiscard]] const downstream_counters& downstream() const noexcept { return downstream_; }
@@ -67,6 +83,9 @@ private:
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> events_produced_{0};
     std::atomic<std::int64_t> connections_{0};
+    std::atomic<std::uint64_t> h2_connections_{0};
+    std::atomic<std::uint64_t> h2_streams_{0};
+    std::array<std::atomic<std::uint64_t>, http2::goaway_reason_count> h2_goaways_{};
     downstream_counters downstream_;
 };
 

@@ -56,7 +56,9 @@ public:
     /// True when the answer in `response` leaves the connection open for another request.
     [[nodiscard]] bool keeps_open() const noexcept;
     /// How the answer in `response` is framed for this request's connection.
-    [[nodiscard]] http::framing framing() const noexcept { return {keeps_open(), http10_}; }
+    [[nodiscard]] http::framing framing() const noexcept { return {keeps_open(), http10_, http2_}; }
+    /// True when the begun request is a HEAD: its answer carries the body's length, not the body.
+    [[nodiscard]] bool head_only() const noexcept { return head_; }
     /// True when the planned request's answer is made at once: no wait, call or computation before it.
     [[nodiscard]] bool answers_at_once() const noexcept
     {
@@ -79,6 +81,7 @@ private:
     bool requested_keep_alive_ = false;
     bool stopping_ = false;
     bool http10_ = false;
+    bool http2_ = false;
     bool head_ = false;
 };
 

@@ -20,6 +20,7 @@ struct request {
     std::string_view body;
     bool keep_alive = true;
     bool http10 = false;  ///< sent as HTTP/1.0: told keep-alive explicitly, never sent chunked (RFC 9112 sections 9.3, 7.1)
+    bool http2 = false;   ///< came on an HTTP/2 stream: the head and body are framed by the session, not here
 };
 
 /// Connection-owned buffers a request is parsed into; reused across requests so steady state does not allocate.
@@ -31,6 +32,7 @@ struct request_storage {
     verb method = verb::other;
     bool keep_alive = true;
     bool http10 = false;
+    bool http2 = false;  ///< an HTTP/2 stream's request (its head and body framed by http2::server_session)
     /// An HTTP/1.1 request sent `Expect: 100-continue` and has not yet been told `100 Continue` (RFC 9110 section
     /// 10.1.1): the client waits for it before it sends the body.
     bool expects_continue = false;

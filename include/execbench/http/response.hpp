@@ -54,6 +54,7 @@ struct response {
 struct framing {
     bool keep_alive = true;
     bool http10 = false;
+    bool http2 = false;  ///< an HTTP/2 stream: its session frames the head and the body, so nothing is framed here
 };
 
 /// Appends status line and headers to `out`; the body follows from `r.body` (written beside it, not copied).
@@ -66,7 +67,7 @@ inline constexpr std::string_view continue_interim = "HTTP/1.1 100 Continue\r\n\
 
 /// A `text/event-stream` response, framed here once: the head, then one chunk per event, then the last chunk. To an
 /// HTTP/1.0 client the events go unframed and the connection's close ends them. The events' bytes come from the
-/// caller.
+/// caller. On an HTTP/2 stream (`framing::http2`) only the events are appended: the session frames them.
 struct event_stream {
     /// Appends the response head; an HTTP/1.0 stream must not keep its connection open.
     static void append_head(framing f, std::string& out);
@@ -75,13 +76,13 @@ struct event_stream {
     /// Ends a chunk begun with `begin_chunk`.
     static void end_chunk(framing f, std::string& out)
     {
-        if (!f.http10)
+        if (!f.http10 && !f.http2)
             out.append("\r\n");
     }
     /// Appends the last (empty) chunk that ends the body.
     static void append_last_chunk(framing f, std::string& out)
     {
-        if (!f.http10)
+        if (!f.http10 && !f.http2)
             out.append("0\r\n\r\n");
     }
 };

@@ -5,6 +5,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
+#include "execbench/http2/limits.hpp"
 #include "execbench/tls/server_context.hpp"
 
 #include <chrono>
@@ -78,6 +79,8 @@ struct server_context {
     int backlog = listen_backlog;        ///< connections the kernel queues for accept (capped at somaxconn)
     const tls::server_context* tls = nullptr;  ///< serve TLS with it (`--tls`); null: cleartext
     downstream_options downstream_client;  ///< the client stage-1 calls go through
+    bool http2 = true;                     ///< serve HTTP/2 (ALPN h2, the h2c preface); false: HTTP/1.1 only
+    http2::limits h2_limits;               ///< every HTTP/2 connection's settings and limits (docs/http2.md)
 };
 
 /// A running server under one model.

@@ -43,6 +43,8 @@ struct options {
     http::timeouts timeouts;  ///< --header-timeout, --idle-timeout, --downstream-timeout
     bool tls = false;         ///< --tls: serve HTTPS on --port
     tls::server_options tls_files;  ///< --tls-key-type, --tls-cert, --tls-key
+    bool http2 = true;              ///< false with --no-http2: HTTP/1.1 only, over TLS and in cleartext
+    std::uint32_t h2_max_streams = 100;  ///< --h2-max-streams: concurrent streams per HTTP/2 connection
 };
 
 /// A listening server with everything it serves from: movies, counters, compute pool, endpoint app and model.

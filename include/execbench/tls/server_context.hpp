@@ -24,9 +24,10 @@ struct server_options {
     key_type generated = key_type::p256;  ///< used when `cert_file` is empty
     std::string cert_file;                ///< PEM certificate (a chain, leaf first); with `key_file`
     std::string key_file;                 ///< PEM private key matching `cert_file`
+    bool http2 = true;                    ///< ALPN offers `h2` before `http/1.1`; false: `http/1.1` only
 };
 
-/// An OpenSSL server context: TLS 1.2 and 1.3, session tickets and the server-side session cache on, the
+/// An OpenSSL server context: ALPN choosing `h2` (unless `server_options::http2` is off) or `http/1.1`, TLS 1.2 and 1.3, session tickets and the server-side session cache on, the
 /// certificate self-signed in memory at start or read from the user's files. Connections made from it release their
 /// buffers while idle (`SSL_MODE_RELEASE_BUFFERS`) and may write partially, as a non-blocking socket does.
 /// Thread-safe once made: every model's threads make their connections from one context.

@@ -1,0 +1,76 @@
+#include "h2_support.hpp"
+
+#include "execbench/http/failure.hpp"
+
+#include <array>
+
+namespace execbench::models {
+
+std::span<char> h2_read_buffer() noexcept
+{
+    thread_local std::array<char, 16 * 1024> buffer;
+    return buffer;
+}
+
+h2_deadline h2_deadline_state(const http2::server_session& session, std::size_t served, bool writing) noexcept
+{
+    if (writing || session.waits_on_peer())
+        return h2_deadline::write;
+    if (session.open_streams() > served)
+        return h2_deadline::header;
+    return session.open_streams() == 0 && served == 0 ? h2_deadline::idle : h2_deadline::none;
+}
+
+std::optional<std::chrono::milliseconds> h2_deadline_after(h2_deadline d, const transport& stream,
+                                                           const http::timeouts& timeouts) noexcept
+{
+    switch (d) {
+    case h2_deadline::none: return std::nullopt;
+    case h2_deadline::idle: return stream.first_byte_timeout(timeouts);
+    case h2_deadline::header: return timeouts.header;
+    case h2_deadline::write: return timeouts.write;
+    }
+    return std::nullopt;
+}
+
+bool h2_begin(const http2::event& e, endpoints::request_cycle& cycle)
+{
+    if (e.body_too_large) {
+        cycle.reject(http::failure::body_too_large, "request body over the limit");
+        return false;
+    }
+    return cycle.begin(false);
+}
+
+void h2_answer(http2::server_session& session, std::int32_t stream, endpoints::request_cycle& cycle)
+{
+    session.respond(stream, cycle.response, cycle.head_only());
+    cycle.finish(true);
+}
+
+bool h2_begin_events(http2::server_session& session, std::int32_t stream, endpoints::request_cycle& cycle,
+                     std::string& scratch)
+{
+    http::response head;
+    head.content_type = "text/event-stream";
+    head.streamed = true;
+    if (!session.begin_stream(stream, head)) {
+        cycle.finish(false);
+        return false;
+    }
+    return h2_push_event(session, stream, cycle, 0, scratch);
+}
+
+bool h2_push_event(http2::server_session& session, std::int32_t stream, endpoints::request_cycle& cycle,
+                   std::uint32_t index, std::string& scratch)
+{
+    scratch.clear();
+    cycle.append_event(index, scratch);
+    const bool last = index + 1 >= cycle.plan.stream.count;
+    session.push(stream, scratch, last);
+    if (last)
+        cycle.finish(true);
+    return !last;
+}
+
+}  // namespace execbench::models

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "execbench/endpoints/request_counters.hpp"
+#include "execbench/endpoints/request_cycle.hpp"
+#include "execbench/http/limits.hpp"
+#include "execbench/http2/server_session.hpp"
+
+#include "transport.hpp"
+
+#include <boost/beast/core/flat_buffer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace execbench::models {
+
+// What every model's HTTP/2 connection shares: the session's requests into request cycles and their answers back,
+// and the connection's counting. How a model waits, reads and writes is its own (docs/http2.md).
+
+/// Counts an HTTP/2 connection on /metrics for as long as it lives: opened now, and at its end the streams its client
+/// opened and the GOAWAY it was sent, whatever path closed it.
+class h2_connection_scope {
+public:
+    /// Counts `session`'s connection in `counters`.
+    h2_connection_scope(const http2::server_session& session, endpoints::request_counters& counters) noexcept
+        : session_(session), counters_(counters)
+    {
+        counters_.h2_connection_opened();
+    }
+    ~h2_connection_scope() { counters_.h2_connection_closed(session_.streams_opened(), session_.goaway_sent()); }
+    h2_connection_scope(const h2_connection_scope&) = delete;
+    h2_connection_scope& operator=(const h2_connection_scope&) = delete;
+
+private:
+    const http2::server_session& session_;
+    endpoints::request_counters& counters_;
+};
+
+/// The bytes `buffer` holds (a connection's first bytes, which tell its protocol).
+inline std::string_view bytes_of(const boost::beast::flat_buffer& buffer) noexcept
+{
+    return {static_cast<const char*>(buffer.data().data()), buffer.data().size()};
+}
+
+/// This thread's buffer an HTTP/2 connection reads into: the session takes the bytes before the next read, so no
+/// connection holds a read buffer of its own between reads.
+std::span<char> h2_read_buffer() noexcept;
+
+/// Which of the connection's clocks runs, by what the connection waits for.
+enum class h2_deadline : std::uint8_t {
+    none,    ///< every open stream waits on the server (a delay, a call): no clock, as an HTTP/1.1 request in flight
+    idle,    ///< no stream open: the idle timeout (the header timeout over TLS before the first request)
+    header,  ///< a stream's request is still arriving: the header timeout
+    write,   ///< a write is in flight or an answer waits on the client's window: the write timeout
+};
+
+/// The clock that runs for a connection whose session is `session`, with `served` streams in the model's hands
+/// and a write in flight when `writing`.
+h2_deadline h2_deadline_state(const http2::server_session& session, std::size_t served, bool writing) noexcept;
+
+/// How long the clock `d` allows from now on `stream`; empty for `none`. A model sets its deadline only when the
+/// clock changes, so a client trickling bytes does not restart it.
+std::optional<std::chrono::milliseconds> h2_deadline_after(h2_deadline d, const transport& stream,
+                                                           const http::timeouts& timeouts) noexcept;
+
+/// Begins the request of `e`, which `session.next_event` put into `cycle.storage`: true when its stages run, false
+/// when `cycle.response` already holds the answer (an error, a body past the limit). HTTP/2 drains by GOAWAY, not by
+/// closing after an answer, so the cycle never hears that the server is stopping.
+bool h2_begin(const http2::event& e, endpoints::request_cycle& cycle);
+
+/// Hands the answer in `cycle.response` to `session` for stream `stream` and counts the request finished.
+void h2_answer(http2::server_session& session, std::int32_t stream, endpoints::request_cycle& cycle);
+
+/// Starts `/stream`'s answer on `stream`: its head, then event 0 (`h2_push_event`). False when the stream is gone.
+bool h2_begin_events(http2::server_session& session, std::int32_t stream, endpoints::request_cycle& cycle,
+                     std::string& scratch);
+
+/// Gives stream `stream` event `index` of its `/stream` answer (made in `scratch`); after the last one the request
+/// is counted finished. True when more events follow.
+bool h2_push_event(http2::server_session& session, std::int32_t stream, endpoints::request_cycle& cycle,
+                   std::uint32_t index, std::string& scratch);
+
+}  // namespace execbench::models
