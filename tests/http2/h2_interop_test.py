@@ -147,7 +147,7 @@ def no_http2_check(check, base, scratch, post_body):
 
 
 def health(port, tls):
-    code, out = run(["curl", "-s", "-k", "--max-time", "2", "-o", "/dev/null", "-w", "%{http_code}",
+    code, out = run(["curl", "-s", "-k", "--http1.1", "--max-time", "2", "-o", "/dev/null", "-w", "%{http_code}",
                      f"{'https' if tls else 'http'}://127.0.0.1:{port}/health"])
     return code == 0 and out.strip() == "200"
 
