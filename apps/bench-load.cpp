@@ -135,6 +135,13 @@ void add_load_options(CLI::App& app, command_line& c)
                    "Closed/open: requests each connection carries at once, written together and answered in order "
                    "(HTTP/1.1 pipelining, as wrk's pipeline script; TechEmpower's plaintext uses 16); default 1")
         ->check(apps::integer_in(1, load::max_pipeline, "a pipeline depth"));
+    app.add_flag("--http2", o.http2,
+                 "Speak HTTP/2: h2 by ALPN over https:// (a server that does not select h2 fails the handshake), h2c "
+                 "with prior knowledge over http://; each request is a stream (scenario key \"protocol\": \"h2\")");
+    app.add_option("--streams", o.streams,
+                   "With --http2: requests each connection carries at once as concurrent streams, each sent again "
+                   "as soon as it is answered (h2load's -m); default 1")
+        ->check(apps::integer_in(1, load::max_streams, "a number of streams"));
     app.add_option("--reconnect-every", o.reconnect_every,
                    "Close each connection after N requests and open a new one (the last asks Connection: close); 1: "
                    "a new connection, and over https a new handshake, for every request; default: keep-alive")

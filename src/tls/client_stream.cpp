@@ -4,10 +4,15 @@
 
 namespace execbench::tls {
 
-bool client_stream::begin(const client_context& ctx, int fd, std::string_view host, session_slot* slot)
+bool client_stream::begin(const client_context& ctx, int fd, std::string_view host, session_slot* slot,
+                          std::string_view alpn)
 {
     reset();
     ssl_ = ctx.open(fd, host, slot);
+    if (ssl_ && !alpn.empty() &&
+        SSL_set_alpn_protos(ssl_, reinterpret_cast<const unsigned char*>(alpn.data()),
+                            static_cast<unsigned>(alpn.size())) != 0)
+        reset();  // OpenSSL returns 0 on success here
     return ssl_ != nullptr;
 }
 
@@ -24,6 +29,15 @@ step client_stream::handshake() noexcept
 bool client_stream::resumed() const noexcept
 {
     return ssl_ && SSL_session_reused(ssl_) == 1;
+}
+
+std::string_view client_stream::alpn() const noexcept
+{
+    const unsigned char* name = nullptr;
+    unsigned size = 0;
+    if (ssl_)
+        SSL_get0_alpn_selected(ssl_, &name, &size);
+    return name ? std::string_view(reinterpret_cast<const char*>(name), size) : std::string_view{};
 }
 
 step client_stream::read(void* data, std::size_t size, std::size_t& got) noexcept

@@ -42,6 +42,15 @@ void bind_source(tcp::socket& s, const tcp::endpoint& to, std::uint32_t index)
 connection::connection(asio::io_context& ioc, group& g, std::uint32_t slot)
     : group_(g), slot_(slot), socket_(ioc), timer_(ioc), tls_context_(g.trial().tls), ring_(g.pipeline_depth())
 {
+    if (!g.trial().http2)
+        return;
+    auto streams = static_cast<std::uint32_t>(ring_.size());
+    h2_ = std::make_unique<h2_client>(streams);
+    free_.reserve(streams);
+    for (auto i = streams; i > 0; --i)
+        free_.push_back(i - 1);
+    queued_.reserve(streams);
+    in_flight_.assign(streams, false);
 }
 
 void connection::preconnect(const tcp::endpoint& ep, std::size_t& pending)
@@ -70,7 +79,15 @@ void connection::settle_preconnect() noexcept
 
 void connection::add(const prepared_request& r, time_point intended)
 {
-    at(count_++) = {&r, intended, {}};
+    if (h2_) {
+        auto s = free_.back();
+        free_.pop_back();
+        ring_[s] = {&r, intended, {}};
+        queued_.push_back(s);
+        ++count_;
+    } else {
+        at(count_++) = {&r, intended, {}};
+    }
     group_.record().request_began();
 }
 
@@ -80,9 +97,9 @@ void connection::send()
         return;
     switch (phase_) {
     case phase::connected:
-        if (!writing_)
+        if (!writing_ && !settling_)
             do_write();
-        return;  // otherwise the write under way writes these after it
+        return;  // otherwise the write under way writes these after it, or the read being settled does
     case phase::connecting:
     case phase::waiting: return;  // the connect, or the wait before it, ends by writing them
     case phase::idle: break;
@@ -184,6 +201,10 @@ void connection::on_connect(const boost::system::error_code& ec)
 
 void connection::established()
 {
+    // Offered h2 alone, a server that selected nothing cannot speak HTTP/2 over TLS: a failed handshake for this
+    // generator, as a refused protocol is.
+    if (h2_ && tls_context_ && tls_.alpn() != "h2")
+        return handshake_failed();
     group_.record().connected(clock::now() - connect_began_, tls_.active(), tls_.resumed());
     if (preconnecting_) {
         settle_preconnect();
@@ -207,7 +228,8 @@ void connection::await(tls::step s, Next next)
 void connection::begin_tls()
 {
     const auto& trial = group_.trial();
-    if (!tls_.begin(*tls_context_, socket_.native_handle(), trial.tls_host, trial.tls_resume ? &session_ : nullptr))
+    if (!tls_.begin(*tls_context_, socket_.native_handle(), trial.tls_host, trial.tls_resume ? &session_ : nullptr,
+                    h2_ ? tls::alpn_h2 : std::string_view{}))
         return handshake_failed();
     continue_handshake();
 }
@@ -258,7 +280,7 @@ void connection::tls_write(asio::const_buffer bytes)
 
 void connection::tls_read(bool woken)
 {
-    auto space = reader_.space();
+    auto space = read_space();
     std::size_t n = 0;
     auto s = tls_.read(space.data(), space.size(), n);
     if (s == tls::step::want_read || s == tls::step::want_write)
@@ -282,6 +304,8 @@ void connection::tls_read(bool woken)
 
 void connection::do_write()
 {
+    if (h2_)
+        return h2_write();
     auto now = clock::now();
     // The requests in flight before these are answered first; the deadline runs from the oldest write still
     // unanswered, and each answer renews it (on_response).
@@ -326,6 +350,8 @@ void connection::on_write(const boost::system::error_code& ec, std::size_t n)
     group_.record().sent(n);
     if (ec)
         return on_failure(error_class::reset);
+    if (h2_)
+        return h2_->finished() ? h2_over() : h2_write();  // what the session queued meanwhile
     if (!reading_) {
         reading_ = true;
         reader_.begin();
@@ -339,15 +365,22 @@ void connection::do_read()
 {
     if (tls_context_)
         return tls_read(false);
-    socket_.async_read_some(reader_.space(),
+    socket_.async_read_some(read_space(),
                             [this, epoch = epoch_](const boost::system::error_code& ec, std::size_t n) {
                                 if (epoch == epoch_)
                                     on_read(ec, n);
                             });
 }
 
+asio::mutable_buffer connection::read_space() noexcept
+{
+    return h2_ ? h2_->space() : reader_.space();
+}
+
 void connection::on_read(const boost::system::error_code& ec, std::size_t n)
 {
+    if (h2_)
+        return h2_on_read(ec, n);
     auto state = read_state::cut_off;  // a reset
     if (!ec)
         state = reader_.received(n);
@@ -406,9 +439,7 @@ bool connection::on_response()
 void connection::on_failure(error_class c)
 {
     auto now = clock::now();
-    auto lost = count_;
-    while (count_ > 0)
-        pop();
+    auto lost = drop_all();
     close();
     // Every request that was queued or in flight failed; a connect that failed fails the requests waiting for it.
     for (std::size_t i = 0; i < lost; ++i)
@@ -438,10 +469,28 @@ void connection::check_deadline(time_point now, std::uint64_t serial)
     }
 }
 
+std::size_t connection::drop_all() noexcept
+{
+    auto lost = count_;
+    if (!h2_) {
+        while (count_ > 0)
+            pop();
+        return lost;
+    }
+    for (std::size_t i = 0; i < lost; ++i)
+        group_.record().request_ended();
+    count_ = written_ = 0;
+    queued_.clear();
+    free_.clear();
+    for (auto i = static_cast<std::uint32_t>(ring_.size()); i > 0; --i)
+        free_.push_back(i - 1);
+    in_flight_.assign(ring_.size(), false);
+    return lost;
+}
+
 void connection::abort()
 {
-    while (count_ > 0)
-        pop();
+    drop_all();
     close();
     phase_ = phase::idle;  // a pause ends too
 }
@@ -458,6 +507,8 @@ void connection::close() noexcept
     boost::system::error_code ignored;
     if (phase_ == phase::waiting)
         timer_.cancel();
+    if (h2_)
+        h2_->end();
     if (tls_.active())
         tls_.close();  // close_notify when the connection is sound, then the socket closes
     if (socket_.is_open())
@@ -472,6 +523,144 @@ void connection::close() noexcept
     sent_on_socket_ = 0;
     if (phase_ != phase::thinking)
         phase_ = phase::idle;
+}
+
+void connection::h2_write()
+{
+    auto now = clock::now();
+    if (!h2_->active()) {
+        // A new socket: its session's preface and SETTINGS go with its first requests, and the reads begin.
+        if (!h2_->begin())
+            return on_failure(error_class::reset);
+        reading_ = true;
+        do_read();
+    }
+    if (!queued_.empty() && h2_->accepting()) {
+        if (written_ == 0)
+            set_deadline(group_.trial().timeout, false);
+        if (!sent_once_) {
+            sent_once_ = true;
+            group_.count_first_send();
+        }
+        for (auto s : queued_) {
+            auto& e = ring_[s];
+            e.sent = now;
+            if (!h2_->submit(s, *e.request))
+                return on_failure(error_class::h2_goaway);  // the session takes no more streams
+            in_flight_[s] = true;
+        }
+        written_ += queued_.size();
+        queued_.clear();
+    }
+    if (!writing_) {  // else the write's end writes what the session holds
+        bool ok = true;
+        auto bytes = h2_->output(ok);
+        if (!ok)
+            return on_failure(error_class::bad_response);
+        if (bytes.size() > 0) {
+            writing_ = true;
+            if (tls_context_)
+                tls_write(bytes);
+            else
+                asio::async_write(socket_, bytes,
+                                  [this, epoch = epoch_](const boost::system::error_code& ec, std::size_t n) {
+                                      if (epoch == epoch_)
+                                          on_write(ec, n);
+                                  });
+        }
+    }
+    // Sending can end a stream too (a request's last DATA after its answer came): settled now, not at the next read,
+    // which may never come.
+    if (!settling_ && !h2_->ended().empty() && h2_settle(now))
+        h2_write();
+}
+
+void connection::h2_on_read(const boost::system::error_code& ec, std::size_t n)
+{
+    if (ec) {
+        if (ec == asio::error::eof && h2_->goaway_received())
+            return h2_over();
+        if (ec == asio::error::eof && count_ == 0)
+            return close();  // an idle connection the server let go: the next request connects again
+        return on_failure(error_class::reset);
+    }
+    if (!h2_->received(n))
+        return on_failure(error_class::bad_response);
+    if (!h2_settle(clock::now()))
+        return;
+    if (h2_->finished())
+        return h2_over();
+    // The next requests of the streams just answered, with the session's own answers to the server (SETTINGS and
+    // PING acknowledgements, window updates): one write for the whole read.
+    h2_write();
+    if (h2_->active())
+        do_read();
+}
+
+bool connection::h2_settle(time_point now)
+{
+    auto epoch = epoch_;
+    settling_ = true;
+    // By index: the group may send the next requests from on_done, and a session that writes may end more streams.
+    for (std::size_t i = 0; i < h2_->ended().size(); ++i) {
+        auto e = h2_->ended()[i];
+        auto& x = ring_[e.slot];
+        in_flight_[e.slot] = false;
+        free_.push_back(e.slot);
+        ++sent_on_socket_;  // over HTTP/2: the streams this socket's session answered
+        --count_;
+        --written_;
+        group_.record().request_ended();
+        group_.record().body(e.body_bytes);
+        if (e.reset)
+            group_.record().error(error_class::h2_reset, now);
+        else if (e.status >= 500)
+            group_.record().error(error_class::http_5xx, now);
+        else if (e.status >= 400)
+            group_.record().error(error_class::http_4xx, now);
+        else
+            group_.record().ok(now, x.intended, x.sent);
+        if (written_ > 0)
+            set_deadline(group_.trial().timeout, false);  // progress: those still in flight get the whole timeout
+        group_.on_done(*this, now);
+        if (epoch != epoch_) {
+            settling_ = false;
+            return false;
+        }
+    }
+    settling_ = false;
+    h2_->take_ended();
+    return true;
+}
+
+void connection::h2_over()
+{
+    auto now = clock::now();
+    // A server that lets every session go before answering anything would have the same requests resent forever.
+    bool again = h2_->goaway_graceful() && sent_on_socket_ > 0;
+    std::size_t lost = 0;
+    for (std::uint32_t s = 0; s < in_flight_.size(); ++s) {
+        if (!in_flight_[s])
+            continue;
+        in_flight_[s] = false;
+        --written_;
+        if (again) {
+            queued_.push_back(s);
+        } else {
+            free_.push_back(s);
+            --count_;
+            ++lost;
+            group_.record().request_ended();
+        }
+    }
+    close();
+    for (std::size_t i = 0; i < lost; ++i)
+        group_.record().error(error_class::h2_goaway, now);
+    auto epoch = epoch_;
+    if (lost > 0)
+        group_.on_done(*this, now);
+    if (epoch == epoch_ && count_ > written_)
+        send();  // a new socket for the requests the server never began, and those queued
 }
 
 }  // namespace execbench::load::detail

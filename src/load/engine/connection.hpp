@@ -5,6 +5,7 @@
 #include "execbench/load/engine/request.hpp"
 #include "execbench/tls/client_stream.hpp"
 
+#include "h2_client.hpp"
 #include "recorder.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -32,6 +33,11 @@ class group;
 /// same non-blocking socket: OpenSSL reads and writes the descriptor itself, and what it would wait for becomes an
 /// Asio wait (async_wait) on the socket, as wrk drives OpenSSL from its event loop. The cleartext path is as it was
 /// but for one branch per write and per read on a flag fixed for the trial.
+///
+/// Over HTTP/2 (trial_plan::http2) the same socket and TLS I/O carry an h2_client: the requests are streams, up to
+/// the group's stream count at once, each in its own slot of the ring and answered in any order. A session begins
+/// with a socket's first write; from then on the connection reads all the time (the server's SETTINGS, PINGs and
+/// GOAWAY come unasked) and keeps one write in flight, of everything the session has to send.
 class connection {
 public:
     connection(boost::asio::io_context& ioc, group& g, std::uint32_t slot);
@@ -43,6 +49,8 @@ public:
     {
         return phase_ == phase::thinking ? 0 : static_cast<std::uint32_t>(ring_.size() - count_);
     }
+    /// Requests go as HTTP/2 streams, each on its own and answered in any order.
+    [[nodiscard]] bool multiplexed() const noexcept { return h2_ != nullptr; }
     /// A socket is open (connecting or connected).
     [[nodiscard]] bool open() const noexcept { return socket_.is_open(); }
     /// This connection's index among its group's connections on this thread.
@@ -121,6 +129,20 @@ private:
     void on_failure(error_class c);
     /// Forgets the oldest request: one fewer in flight.
     void pop() noexcept;
+    /// Forgets every request queued or in flight; returns how many there were.
+    std::size_t drop_all() noexcept;
+    /// Where the next read writes: the HTTP/1.1 reader's buffer or the HTTP/2 session's.
+    boost::asio::mutable_buffer read_space() noexcept;
+
+    // HTTP/2 (h2_ set).
+    /// Submits the queued requests (when the session takes them) and writes what the session has to send.
+    void h2_write();
+    void h2_on_read(const boost::system::error_code& ec, std::size_t n);
+    /// Counts the streams that ended and hands each slot back to the group; false when the connection closed.
+    bool h2_settle(time_point now);
+    /// The session is over after a GOAWAY: the streams in flight the server never began go again on a new socket
+    /// after a graceful one, and failed as errors_h2_goaway after another.
+    void h2_over();
 
     group& group_;
     std::uint32_t slot_;
@@ -131,7 +153,11 @@ private:
     tls::session_slot session_;  // the newest session this slot received (resumption on)
     response_reader reader_;
     phase phase_ = phase::idle;
-    std::vector<exchange> ring_;  // the pipeline, oldest first from head_; its size is the depth
+    std::vector<exchange> ring_;  // the pipeline, oldest first from head_; its size is the depth. HTTP/2: by slot
+    std::unique_ptr<h2_client> h2_;           // null: HTTP/1.1
+    std::vector<std::uint32_t> free_;         // HTTP/2: the slots without a request
+    std::vector<std::uint32_t> queued_;       // HTTP/2: the slots whose request is not submitted yet, oldest first
+    std::vector<bool> in_flight_;             // HTTP/2: by slot, submitted on this socket's session
     std::size_t head_ = 0;
     std::size_t count_ = 0;    // requests in the ring
     std::size_t written_ = 0;  // of them, the oldest ones handed to a write (their answers come next)
@@ -144,6 +170,7 @@ private:
     std::size_t* preconnecting_ = nullptr;  // the worker's count of pre-connects under way, while this is one
     bool writing_ = false;
     bool reading_ = false;
+    bool settling_ = false;  // HTTP/2: h2_settle is handing ended streams to the group; the next write waits for it
     bool sent_once_ = false;
     bool watched_connecting_ = false;  // that entry is in the connect queue
     bool counted_open_ = false;         // counted in the group's open connections

@@ -90,14 +90,18 @@ void group::on_done(connection& c, time_point now)
     }
     switch (plan_.load.kind) {
     case shape::burst: next_burst(c); break;
-    case shape::closed:
-        if (now >= end_ || !c.idle())
-            return;  // a pipeline goes again once all of it is answered
-        if (plan_.load.think_max.count() > 0)
+    case shape::closed: {
+        bool thinks = plan_.load.think_max.count() > 0;
+        // A pipeline goes again once all of it is answered; an HTTP/2 stream goes again by itself, as h2load's
+        // do, unless its user thinks (a pause is the connection's).
+        if (now >= end_ || (!c.idle() && (thinks || !c.multiplexed())))
+            return;
+        if (thinks)
             c.think(think_time());
         else
             next_closed(c, now);
         break;
+    }
     case shape::open:
         free(c);
         dispatch(now);
@@ -239,12 +243,14 @@ duration group::think_time()
 
 void group::next_burst(connection& c)
 {
+    // As many as the connection carries at once: one, or an HTTP/2 connection's streams.
     auto& left = remaining_[c.slot()];
-    if (left == 0)
+    if (left == 0 || c.room() == 0)
         return;
-    --left;
     auto now = clock::now();
-    c.issue(pick(now), now);
+    for (; left > 0 && c.room() > 0; --left)
+        c.add(pick(now), now);
+    c.send();
 }
 
 // Ramp shape: activates or retires this thread's users to follow the target.

@@ -40,10 +40,10 @@ public:
     {
         return plan_.load.requests_per_connection;
     }
-    /// Requests a connection carries at once (HTTP/1.1 pipelining); 1: one at a time.
+    /// Requests a connection carries at once (HTTP/1.1 pipelining, or HTTP/2's streams); 1: one at a time.
     [[nodiscard]] std::uint32_t pipeline_depth() const noexcept
     {
-        return std::max<std::uint32_t>(1, plan_.load.pipeline);
+        return std::max<std::uint32_t>(1, trial_.http2 ? trial_.streams : plan_.load.pipeline);
     }
     /// This thread's connections of the group.
     [[nodiscard]] std::vector<std::unique_ptr<connection>>& connections() noexcept { return conns_; }

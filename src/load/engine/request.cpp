@@ -17,6 +17,12 @@ prepared_request prepare_request(const request_spec& spec, const target& t)
     std::string connection;
     b.reserve(256 + spec.body.size());
     b += spec.method + " " + path + " HTTP/1.1\r\nHost: " + t.host_header + "\r\n";
+    auto& h2 = p.h2;
+    h2.method = spec.method;
+    h2.scheme = std::string(t.scheme());
+    h2.authority = t.host_header;
+    h2.path = path;
+    h2.body = spec.body;
     bool has_ua = false;
     for (const auto& [k, v] : spec.headers) {
         std::string lower = k;
@@ -30,11 +36,20 @@ prepared_request prepare_request(const request_spec& spec, const target& t)
         }
         has_ua = has_ua || lower == "user-agent";
         b += k + ": " + v + "\r\n";
+        // HTTP/2 forbids the connection-specific headers (RFC 9113 §8.2.2); the rest go as they are, named in lower
+        // case.
+        if (lower != "keep-alive" && lower != "proxy-connection" && lower != "transfer-encoding" &&
+            lower != "upgrade" && !(lower == "te" && v != "trailers"))
+            h2.headers.emplace_back(lower, v);
     }
-    if (!has_ua)
+    if (!has_ua) {
         b += "User-Agent: execbench-load\r\n";
-    if (!spec.body.empty() || spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH")
+        h2.headers.emplace_back("user-agent", "execbench-load");
+    }
+    if (!spec.body.empty() || spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH") {
         b += "Content-Length: " + std::to_string(spec.body.size()) + "\r\n";
+        h2.headers.emplace_back("content-length", std::to_string(spec.body.size()));
+    }
     p.bytes = b + connection + "\r\n" + spec.body;
     p.closing_bytes = b + "Connection: close\r\n\r\n" + spec.body;
     return p;

@@ -15,6 +15,8 @@ std::string_view to_string(error_class c) noexcept
     case error_class::reset: return "reset";
     case error_class::request_timeout: return "request_timeout";
     case error_class::bad_response: return "bad_response";
+    case error_class::h2_reset: return "h2_reset";
+    case error_class::h2_goaway: return "h2_goaway";
     case error_class::http_4xx: return "http_4xx";
     case error_class::http_5xx: return "http_5xx";
     }

@@ -108,6 +108,11 @@ json scenario_json(const scenario& s)
         j["tls"] = true;
         j["tls_resume"] = s.tls_resume;
     }
+    // Likewise HTTP/2: an HTTP/1.1 line stays as before.
+    if (s.protocol == http_protocol::h2) {
+        j["protocol"] = to_string(s.protocol);
+        j["streams"] = s.streams;
+    }
     return j;
 }
 
@@ -261,6 +266,10 @@ scenario scenario_of(const json& j)
     read_duration(j, "connect_timeout", s.connect_timeout);
     read(j, "tls", s.tls);
     read(j, "tls_resume", s.tls_resume);
+    std::string protocol;
+    read(j, "protocol", protocol);
+    s.protocol = parse_http_protocol(protocol).value_or(http_protocol::http1_1);
+    read(j, "streams", s.streams);
     const auto& srv = at(j, "server");
     read(srv, "downstream", s.server.downstream);
     read(srv, "downstream_model", s.server.downstream_model);

@@ -76,6 +76,8 @@ std::vector<std::pair<std::string_view, std::string>> context_fields(const run_r
             {column::started_at, r.started_at},
             {column::url, r.url},
             {column::tls, r.url.starts_with("https://") ? "1" : "0"},
+            {column::protocol, std::string(to_string(s.protocol))},
+            {column::streams, std::to_string(s.streams)},
             {column::loadgen_threads, std::to_string(r.threads)},
             {column::scale, number(s.scale.factor)},
             {column::shape, std::string(to_string(l.kind))},

@@ -1,6 +1,7 @@
 #include "execbench/load/results/upgrade.hpp"
 
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/record/measurement.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -58,6 +59,31 @@ void from_unversioned(row_kind kind, record_row& row)
     }
 }
 
+/// Schema 2 to 3 (2026-12-06): bench-load speaks HTTP/2.
+void from_2(row_kind kind, record_row& row)
+{
+    switch (kind) {
+    case row_kind::summary:
+        // Written before --http2: every load spoke HTTP/1.1, one request per stream of it.
+        fill(row, column::protocol, std::string(to_string(http_protocol::http1_1)));
+        fill(row, column::streams, "1");
+        [[fallthrough]];
+    case row_kind::trial:
+        // An HTTP/1.1 load meets no stream reset and no GOAWAY: none happened, so 0 is what was measured.
+        for (auto c : {error_class::h2_reset, error_class::h2_goaway})
+            if (row.contains(metric::errors_column(to_string(error_class::reset))))
+                fill(row, metric::errors_column(to_string(c)), "0");
+        break;
+    case row_kind::timeline:
+    case row_kind::server_timeline:
+    case row_kind::ledger:
+    case row_kind::capacity:
+    case row_kind::capacity_step:
+    case row_kind::profile:
+    case row_kind::histogram: break;
+    }
+}
+
 }  // namespace
 
 result<unsigned> schema_of(std::string_view cell, std::string_view where)
@@ -79,6 +105,8 @@ void upgrade(row_kind kind, record_row& row, unsigned version)
 {
     if (version < 2)
         from_unversioned(kind, row);
+    if (version < 3)
+        from_2(kind, row);
     row[std::string(column::schema)] = std::to_string(schema_version);
 }
 

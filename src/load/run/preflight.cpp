@@ -5,6 +5,7 @@
 #include "execbench/load/run/kernel_counters.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 
+#include "execbench/load/engine/engine.hpp"
 #include "execbench/load/run/http_request.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,10 +15,71 @@
 
 namespace execbench::load {
 
+namespace {
+
+/// What an HTTP/2 pre-flight's one failure says, by its class.
+std::string h2_failure(error_class c, const target& t, std::chrono::milliseconds timeout)
+{
+    auto where = t.host_header;
+    switch (c) {
+    case error_class::connect_refused: return "connection refused: nothing listens on " + where;
+    case error_class::connect_timeout: return "no connection within " + std::to_string(timeout.count()) + "ms";
+    case error_class::request_timeout: return "no answer within " + std::to_string(timeout.count()) + "ms";
+    case error_class::tls_handshake:
+        return "the TLS handshake failed, or the server did not select h2 by ALPN: it does not speak HTTP/2 over TLS "
+               "(turn HTTP/2 on in the server, or drop --http2)";
+    case error_class::bad_response:
+    case error_class::reset:
+        return t.tls ? std::string("the connection broke in HTTP/2 (h2 over TLS)")
+                     : "no HTTP/2 answer to h2c with prior knowledge: the server may speak only HTTP/1.1 on this "
+                       "port (turn HTTP/2 on in the server, or drop --http2)";
+    case error_class::h2_reset: return "the server reset the stream (RST_STREAM)";
+    case error_class::h2_goaway: return "the server ended the session with GOAWAY";
+    case error_class::http_4xx: return "answered 4xx";
+    case error_class::http_5xx: return "answered 5xx";
+    case error_class::connect_other: break;
+    }
+    return "the connection failed";
+}
+
+/// The pre-flight over HTTP/2: the scenario's first request once, through the engine's own h2 client (the one
+/// HTTP/2 client here), on a connection of its own.
+result<preflight_answer> preflight_h2(const scenario& s, const target& t, std::chrono::milliseconds timeout)
+{
+    trial_plan p;
+    p.endpoints = t.endpoints;
+    p.tls = t.tls.get();
+    p.tls_host = t.host;
+    p.http2 = true;
+    p.foreground.mix.push_back(prepare_request(s.mix.front(), t));
+    p.foreground.load.kind = shape::burst;
+    p.foreground.load.requests = p.foreground.load.connections = 1;
+    p.foreground.load.preconnect = false;
+    p.timeout = p.connect_timeout = timeout;
+    auto m = run_trial(p);
+    const auto& count = m.foreground.count;
+    if (count.ok == 1)
+        return preflight_answer{200, std::chrono::duration_cast<std::chrono::microseconds>(m.elapsed)};
+    for (std::size_t i = 0; i < error_class_count; ++i)
+        if (count.errors[i] > 0)
+            return fail(h2_failure(static_cast<error_class>(i), t, timeout));
+    return fail("no answer");
+}
+
+}  // namespace
+
 result<preflight_answer> preflight(const scenario& s, const target& t, std::chrono::milliseconds timeout)
 {
     if (s.mix.empty())
         return fail("the scenario has no request");
+    if (s.protocol == http_protocol::h2) {
+        const auto& r = s.mix.front();
+        auto answer = preflight_h2(s, t, timeout);
+        if (!answer)
+            return fail(r.method + " " + std::string(t.scheme()) + "://" + t.host_header + t.base_path + r.path +
+                        " over HTTP/2: " + answer.err().message);
+        return answer;
+    }
     const auto& r = s.mix.front();
     auto path = t.base_path + r.path;
     auto what = r.method + " " + std::string(t.scheme()) + "://" + t.host_header + path;
@@ -42,7 +104,8 @@ std::optional<std::string> open_loop_capacity_warning(const scenario& s, std::ch
     if (s.load.kind != shape::open || s.load.rate <= 0 || latency.count() <= 0)
         return std::nullopt;
     const double seconds = static_cast<double>(latency.count()) / 1e6;
-    const double carried = s.load.connections / seconds;
+    // Each connection carries one request at a time, or its HTTP/2 streams.
+    const double carried = double(s.load.connections) * s.streams / seconds;
     if (carried >= s.load.rate)
         return std::nullopt;
     const auto needed = static_cast<unsigned long long>(std::ceil(s.load.rate * seconds));

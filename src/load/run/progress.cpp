@@ -141,6 +141,9 @@ std::string format_banner(const scenario& s, const run_options& options, const t
     if (t.tls)
         out += std::string(" (TLS, session resumption ") + (s.tls_resume ? "on" : "off") +
                (t.tls->options().verify ? ", certificate checked)" : ", certificate not checked)");
+    if (s.protocol == http_protocol::h2)
+        out += std::string(t.tls ? " over HTTP/2 (h2 by ALPN), " : " over HTTP/2 (h2c, prior knowledge), ") +
+               std::to_string(s.streams) + (s.streams == 1 ? " stream" : " streams") + " per connection";
     out += "; server " + server.model + (server.health_json.empty() ? " (no /health answer)" : "") + ", pid " +
            (server.pid ? std::to_string(*server.pid) : std::string("unknown")) + "; load CPUs " + affinity_list();
     return out;

@@ -53,6 +53,8 @@ trial_plan make_plan(const scenario& s, const target& t, const run_options& opti
     p.tls = t.tls.get();
     p.tls_host = t.host;
     p.tls_resume = s.tls_resume;
+    p.http2 = s.protocol == http_protocol::h2;
+    p.streams = s.streams;
     for (const auto& r : s.mix)
         p.foreground.mix.push_back(prepare_request(r, t));
     p.foreground.load = s.load;

@@ -86,6 +86,10 @@ shape effective_shape(const scenario& s, const overrides& o, std::vector<std::st
 std::string flag_wording(const std::string& message)
 {
     constexpr std::string_view prefix = "command line: load.";
+    // The scenario's top-level "streams" is --streams.
+    constexpr std::string_view streams = "command line: streams:";
+    if (message.compare(0, streams.size(), streams) == 0)
+        return "--streams:" + message.substr(streams.size());
     if (message.compare(0, prefix.size(), prefix) != 0)
         return message;
     auto rest = message.substr(prefix.size());
@@ -266,6 +270,29 @@ result<void> override_timing(scenario& s, const overrides& o)
     return {};
 }
 
+/// The HTTP the load speaks and its streams, checked here so that each error names the flag.
+result<void> override_protocol(scenario& s, const overrides& o)
+{
+    if (o.http2)
+        s.protocol = http_protocol::h2;
+    const bool h2 = s.protocol == http_protocol::h2;
+    if (h2 && o.pipeline)
+        return fail("--pipeline: HTTP/1.1 pipelining, not with " +
+                    std::string(o.http2 ? "--http2" : "the scenario's \"protocol\": \"h2\"") +
+                    "; HTTP/2 carries several requests on a connection at once with --streams N");
+    if (h2 && o.reconnect_every)
+        return fail("--reconnect-every: HTTP/1.1's churn (its last request asks Connection: close), not with --http2");
+    if (o.streams) {
+        if (!h2)
+            return fail("--streams: HTTP/2's concurrent streams per connection: add --http2 (HTTP/1.1 carries "
+                        "several requests at once with --pipeline)");
+        if (*o.streams < 1 || *o.streams > max_streams)
+            return fail("--streams: expected concurrent streams per connection in 1.." + std::to_string(max_streams));
+        s.streams = *o.streams;
+    }
+    return {};
+}
+
 /// A ramp whose shape or figures the flags changed: flags describe a peak and a length, not stages, and a ramp made
 /// from another shape gets the ramp's usual think time.
 void settle_ramp(scenario& s, const overrides& o, bool shape_changed)
@@ -312,6 +339,8 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
         return l.err();
     if (auto t = override_timing(s, o); !t)
         return t.err();
+    if (auto p = override_protocol(s, o); !p)
+        return p.err();
     settle_ramp(s, o, shape_changed);
     auto prepared = prepare(s, "command line");  // a copy: on failure the caller keeps what the flags made
     if (!prepared)

@@ -31,6 +31,19 @@ std::optional<shape> parse_shape(std::string_view text) noexcept
     return std::nullopt;
 }
 
+std::string_view to_string(http_protocol p) noexcept
+{
+    return p == http_protocol::h2 ? "h2" : "http/1.1";
+}
+
+std::optional<http_protocol> parse_http_protocol(std::string_view text) noexcept
+{
+    for (auto p : {http_protocol::http1_1, http_protocol::h2})
+        if (to_string(p) == text)
+            return p;
+    return std::nullopt;
+}
+
 namespace {
 
 /// Which load fields each shape uses (docs/scenarios.md has the same table).
@@ -167,6 +180,35 @@ result<void> validate_load(const load_spec& l, const std::string& where, const s
     return {};
 }
 
+/// HTTP/2's rules: streams instead of pipelining, a stream count only under h2, and the shapes that carry streams.
+result<void> validate_protocol(const scenario& s, const std::string& where)
+{
+    if (s.streams < 1 || s.streams > max_streams)
+        return fail(where + ": streams: expected concurrent streams per connection in 1.." +
+                    std::to_string(max_streams));
+    if (s.protocol != http_protocol::h2) {
+        if (s.streams > 1)
+            return fail(where + ": streams: HTTP/2's concurrent streams per connection: only with \"protocol\": "
+                                "\"h2\" (HTTP/1.1 carries several requests at once with load.pipeline)");
+        return {};
+    }
+    for (const auto* l : {&s.load, s.background ? &s.background->load : nullptr}) {
+        if (!l)
+            continue;
+        auto path = std::string(l == &s.load ? "load" : "background.load");
+        if (l->pipeline > 1)
+            return fail(where + ": " + path + ".pipeline: HTTP/1.1 pipelining, not with \"protocol\": \"h2\"; "
+                                "HTTP/2 carries several requests at once with \"streams\"");
+        if (l->requests_per_connection != 0)
+            return fail(where + ": " + path + ".requests_per_connection: not with \"protocol\": \"h2\" (churn "
+                                "closes with HTTP/1.1's Connection: close; an HTTP/2 connection stays open)");
+        if (s.streams > 1 && l->kind == shape::ramp)
+            return fail(where + ": streams: a ramp's user sends one request at a time; streams above 1 need shape "
+                                "burst, closed or open");
+    }
+    return {};
+}
+
 }  // namespace
 
 result<void> validate(const scenario& s, std::string_view where)
@@ -184,6 +226,8 @@ result<void> validate(const scenario& s, std::string_view where)
         if (auto r = validate_load(s.background->load, w, "background.load"); !r)
             return r;
     }
+    if (auto r = validate_protocol(s, w); !r)
+        return r;
     if (s.trials < 1)
         return fail(w + ": trials: expected an integer in 1..1000");
     if (s.timeout.count() <= 0)

@@ -487,7 +487,8 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         return fail(where + ": expected a JSON object at the top level");
     if (auto e = rd.only(doc, "",
                          {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
-                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "$comment"}))
+                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "protocol", "streams",
+                          "$comment"}))
         return *e;
     scenario s;
     s.file = file;
@@ -542,6 +543,18 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
     }
     if (doc.contains("tls_resume") && !s.tls)
         return rd.err("tls_resume", "only with \"tls\": true (resumption is TLS's)");
+    if (doc.contains("protocol")) {
+        EXECBENCH_TRY(p, rd.get_string(doc["protocol"], "protocol"));
+        auto protocol = parse_http_protocol(p);
+        if (!protocol)
+            return rd.err("protocol", "'" + p + "': expected \"http/1.1\" or \"h2\" (h2c in cleartext, h2 by ALPN "
+                                      "with \"tls\": true)");
+        s.protocol = *protocol;
+    }
+    if (doc.contains("streams")) {
+        EXECBENCH_TRY(n, rd.get_uint(doc["streams"], "streams", 1, max_streams));
+        s.streams = static_cast<std::uint32_t>(n);
+    }
     return prepare(std::move(s), where);
 }
 

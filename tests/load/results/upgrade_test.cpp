@@ -142,6 +142,8 @@ TEST_CASE("a row of schema 1 is upgraded to the current schema", "[load][results
                                 {"requests_ok", "10"},
                                 {"scale", "1"},
                                 {"tls", "0"},
+                                {"protocol", "http/1.1"},
+                                {"streams", "1"},
                                 {"schema", current}});
     // A figure schema 1 did not measure is not invented.
     CHECK_FALSE(summary.contains("kernel_time_wait"));
@@ -163,6 +165,31 @@ TEST_CASE("a row of schema 1 is upgraded to the current schema", "[load][results
     REQUIRE(bring_to_current(row_kind::summary, now, "here"));
     CHECK(now.at("arm").empty());
     CHECK_FALSE(now.contains("scale"));
+}
+
+TEST_CASE("a row of schema 2 is upgraded to 3: HTTP/1.1, one stream, no HTTP/2 errors", "[load][results][schema]")
+{
+    // Written before bench-load spoke HTTP/2.
+    record_row summary{{"scenario", "io"}, {"arm", "loop"}, {"tls", "1"}, {"errors_reset", "2"}, {"schema", "2"}};
+    REQUIRE(bring_to_current(row_kind::summary, summary, "here"));
+    CHECK(summary.at("protocol") == "http/1.1");
+    CHECK(summary.at("streams") == "1");
+    CHECK(summary.at("errors_h2_reset") == "0");
+    CHECK(summary.at("errors_h2_goaway") == "0");
+    CHECK(summary.at("errors_reset") == "2");
+    CHECK(summary.at("tls") == "1");
+    CHECK(summary.at("schema") == current);
+    record_row trial{{"run_id", "r1"}, {"errors_reset", "0"}, {"schema", "2"}};
+    REQUIRE(bring_to_current(row_kind::trial, trial, "here"));
+    CHECK(trial.at("errors_h2_reset") == "0");
+    CHECK_FALSE(trial.contains("protocol"));  // the trials file has no context columns
+
+    // A row of schema 3 keeps what it says.
+    record_row h2{{"protocol", "h2"}, {"streams", "10"}, {"errors_h2_reset", "4"}, {"schema", current}};
+    REQUIRE(bring_to_current(row_kind::summary, h2, "here"));
+    CHECK(h2.at("protocol") == "h2");
+    CHECK(h2.at("streams") == "10");
+    CHECK(h2.at("errors_h2_reset") == "4");
 }
 
 TEST_CASE("files of schema 1 read as the current schema", "[load][results][schema]")

@@ -444,3 +444,79 @@ TEST_CASE("a scenario may run over TLS, with or without session resumption", "[l
     CHECK(tls->tls);
     CHECK_FALSE(tls->tls_resume);
 }
+
+TEST_CASE("a scenario may speak HTTP/2 with streams, but not with pipelining, churn or a ramp's streams", "[load]")
+{
+    auto with = [](const std::string& load, const std::string& extra) {
+        return parse(R"({"description": "d", "requests": [{"path": "/"}], "load": )" + load + extra + "}");
+    };
+    const std::string closed = R"({"shape": "closed", "connections": 2, "duration": "1s"})";
+    auto plain = with(closed, "");
+    REQUIRE(plain);
+    CHECK(plain->protocol == http_protocol::http1_1);
+    CHECK(plain->streams == 1);
+    auto h2 = with(closed, R"(, "protocol": "h2", "streams": 10)");
+    REQUIRE(h2);
+    CHECK(h2->protocol == http_protocol::h2);
+    CHECK(h2->streams == 10);
+    CHECK(to_string(h2->protocol) == "h2");
+    CHECK(parse_http_protocol("http/1.1") == http_protocol::http1_1);
+    CHECK_FALSE(parse_http_protocol("h2c"));
+
+    auto refused = [&](const std::string& load, const std::string& extra, const std::string& says) {
+        auto r = with(load, extra);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.err().message, Catch::StartsWith("scenarios/test.json: ") && Catch::Contains(says));
+    };
+    refused(closed, R"(, "protocol": "h3")", "protocol: 'h3': expected \"http/1.1\" or \"h2\"");
+    refused(closed, R"(, "streams": 10)", "streams: HTTP/2's concurrent streams per connection: only with");
+    refused(closed, R"(, "protocol": "h2", "streams": 0)", "streams");
+    refused(closed, R"(, "protocol": "h2", "streams": 5000)", "streams");
+    refused(R"({"shape": "closed", "connections": 2, "duration": "1s", "pipeline": 4})", R"(, "protocol": "h2")",
+            "load.pipeline: HTTP/1.1 pipelining, not with \"protocol\": \"h2\"");
+    refused(R"({"shape": "closed", "connections": 2, "duration": "1s", "requests_per_connection": 5})",
+            R"(, "protocol": "h2")", "load.requests_per_connection: not with \"protocol\": \"h2\"");
+    refused(R"({"shape": "ramp", "users": 2, "duration": "1s"})", R"(, "protocol": "h2", "streams": 4)",
+            "streams: a ramp's user sends one request at a time");
+    // A ramp at one stream per user, and a burst with streams, are HTTP/2 loads like any other.
+    CHECK(with(R"({"shape": "ramp", "users": 2, "duration": "1s"})", R"(, "protocol": "h2")"));
+    CHECK(with(R"({"shape": "burst", "requests": 100, "connections": 2})", R"(, "protocol": "h2", "streams": 8)"));
+}
+
+TEST_CASE("--http2 and --streams override a scenario, and --pipeline and --streams name what they need",
+          "[load][cli]")
+{
+    auto s = ad_hoc_scenario();
+    overrides o;
+    o.http2 = true;
+    o.streams = 10;
+    REQUIRE(apply_overrides(s, o));
+    CHECK(s.protocol == http_protocol::h2);
+    CHECK(s.streams == 10);
+
+    auto fails = [](overrides bad, const std::string& says) {
+        auto t = ad_hoc_scenario();
+        auto r = apply_overrides(t, bad);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.err().message, Catch::StartsWith(says));
+    };
+    overrides piped;
+    piped.http2 = true;
+    piped.pipeline = 4;
+    fails(piped, "--pipeline: HTTP/1.1 pipelining, not with --http2; HTTP/2 carries several requests on a "
+                 "connection at once with --streams N");
+    overrides lone;
+    lone.streams = 4;
+    fails(lone, "--streams: HTTP/2's concurrent streams per connection: add --http2");
+    overrides churn;
+    churn.http2 = true;
+    churn.reconnect_every = 1;
+    fails(churn, "--reconnect-every: HTTP/1.1's churn");
+    // A scenario that speaks h2 takes --streams without --http2.
+    auto h2 = ad_hoc_scenario();
+    h2.protocol = http_protocol::h2;
+    overrides more;
+    more.streams = 100;
+    REQUIRE(apply_overrides(h2, more));
+    CHECK(h2.streams == 100);
+}

@@ -34,6 +34,9 @@ struct trial_plan {
     const tls::client_context* tls = nullptr;
     std::string tls_host;     ///< the name the handshake sends (SNI) and, with verification, checks
     bool tls_resume = true;   ///< each connection offers the session its slot's last connection received
+    /// HTTP/2: h2 by ALPN over TLS, h2c with prior knowledge in cleartext; false: HTTP/1.1.
+    bool http2 = false;
+    std::uint32_t streams = 1;  ///< HTTP/2: the requests each connection carries at once (h2load's -m)
     group_plan foreground;
     std::optional<group_plan> background;
     duration background_delay{};

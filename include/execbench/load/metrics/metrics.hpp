@@ -149,6 +149,10 @@ inline constexpr std::string_view cpu_count = "cpu_count";
 inline constexpr std::string_view kernel = "kernel";
 /// 1 when the run's load went over TLS (an https:// URL), 0 for cleartext: what tells a TLS row from another.
 inline constexpr std::string_view tls = "tls";
+/// The HTTP the run's load spoke: "http/1.1" or "h2" (HTTP/2, h2c in cleartext).
+inline constexpr std::string_view protocol = "protocol";
+/// HTTP/2: the requests each connection carried at once (--streams); 1 under HTTP/1.1.
+inline constexpr std::string_view streams = "streams";
 // The schema version each row was written in (load/record/schema.hpp), the last column of every results CSV.
 inline constexpr std::string_view schema = "schema";
 // Per-second timeline columns a shape may leave empty.

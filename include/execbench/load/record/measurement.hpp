@@ -25,7 +25,9 @@ enum class error_class {
     tls_handshake,    ///< the TLS handshake failed: the server speaks no TLS, refused ours, or closed during it
     reset,            ///< connection reset or closed before the response was complete; write failures
     request_timeout,  ///< no complete response within the request timeout
-    bad_response,     ///< bytes that are not an HTTP/1.1 response
+    bad_response,     ///< bytes that are not an HTTP/1.1 response, or HTTP/2 frames that break the protocol
+    h2_reset,         ///< HTTP/2: the server reset the stream (RST_STREAM) before answering it whole
+    h2_goaway,        ///< HTTP/2: the server ended the session with an error (GOAWAY) while the request was in flight
     http_4xx,
     http_5xx,  ///< the last class: error_class_count follows from it
 };

@@ -28,6 +28,8 @@ struct overrides {
     /// on a new connection
     std::optional<std::uint32_t> reconnect_every;
     std::optional<std::string> tls_resume;  ///< --tls-resume on|off (scenario key tls_resume)
+    bool http2 = false;                     ///< --http2: the load speaks HTTP/2 (scenario key "protocol": "h2")
+    std::optional<std::uint32_t> streams;   ///< --streams N: HTTP/2 streams per connection (scenario key streams)
     std::optional<std::uint32_t> trials;
     std::optional<std::string> warmup;
     std::optional<std::string> timeout;

@@ -30,6 +30,14 @@ struct request_spec {
     std::optional<duration> until;
 };
 
+/// The HTTP a load speaks: HTTP/1.1, or HTTP/2 (h2 by ALPN over TLS, h2c with prior knowledge in cleartext).
+enum class http_protocol { http1_1, h2 };
+/// "http/1.1" or "h2": the scenario key "protocol"'s values and the results' `protocol` column.
+std::string_view to_string(http_protocol p) noexcept;
+std::optional<http_protocol> parse_http_protocol(std::string_view text) noexcept;
+/// The most HTTP/2 streams a connection carries at once (scenario::streams).
+inline constexpr std::uint32_t max_streams = 1024;
+
 /// How requests are issued over time.
 enum class shape { burst, closed, open, ramp };
 std::string_view to_string(shape s) noexcept;
@@ -141,6 +149,11 @@ struct scenario {
     bool tls = false;
     /// Over TLS, each connection offers the session its slot's last connection received (--tls-resume on|off).
     bool tls_resume = true;
+    /// The HTTP the load speaks (scenario key "protocol", bench-load --http2).
+    http_protocol protocol = http_protocol::http1_1;
+    /// HTTP/2: the requests each connection carries at once, as h2load's -m (scenario key "streams", --streams);
+    /// closed, open and burst shapes. 1 under HTTP/1.1.
+    std::uint32_t streams = 1;
     std::optional<capacity_spec> capacity;  ///< how a capacity search runs it (bench-load --capacity, bench-suite)
     scale_label scale;  ///< set by scale_scenario, never read from a file
 };
