@@ -30,6 +30,7 @@ Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when 
 (skipped) when python3-h2 is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs it).
 """
 import argparse
+import http.client
 import os
 import select
 import socket
@@ -631,14 +632,31 @@ def h2_health(port, tls=False):
     return good_request(port, "/health", tls, bound=2) == 200
 
 
+def http1_health(port, tls=False):
+    """GET /health over HTTP/1.1: the server is up, whether or not its HTTP/2 works (the attacks say if not)."""
+    try:
+        if tls:
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=2,
+                                               context=ssl._create_unverified_context())
+        else:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        conn.request("GET", "/health")
+        ok = conn.getresponse().status == 200
+        conn.close()
+        return ok
+    except (OSError, http.client.HTTPException):
+        return False
+
+
 def bench_server_target(args, scratch, servers):
     options = ("--header-timeout", str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT), "--write-timeout",
                str(WRITE_TIMEOUT))
     log = open(os.path.join(scratch, "server.log"), "w")
-    plain, port = bench_server_process.start_server(args.bench_server, args.model, log, options, " port=", h2_health)
+    plain, port = bench_server_process.start_server(args.bench_server, args.model, log, options, " port=",
+                                                    http1_health)
     servers.append(plain)
     tls, tls_port = bench_server_process.start_server(args.bench_server, args.model, log, ("--tls", *options),
-                                                      " tls=", lambda p: h2_health(p, tls=True))
+                                                      " tls=", lambda p: http1_health(p, tls=True))
     servers.append(tls)
     return Target(port, tls_port, lambda: [plain.pid], lambda: plain.poll(),
                   "/io?delayInMillis=500", "/stream?count=100000&intervalMillis=1")
