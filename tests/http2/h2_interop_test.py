@@ -22,7 +22,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,11 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import bench_server_process  # noqa: E402
-from bench_server_process import missing_clients  # noqa: E402
+from bench_server_process import Check, missing_clients, run_client as run  # noqa: E402
 
 CLIENTS = {"curl": "curl", "h2load": "nghttp2-client"}
 MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movies.json"
-CLIENT_DEADLINE = 20  # seconds one client invocation may take before it is killed and counted as hung
 STREAM_EVENTS = 5
 
 # (method, target, status, what the body must be: json, sse or text)
@@ -52,28 +50,6 @@ ENDPOINTS = (
 H2LOAD_URLS = ("/epoch-millis?delayInMillis=0", "/io?delayInMillis=5")
 
 
-class Check:
-    def __init__(self, model):
-        self.model = model
-        self.passed = 0
-        self.failed = 0
-
-    def __call__(self, name, ok, seen):
-        print(f"{'PASS' if ok else 'FAIL'} {self.model} {name}: {seen}", flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
-
-
-def run(argv):
-    """Runs a client under a deadline; (exit code, stdout + stderr). A hang is exit code None."""
-    try:
-        p = subprocess.run(argv, capture_output=True, timeout=CLIENT_DEADLINE)
-        return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        return None, f"hung: killed after {CLIENT_DEADLINE} s"
 
 
 def body_ok(kind, body):

@@ -1,4 +1,5 @@
-"""What the Python tests share around a bench-server child and the clients they need (tests/http, tests/tls)."""
+"""What the Python tests share around a bench-server child and the clients they need (tests/http, tests/tls,
+tests/http2)."""
 import ctypes
 import os
 import re
@@ -60,3 +61,32 @@ def missing_clients(clients, test):
         return 1
     print(f"{test}: skipped: missing {', '.join(missing)} (.ci/setup installs them)")
     return 77
+
+
+CLIENT_DEADLINE = 20  # seconds one client invocation may take before it is killed and counted as hung
+
+
+class Check:
+    """Prints one `PASS|FAIL LABEL name: seen` line per check and counts them: `check(name, ok, seen)` returns ok."""
+
+    def __init__(self, label):
+        self.label = label
+        self.passed = 0
+        self.failed = 0
+
+    def __call__(self, name, ok, seen):
+        print(f"{'PASS' if ok else 'FAIL'} {self.label} {name}: {seen}", flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        return ok
+
+
+def run_client(argv, stdin=None):
+    """Runs a client under CLIENT_DEADLINE; (exit code, stdout + stderr). A hang is exit code None."""
+    try:
+        p = subprocess.run(argv, input=stdin, capture_output=True, timeout=CLIENT_DEADLINE)
+        return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return None, f"hung: killed after {CLIENT_DEADLINE} s"

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import bench_server_process  # noqa: E402
-from bench_server_process import missing_clients  # noqa: E402
+from bench_server_process import Check, missing_clients, run_client as run  # noqa: E402
 
 CLIENTS = {"curl": "curl", "wrk": "wrk", "h2load": "nghttp2-client", "openssl": "openssl"}
 MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movies.json"
@@ -42,32 +42,9 @@ MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movi
 HEADER_TIMEOUT = 1  # seconds: --header-timeout, which also bounds a TLS handshake
 IDLE_TIMEOUT = 30  # seconds: --idle-timeout, far beyond CLOSE_BOUND, so a stall closed in time was the header clock
 CLOSE_BOUND = 8  # seconds a connection the server must close may stay open (generous: no timing claim)
-CLIENT_DEADLINE = 20  # seconds one client invocation may take before it is killed and counted as hung
 FAST = "/epoch-millis?delayInMillis=0"
 
 
-class Check:
-    def __init__(self, model):
-        self.model = model
-        self.passed = 0
-        self.failed = 0
-
-    def __call__(self, name, ok, seen):
-        print(f"{'PASS' if ok else 'FAIL'} {self.model} {name}: {seen}", flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
-
-
-def run(argv, stdin=None):
-    """Runs a client under a deadline; (exit code, stdout + stderr). A hang is exit code None."""
-    try:
-        p = subprocess.run(argv, input=stdin, capture_output=True, timeout=CLIENT_DEADLINE)
-        return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        return None, f"hung: killed after {CLIENT_DEADLINE} s"
 
 
 def client_context():
@@ -138,7 +115,8 @@ def curl_checks(check, base, scratch):
                      f"{base}/movies?delayInMillis=0"])
     check("curl POST /movies", code == 0 and out.strip() == "201", f"exit {code}, status {out.strip()!r}")
 
-    code, out = run(["curl", "-skv", "--max-time", "5", f"{base}/health", f"{base}{FAST}"])
+    # HTTP/1.1 keep-alive: --http1.1, since the server offers h2 by ALPN too (tests/http2 checks that).
+    code, out = run(["curl", "-skv", "--http1.1", "--max-time", "5", f"{base}/health", f"{base}{FAST}"])
     statuses = re.findall(r"< HTTP/1\.1 (\d+)", out)
     reused = "Re-using existing connection" in out
     check("curl keep-alive: two URLs on one connection", code == 0 and statuses == ["200", "200"] and reused,
