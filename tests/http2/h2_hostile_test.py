@@ -146,11 +146,7 @@ class Attacker:
     def __init__(self, port, tls=False, preface=True):
         raw = socket.create_connection(("127.0.0.1", port), timeout=CLOSE_BOUND)
         if tls:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-            ctx.set_alpn_protocols(["h2"])
-            raw = ctx.wrap_socket(raw)
+            raw = bench_server_process.alpn_h2(raw)
             if raw.selected_alpn_protocol() != "h2":
                 raw.close()
                 raise OSError(f"ALPN chose {raw.selected_alpn_protocol()!r}, not h2")
@@ -303,11 +299,7 @@ def good_request(port, path, tls=False, bound=ANSWER_BOUND):
     try:
         sock = socket.create_connection(("127.0.0.1", port), timeout=bound)
         if tls:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-            ctx.set_alpn_protocols(["h2"])
-            sock = ctx.wrap_socket(sock)
+            sock = bench_server_process.alpn_h2(sock)
         with sock:
             conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
             conn.initiate_connection()
@@ -700,9 +692,7 @@ def main():
         finally:
             for p in servers:
                 bench_server_process.stop_server(p)
-    print(f"h2 hostile checks of {label}: {time.monotonic() - start:.1f} s")
-    print(f"{check.passed} passed, {check.failed} failed")
-    return 0 if check.failed == 0 else 1
+    return check.finish(f"h2 hostile checks of {label}", start)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """What the Python tests share around a bench-server child and the clients they need (tests/http, tests/tls,
 tests/http2)."""
+import argparse
 import ctypes
 import os
 import re
 import select
 import shutil
 import signal
+import ssl
 import subprocess
 import time
 
@@ -50,6 +52,23 @@ def stop_server(server):
             server.wait()
 
 
+def model_arguments(description):
+    """The command line of a test of one model: `BENCH_SERVER --model MODEL`."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("bench_server")
+    parser.add_argument("--model", required=True)
+    return parser.parse_args()
+
+
+def alpn_h2(sock):
+    """`sock` wrapped in TLS offering only h2 by ALPN, the certificate unchecked (bench-server's is self-signed)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2"])
+    return ctx.wrap_socket(sock)
+
+
 def missing_clients(clients, test):
     """None when every client ({command: Debian package}) is installed; else the exit code after saying which are
     missing: 1 under EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test), 77 (skipped) otherwise."""
@@ -81,6 +100,13 @@ class Check:
         else:
             self.failed += 1
         return ok
+
+    def finish(self, title, start):
+        """Prints how long the checks took (since `start`, a monotonic time) and `N passed, M failed` last; the exit
+        code: 0 when all passed, 1 otherwise."""
+        print(f"{title}: {time.monotonic() - start:.1f} s")
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 else 1
 
 
 def run_client(argv, stdin=None):

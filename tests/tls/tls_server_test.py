@@ -18,7 +18,6 @@ after them a good client is still served by a server that has not crashed.
 Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when all passed, 1 otherwise, and 77
 (skipped) when a client is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs them).
 """
-import argparse
 import json
 import os
 import re
@@ -34,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import bench_server_process  # noqa: E402
-from bench_server_process import Check, missing_clients, run_client as run  # noqa: E402
+from bench_server_process import Check, missing_clients, model_arguments, run_client as run  # noqa: E402
 
 CLIENTS = {"curl": "curl", "wrk": "wrk", "h2load": "nghttp2-client", "openssl": "openssl"}
 MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movies.json"
@@ -352,10 +351,7 @@ def drain_check(check, server, port):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("bench_server")
-    parser.add_argument("--model", required=True)
-    args = parser.parse_args()
+    args = model_arguments(__doc__.splitlines()[0])
 
     if (code := missing_clients(CLIENTS, "tls_server")) is not None:
         return code
@@ -392,9 +388,7 @@ def main():
                 if server.poll() is None:
                     server.kill()
                     server.wait()
-    print(f"tls server checks of {args.model}: {time.monotonic() - start:.1f} s")
-    print(f"{check.passed} passed, {check.failed} failed")
-    return 0 if check.failed == 0 else 1
+    return check.finish(f"tls server checks of {args.model}", start)
 
 
 if __name__ == "__main__":
