@@ -6,6 +6,7 @@
 #include "execbench/models/offload_pool.hpp"
 
 #include "downstream.hpp"
+#include "h2_support.hpp"
 #include "request_state.hpp"
 #include "server_support.hpp"
 #include "transport.hpp"
@@ -21,7 +22,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <thread>
 #include <vector>
 
@@ -47,8 +51,9 @@ short poll_events(const transport& stream, asio::socket_base::wait_type w) noexc
 /// requests it holds its stream (the socket, or TLS over it) and deadline timer: the request's buffers come from the poller's spares when bytes
 /// arrive and go back once the answer is written (docs/models.md).
 struct connection : std::enable_shared_from_this<connection> {
-    connection(socket_type s, const tls::server_context* tls, asio::io_context& poller, endpoints::app& app)
-        : stream(std::move(s), tls), timer(poller), scope(app.counters())
+    connection(socket_type s, const tls::server_context* tls, asio::io_context& poller, endpoints::app& app,
+               bool http2)
+        : stream(std::move(s), tls), timer(poller), scope(app.counters()), protocol_told(!http2)
     {
     }
     endpoints::request_cycle& cycle() noexcept { return state->cycle; }
@@ -58,6 +63,54 @@ struct connection : std::enable_shared_from_this<connection> {
     clock::time_point deadline;
     endpoints::connection_scope scope;
     std::unique_ptr<request_state> state;  // only while a request is read or served
+    bool protocol_told;  // its first bytes said which protocol it speaks (or HTTP/2 is off)
+};
+
+struct h2_stream;
+
+/// An HTTP/2 connection, on the poller: it reads and writes without blocking, as the poller reads HTTP/1.1 requests,
+/// and hands each stream's request to a worker as an `h2_stream`. A worker blocks on the request's waits, then hands
+/// its answer back through the poller's queue (`asio::post`), where the session frames it (docs/http2.md).
+struct h2_link : std::enable_shared_from_this<h2_link> {
+    h2_link(std::shared_ptr<connection> c, const http2::limits& limits, endpoints::app& app)
+        : conn(std::move(c)), session(limits), scope(session, app.counters())
+    {
+    }
+    std::shared_ptr<connection> conn;
+    http2::server_session session;
+    h2_connection_scope scope;
+    std::unordered_map<std::int32_t, std::shared_ptr<h2_stream>> streams;  // handed to workers, not yet answered
+    http::request_storage storage;                                        // where the next request arrives
+    std::string scratch;                                                  // a /stream event being made
+    h2_deadline clock = h2_deadline::none;
+    bool reading = true;
+    bool writing = false;  // a wait for room to write is pending
+    bool closed = false;
+};
+
+/// One stream's request, served by a worker that blocks on its waits. For `/stream` the worker waits, between
+/// events, for the poller to say the session took the last one (`wanted`), so an event is made only when the
+/// previous was taken.
+struct h2_stream {
+    h2_stream(std::shared_ptr<h2_link> l, const http2::event& e, std::unique_ptr<request_state> s)
+        : link(std::move(l)), event(e), state(std::move(s))
+    {
+    }
+    std::shared_ptr<h2_link> link;
+    http2::event event;
+    std::unique_ptr<request_state> state;  // the poller's spares: taken and given back on the poller
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool wanted = false;     // the session took the last event (under mutex)
+    bool cancelled = false;  // the client reset the stream or the connection closed (under mutex)
+};
+
+/// What the workers take from the queue: an HTTP/1.1 connection with a request buffered (or a TLS handshake to do),
+/// or an HTTP/2 stream's request.
+struct pool_job {
+    std::shared_ptr<connection> conn;
+    std::shared_ptr<h2_stream> stream;
+    explicit operator bool() const noexcept { return conn || stream; }
 };
 
 class pool_server final : public server {
@@ -75,7 +128,7 @@ public:
                                               resolve_downstream(context_.downstream), context_.timeouts,
                                               context_.downstream_client, app_.counters().downstream()});
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {
-            admit(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_));
+            admit(std::make_shared<connection>(std::move(socket), context_.tls, poller_io_, app_, context_.http2));
         });
         poller_ = run_in_thread(poller_io_);
         for (unsigned i = 0; i < context_.threads; ++i)
@@ -115,7 +168,7 @@ private:
     {
         if (!c->stream.needs_handshake())
             return read_request(std::move(c));
-        if (!queue_.try_push(c))
+        if (!queue_.try_push({c, nullptr}))
             close(*c);
     }
 
@@ -154,7 +207,7 @@ private:
             state.parser.reset();
             if (state.buffer.size() == 0)
                 spares_.return_buffer(state.buffer);  // a request in flight holds no read buffer
-            if (!queue_.try_push(c.shared_from_this()))
+            if (!queue_.try_push({c.shared_from_this(), nullptr}))
                 reject_overloaded(c);
             return true;
         }
@@ -187,6 +240,13 @@ private:
         buffer.commit(n);
         if (first_bytes)
             c->deadline = clock::now() + context_.timeouts.header;
+        // One branch per connection, at its first bytes ("PR" waits for more before the parser sees them).
+        if (!c->protocol_told) {
+            const auto protocol = c->stream.protocol(bytes_of(buffer));
+            c->protocol_told = protocol != http2::preface_match::undecided;
+            if (protocol == http2::preface_match::http2)
+                return start_h2(std::move(c));
+        }
         read_request(std::move(c));
     }
 
@@ -237,6 +297,247 @@ private:
         c.cycle().finish(!ec && n == asio::buffer_size(buffers));
     }
 
+    // HTTP/2 on the poller: reading and writing without blocking, each stream's request queued for a worker.
+
+    /// Serves a connection whose first bytes, in its request state's buffer, say it speaks HTTP/2.
+    void start_h2(std::shared_ptr<connection> c)
+    {
+        const std::string first(bytes_of(c->state->buffer));
+        c->state->buffer.consume(c->state->buffer.size());
+        c->state->parser.reset();
+        spares_.give(std::move(c->state));
+        auto link = std::make_shared<h2_link>(std::move(c), context_.h2_limits, app_);
+        link->reading = link->session.receive(first);
+        on_h2_progress(link);
+        wait_h2_bytes(link);
+    }
+
+    void wait_h2_bytes(const std::shared_ptr<h2_link>& link)
+    {
+        if (!link->reading || link->closed)
+            return;
+        link->conn->stream.async_wait(tcp::socket::wait_read, [this, link](error_code ec) {
+            if (ec || link->closed)
+                return close_h2(*link);
+            auto buffer = h2_read_buffer();
+            // A few reads a turn: a client that never pauses cannot hold the poller.
+            for (int reads = 0; reads < 4 && link->reading; ++reads) {
+                const auto n = link->conn->stream.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
+                if (ec == asio::error::would_block)
+                    break;
+                if (ec)
+                    return close_h2(*link);  // the client went away
+                link->reading = link->session.receive({buffer.data(), n});
+            }
+            on_h2_progress(link);
+            wait_h2_bytes(link);
+        });
+    }
+
+    /// Hands what the session surfaced to the workers and to the streams waiting, then writes what it framed.
+    void on_h2_progress(const std::shared_ptr<h2_link>& link)
+    {
+        auto& l = *link;
+        if (l.closed)
+            return;
+        if (stopping_)
+            l.session.shut_down();
+        do {
+            serve_h2_events(link);
+            write_h2(link);
+        } while (l.session.has_events() && !l.closed);  // framing took events: their streams may go on
+    }
+
+    void serve_h2_events(const std::shared_ptr<h2_link>& link)
+    {
+        auto& l = *link;
+        http2::event e;
+        while (l.session.next_event(e, l.storage)) {
+            if (e.what == http2::event::kind::request) {
+                auto stream = std::make_shared<h2_stream>(link, e, spares_.take(app_));
+                auto& cycle = stream->state->cycle;
+                std::swap(cycle.storage, l.storage);
+                if (!queue_.try_push({nullptr, stream})) {
+                    cycle.reject(http::failure::overloaded, "all workers busy and the queue is full");
+                    h2_answer(l.session, e.stream, cycle);
+                    spares_.give(std::move(stream->state));
+                    continue;
+                }
+                l.streams.emplace(e.stream, std::move(stream));
+                continue;
+            }
+            auto it = l.streams.find(e.stream);
+            if (it == l.streams.end())
+                continue;
+            {
+                std::lock_guard lock(it->second->mutex);
+                (e.what == http2::event::kind::cancelled ? it->second->cancelled : it->second->wanted) = true;
+            }
+            it->second->changed.notify_one();
+            if (e.what == http2::event::kind::cancelled)
+                l.streams.erase(it);  // its worker sees it cancelled; its state comes back with its last hand-back
+        }
+    }
+
+    /// Writes what the session frames as far as the socket takes it, then waits for room; closes the connection
+    /// once nothing is left to say.
+    void write_h2(const std::shared_ptr<h2_link>& link)
+    {
+        auto& l = *link;
+        if (l.writing || l.closed)
+            return;
+        for (auto out = l.session.output(); !out.empty(); out = l.session.output()) {
+            error_code ec;
+            l.session.consumed(l.conn->stream.write_some(asio::buffer(out), ec));
+            if (ec == asio::error::would_block) {
+                l.writing = true;
+                watch_h2_deadline(link);
+                l.conn->stream.async_wait(tcp::socket::wait_write, [this, link](error_code wait_ec) {
+                    link->writing = false;
+                    if (wait_ec)
+                        return close_h2(*link);
+                    on_h2_progress(link);
+                });
+                return;
+            }
+            if (ec)
+                return close_h2(l);
+        }
+        if (l.session.finished())
+            return close_h2(l);
+        watch_h2_deadline(link);
+    }
+
+    /// Runs the connection's clock on its timer, restarted only when the clock changes.
+    void watch_h2_deadline(const std::shared_ptr<h2_link>& link)
+    {
+        auto& l = *link;
+        const auto now = h2_deadline_state(l.session, l.streams.size(), l.writing);
+        if (now == l.clock)
+            return;
+        l.clock = now;
+        l.conn->timer.cancel();
+        auto d = h2_deadline_after(now, l.conn->stream, context_.timeouts);
+        if (!d)
+            return;
+        l.conn->timer.expires_after(*d);
+        l.conn->timer.async_wait([this, link, now](error_code ec) {
+            if (!ec && link->clock == now)
+                close_h2(*link);
+        });
+    }
+
+    /// Closes the connection; the workers serving its streams find them cancelled.
+    void close_h2(h2_link& l)
+    {
+        if (std::exchange(l.closed, true))
+            return;
+        for (auto& [id, stream] : l.streams) {
+            {
+                std::lock_guard lock(stream->mutex);
+                stream->cancelled = true;
+            }
+            stream->changed.notify_one();
+        }
+        l.streams.clear();
+        l.conn->timer.cancel();
+        close(*l.conn);
+    }
+
+    /// What a worker hands back to the poller for its stream.
+    enum class handed { answer, event, abandoned };
+
+    /// On the poller: the worker serving `stream` handed back its answer (in its cycle's response), its next event
+    /// (`index`), or nothing (it stopped: the stream was cancelled or the server is past its shutdown deadline).
+    void on_h2_handed_back(const std::shared_ptr<h2_stream>& stream, handed what, std::uint32_t index)
+    {
+        auto& l = *stream->link;
+        auto& cycle = stream->state->cycle;
+        const auto id = stream->event.stream;
+        bool done = true;
+        if (l.closed || what == handed::abandoned || l.streams.find(id) == l.streams.end())
+            cycle.finish(false);
+        else if (what == handed::answer)
+            h2_answer(l.session, id, cycle);
+        else
+            done = !(index == 0 ? h2_begin_events(l.session, id, cycle, l.scratch)
+                                : h2_push_event(l.session, id, cycle, index, l.scratch));
+        if (done) {
+            if (auto it = l.streams.find(id); it != l.streams.end() && it->second == stream)
+                l.streams.erase(it);
+            spares_.give(std::move(stream->state));
+        }
+        on_h2_progress(stream->link);
+    }
+
+    /// A worker serves one stream's request, blocking on its waits as `serve` does, and hands the answer back.
+    void serve_h2_stream(const std::shared_ptr<h2_stream>& stream)
+    {
+        auto& cycle = stream->state->cycle;
+        const bool go_on = h2_begin(stream->event, cycle) && wait_or_h2_call(cycle);
+        if (abort_.raised())
+            return hand_back(stream, handed::abandoned);
+        if (go_on && cycle.plan.what == endpoints::work::stream)
+            return stream_h2_events(stream);
+        if (go_on)
+            do_work_h2(cycle);
+        hand_back(stream, handed::answer);
+    }
+
+    bool wait_or_h2_call(endpoints::request_cycle& cycle)
+    {
+        if (cycle.plan.calls_downstream())
+            return cycle.stage1_done(downstream_->get(cycle.downstream_target()));
+        if (cycle.plan.delay_millis > 0)
+            abort_.wait(-1, 0, std::chrono::milliseconds(cycle.plan.delay_millis));
+        return cycle.stage1_done();
+    }
+
+    /// Stages 2 and 3 of a stream's request other than /stream: the answer is left in the response.
+    void do_work_h2(endpoints::request_cycle& cycle)
+    {
+        auto& plan = cycle.plan;
+        switch (plan.what) {
+        case endpoints::work::respond: cycle.respond(); break;
+        case endpoints::work::compute: cycle.respond(app_.compute(plan)); break;
+        case endpoints::work::compute_offloaded:
+            cycle.respond(context_.offload.async_run([&] { return app_.compute(plan); }, asio::use_future).get());
+            break;
+        case endpoints::work::stream: break;
+        case endpoints::work::database: cycle.respond(context_.database->run(plan)); break;
+        }
+    }
+
+    /// `/stream`: the worker paces the events and waits for each to be taken; the poller makes and frames them.
+    void stream_h2_events(const std::shared_ptr<h2_stream>& stream)
+    {
+        const auto plan = stream->state->cycle.plan.stream;
+        for (std::uint32_t i = 0; i < plan.count; ++i) {
+            if (i != 0) {
+                std::unique_lock lock(stream->mutex);
+                // In slices, so a shutdown deadline is seen within one.
+                while (!stream->wanted && !stream->cancelled && !abort_.raised())
+                    stream->changed.wait_for(lock, handshake_slice);
+                if (stream->cancelled || abort_.raised())
+                    break;
+                stream->wanted = false;
+            }
+            if (i != 0 && plan.interval_millis > 0 &&
+                !abort_.wait(-1, 0, std::chrono::milliseconds(plan.interval_millis)))
+                break;
+            hand_back(stream, handed::event, i);
+            if (i + 1 == plan.count)
+                return;
+        }
+        hand_back(stream, handed::abandoned);
+    }
+
+    /// Posts what the worker has for its stream to the poller.
+    void hand_back(const std::shared_ptr<h2_stream>& stream, handed what, std::uint32_t index = 0)
+    {
+        asio::post(poller_io_, [this, stream, what, index] { on_h2_handed_back(stream, what, index); });
+    }
+
     void close(connection& c)
     {
         c.stream.close();
@@ -244,7 +545,12 @@ private:
 
     void work()
     {
-        while (auto c = queue_.pop()) {
+        while (auto job = queue_.pop()) {
+            if (job.stream) {
+                serve_h2_stream(job.stream);
+                continue;
+            }
+            auto& c = job.conn;
             if (c->stream.needs_handshake() ? handshake(*c) : serve(*c))
                 asio::post(poller_io_, [this, c = std::move(c)]() mutable { read_request(std::move(c)); });
             else
@@ -374,7 +680,7 @@ private:
     asio::io_context poller_io_{1};
     std::optional<listener> listener_;
     std::unique_ptr<downstream_client> downstream_;
-    detail::work_queue<std::shared_ptr<connection>> queue_;
+    detail::work_queue<pool_job> queue_;
     std::thread poller_;
     std::vector<std::thread> workers_;
     std::atomic<bool> stopping_{false};

@@ -67,6 +67,9 @@ public:
     /// session gets back). False when none is waiting.
     bool next_event(event& e, http::request_storage& into);
 
+    /// True when `next_event` has something (framing in `output` may have made a `wants_data`).
+    [[nodiscard]] bool has_events() const noexcept { return !events_.empty(); }
+
     /// Answers stream `stream` with `r` (a HEAD answer's body is left out, its length kept). The body is copied: `r`
     /// may be reused at once. Harmless when the stream is gone (the client cancelled it).
     void respond(std::int32_t stream, const http::response& r, bool head_only);
