@@ -3,7 +3,7 @@
 
 Usage: tls_server_test.py BENCH_SERVER --model MODEL
 
-Interop: curl -k (GET, a POST body, /stream, two URLs on one kept-alive connection), wrk over https (a short run,
+Interop: curl -k --http1.1 (GET, a POST body, /stream, two URLs on one kept-alive connection), wrk over https (a short run,
 no errors), h2load --h1 over https (no errors) and openssl s_client (a raw GET with TLS 1.2 and with TLS 1.3 forced,
 and a resumed session of each: -sess_out, then -sess_in saying "Reused"; and TLS 1.2 without tickets, resumed by
 session ID from the server's cache). Then what TLS must not change: 40 pipelined requests in one record (the
@@ -98,7 +98,8 @@ def client_hello():
 # --- Interop ----------------------------------------------------------------------------------------------------------
 
 def curl_checks(check, base, scratch):
-    code, out = run(["curl", "-sk", "--max-time", "5", f"{base}/health"])
+    """curl over HTTP/1.1 (--http1.1: the server offers h2 by ALPN too, which tests/http2 checks)."""
+    code, out = run(["curl", "-sk", "--http1.1", "--max-time", "5", f"{base}/health"])
     try:
         health = json.loads(out)
         seen = f"tls={health.get('tls')} tlsKey={health.get('tlsKey')}"
@@ -109,19 +110,18 @@ def curl_checks(check, base, scratch):
 
     body = Path(scratch, "movie.json")
     body.write_text(json.dumps(json.loads(MOVIES_JSON.read_text())[:1]))
-    code, out = run(["curl", "-sk", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+    code, out = run(["curl", "-sk", "--http1.1", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "-H",
                      "Content-Type: application/json", "--data-binary", f"@{body}",
                      f"{base}/movies?delayInMillis=0"])
     check("curl POST /movies", code == 0 and out.strip() == "201", f"exit {code}, status {out.strip()!r}")
 
-    # HTTP/1.1 keep-alive: --http1.1, since the server offers h2 by ALPN too (tests/http2 checks that).
     code, out = run(["curl", "-skv", "--http1.1", "--max-time", "5", f"{base}/health", f"{base}{FAST}"])
     statuses = re.findall(r"< HTTP/1\.1 (\d+)", out)
     reused = "Re-using existing connection" in out
     check("curl keep-alive: two URLs on one connection", code == 0 and statuses == ["200", "200"] and reused,
           f"exit {code}, statuses {statuses}, reused {reused}")
 
-    code, out = run(["curl", "-sk", "--max-time", "5", f"{base}/stream?count=3&intervalMillis=5"])
+    code, out = run(["curl", "-sk", "--http1.1", "--max-time", "5", f"{base}/stream?count=3&intervalMillis=5"])
     events = out.count("data:")
     check("curl /stream", code == 0 and events == 3, f"exit {code}, {events} events")
 
