@@ -243,7 +243,7 @@ def goaway_verdict(conn, expected, bound=CLOSE_BOUND, goaway_optional=False):
     return ERRORS.get(code) in expected, seen
 
 
-# --- The server: its memory and a well-behaved client -------------------------------------------------------------------
+# --- The server: its memory and a well-behaved client -----------------------------------------------------------------
 
 def rss_kib(pids):
     total = 0
@@ -357,7 +357,7 @@ class Bystander:
         return ok, f"{self.answers} answered 200" + (f", failed: {self.failures[:3]}" if self.failures else "")
 
 
-# --- The attacks: each returns its connection and the verdict on how it ended ----------------------------------
+# --- The attacks: each returns its connection and the verdict on how it ended -----------------------------------------
 
 def rapid_reset(target, stop):
     """HEADERS then RST_STREAM(CANCEL), 20,000 times, 100 pairs a write, on requests that make the server wait."""
@@ -484,7 +484,8 @@ def stream_id_lower(target, stop):
 
 
 def header_block(stream, block, size=16384):
-    """`block` as a HEADERS frame and CONTINUATION frames of at most `size` bytes (the default SETTINGS_MAX_FRAME_SIZE)."""
+    """`block` as a HEADERS frame and CONTINUATION frames of at most `size` bytes (the default
+    SETTINGS_MAX_FRAME_SIZE)."""
     pieces = [block[i:i + size] for i in range(0, len(block), size)] or [b""]
     out = frame(HEADERS, END_STREAM | (END_HEADERS if len(pieces) == 1 else 0), stream, pieces[0])
     for i, piece in enumerate(pieces[1:], 2):
@@ -578,7 +579,7 @@ def run_attacks(check, target):
     check("server still running after every attack", alive, "yes" if alive else f"exit {target.stopped()}")
 
 
-# --- Targets: bench-server under a model, or nginx -------------------------------------------------------------------------
+# --- Targets: bench-server under a model, or nginx --------------------------------------------------------------------
 
 class Target:
     def __init__(self, port, tls_port, pids, stopped, work_path, stall_path):

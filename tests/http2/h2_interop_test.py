@@ -117,8 +117,8 @@ def plain_port_checks(check, base, scratch, post_body):
 
 def no_http2_check(check, base, scratch, post_body):
     code, version, status, _ = curl(["-k", "--http2"], base, "GET", "/health", scratch, post_body)
-    check("--no-http2: curl --http2 over TLS falls back to HTTP/1.1", code == 0 and version == "1.1" and status == "200",
-          f"exit {code}, HTTP/{version or '?'} {status or '?'}")
+    check("--no-http2: curl --http2 over TLS falls back to HTTP/1.1",
+          code == 0 and version == "1.1" and status == "200", f"exit {code}, HTTP/{version or '?'} {status or '?'}")
 
 
 def health(port, tls):

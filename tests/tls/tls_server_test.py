@@ -3,7 +3,7 @@
 
 Usage: tls_server_test.py BENCH_SERVER --model MODEL
 
-Interop: curl -k --http1.1 (GET, a POST body, /stream, two URLs on one kept-alive connection), wrk over https (a short run,
+Interop: curl -k (GET, a POST body, /stream, two URLs on one kept-alive connection), wrk over https (a short run,
 no errors), h2load --h1 over https (no errors) and openssl s_client (a raw GET with TLS 1.2 and with TLS 1.3 forced,
 and a resumed session of each: -sess_out, then -sess_in saying "Reused"; and TLS 1.2 without tickets, resumed by
 session ID from the server's cache). Then what TLS must not change: 40 pipelined requests in one record (the
