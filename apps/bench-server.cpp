@@ -51,6 +51,7 @@ struct command_line {
     double db_seconds = seconds_of(opts.db_timeout);
     std::string movies_cache = std::to_string(opts.movies_cache);
     std::string tls_key_type{tls::to_string(opts.tls_files.generated)};
+    bool no_http2 = false;
     bool list_endpoints = false;
     bool list_models = false;
 };
@@ -191,7 +192,7 @@ void add_tls_options(CLI::App& cli, command_line& c)
 void add_http2_options(CLI::App& cli, command_line& c)
 {
     auto& opts = c.opts;
-    auto* off = cli.add_flag("--no-http2{false}", opts.http2,
+    auto* off = cli.add_flag("--no-http2", c.no_http2,
                              "Serve HTTP/1.1 only: no h2 by ALPN over --tls, no h2c by the connection preface");
     cli.add_option("--h2-max-streams", opts.h2_max_streams,
                    "Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS)")
@@ -226,6 +227,7 @@ result<void> settle(command_line& c)
         if (auto cpus = parse_cpu_list(opts.cpus); !cpus)
             return fail("--cpus: " + cpus.err().message);
     opts.model = *models::parse_model(c.model_name);
+    opts.http2 = !c.no_http2;
     opts.tls_files.generated = *tls::parse_key_type(c.tls_key_type);
     opts.downstream_client.client = *models::parse_downstream_client(c.downstream_client);
     opts.shutdown_timeout = millis_of(c.shutdown_seconds);

@@ -105,33 +105,6 @@ private:
 struct session_callbacks {
     static server_session& of(void* user_data) noexcept { return *static_cast<server_session*>(user_data); }
 
-    static int on_begin_frame(nghttp2_session*, const nghttp2_frame_hd* hd, void* user_data)
-    {
-        auto& s = of(user_data);
-        switch (hd->type) {
-        case NGHTTP2_HEADERS:
-            s.continuations_ = 0;
-            s.header_block_bytes_ = hd->length;
-            break;
-        case NGHTTP2_CONTINUATION:
-            s.header_block_bytes_ += hd->length;
-            if (++s.continuations_ > s.limits_.max_continuations ||
-                s.header_block_bytes_ > s.limits_.max_header_block)
-                return s.fail(goaway_reason::header_flood);
-            break;
-        case NGHTTP2_SETTINGS:
-        case NGHTTP2_PING:
-        case NGHTTP2_PRIORITY:
-            if (s.over_rate(s.control_frames_, s.limits_.max_control_frames_per_window))
-                return s.fail(goaway_reason::control_flood);
-            break;
-        default: break;
-        }
-        if (hd->type == NGHTTP2_HEADERS && s.header_block_bytes_ > s.limits_.max_header_block)
-            return s.fail(goaway_reason::header_flood);
-        return 0;
-    }
-
     static int on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user_data)
     {
         auto& s = of(user_data);
@@ -198,10 +171,6 @@ struct session_callbacks {
     {
         auto& s = of(user_data);
         switch (frame->hd.type) {
-        case NGHTTP2_RST_STREAM:
-            if (s.over_rate(s.resets_, s.limits_.max_resets_per_window))
-                return s.fail(goaway_reason::rapid_reset);
-            return 0;
         case NGHTTP2_HEADERS:
         case NGHTTP2_DATA:
             if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0)
@@ -270,7 +239,6 @@ server_session::server_session(const limits& l) : limits_(l), window_start_(std:
     nghttp2_option* option = nullptr;
     if (nghttp2_session_callbacks_new(&callbacks) != 0 || nghttp2_option_new(&option) != 0)
         throw std::bad_alloc();
-    nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, session_callbacks::on_begin_frame);
     nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, session_callbacks::on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(callbacks, session_callbacks::on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, session_callbacks::on_data_chunk);
@@ -330,10 +298,69 @@ void server_session::terminate(goaway_reason reason, std::uint32_t error_code)
     nghttp2_session_terminate_session(session_, error_code);
 }
 
+std::optional<goaway_reason> server_session::count_frame(std::uint8_t type, std::size_t length)
+{
+    switch (type) {
+    case NGHTTP2_HEADERS:
+        continuations_ = 0;
+        header_block_bytes_ = length;
+        break;
+    case NGHTTP2_CONTINUATION:
+        ++continuations_;
+        header_block_bytes_ += length;
+        break;
+    case NGHTTP2_RST_STREAM:
+        if (over_rate(resets_, limits_.max_resets_per_window))
+            return goaway_reason::rapid_reset;
+        return std::nullopt;
+    case NGHTTP2_SETTINGS:
+    case NGHTTP2_PING:
+    case NGHTTP2_PRIORITY:
+        if (over_rate(control_frames_, limits_.max_control_frames_per_window))
+            return goaway_reason::control_flood;
+        return std::nullopt;
+    default: return std::nullopt;
+    }
+    if (continuations_ > limits_.max_continuations || header_block_bytes_ > limits_.max_header_block)
+        return goaway_reason::header_flood;
+    return std::nullopt;
+}
+
+std::optional<goaway_reason> server_session::scan(std::string_view bytes)
+{
+    // Frame heads are read here, before nghttp2 sees the bytes: a frame past a limit is counted whatever state
+    // nghttp2 is in (it skips a failed stream's CONTINUATION frames without telling its callbacks).
+    auto i = std::min(preface_left_, bytes.size());
+    preface_left_ -= i;
+    while (i < bytes.size()) {
+        if (payload_left_ != 0) {
+            const auto skip = std::min(payload_left_, bytes.size() - i);
+            i += skip;
+            payload_left_ -= skip;
+            continue;
+        }
+        const auto take = std::min(frame_head_.size() - head_have_, bytes.size() - i);
+        std::memcpy(frame_head_.data() + head_have_, bytes.data() + i, take);
+        head_have_ += take;
+        i += take;
+        if (head_have_ < frame_head_.size())
+            break;
+        head_have_ = 0;
+        payload_left_ = (std::size_t{frame_head_[0]} << 16) | (std::size_t{frame_head_[1]} << 8) | frame_head_[2];
+        if (auto over = count_frame(frame_head_[3], payload_left_))
+            return over;
+    }
+    return std::nullopt;
+}
+
 bool server_session::receive(std::string_view bytes)
 {
     if (terminated_)
         return false;
+    if (auto over = scan(bytes)) {
+        terminate(*over, NGHTTP2_ENHANCE_YOUR_CALM);
+        return false;
+    }
     const auto r = nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                             bytes.size());
     if (r >= 0)

@@ -141,6 +141,8 @@ private:
         spawn_fiber([this, conn = std::move(conn), state = std::move(state), got](const yield_type& yield) mutable {
             if (serve(*conn, *state, got, yield))
                 next_request(std::move(conn), std::move(state));
+            else if (conn->speaks_http2)
+                start_h2(std::move(conn), std::move(state));  // its first bytes came while this fiber read
             else
                 conn->close();
         });
@@ -381,6 +383,8 @@ private:
             got = ec ? reading_failed(cycle, ec)
                      : read_arrived(conn, state, carriers_.spares, context_.timeouts, stopping_);
         }
+        if (got == arrival::http2)
+            return false;  // served as HTTP/2 once this fiber ends
         if (got == arrival::closed) {
             write_held(conn, state, yield);  // what the client had asked before it left
             return false;

@@ -115,7 +115,6 @@ const std::vector<hostile_case>& hostile_cases()
          "GET /io HTTP/2.0\r\nHost: a\r\n\r\n",
          {{400}},
          ending::closed},
-        {"version", "HTTP/2 connection preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", {{400}}, ending::closed},
         {"version",
          "HTTP/1.0 without Host is served and closed",
          "GET /io?delayInMillis=0 HTTP/1.0\r\n\r\n",

@@ -4,6 +4,7 @@
 #include "execbench/http/response.hpp"
 #include "execbench/http2/limits.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -106,6 +107,10 @@ private:
     void terminate(goaway_reason reason, std::uint32_t error_code);
     /// A callback found `reason`: remembered for `receive`, and nghttp2 is told to stop (its return value).
     int fail(goaway_reason reason) noexcept;
+    /// Reads the heads of the frames in `bytes` and counts them against the limits: the limit passed, if any.
+    std::optional<goaway_reason> scan(std::string_view bytes);
+    /// Counts a frame of `type` whose payload is `length` bytes: the limit it passes, if any.
+    std::optional<goaway_reason> count_frame(std::uint8_t type, std::size_t length);
     /// True when a count of `count` frames in the current window passes `max` (the window restarts when it ended).
     bool over_rate(unsigned& count, unsigned max);
 
@@ -118,6 +123,10 @@ private:
     std::optional<goaway_reason> goaway_;
     std::optional<goaway_reason> failing_;  // a limit a callback found; terminate() once nghttp2 has returned
     std::chrono::steady_clock::time_point window_start_;
+    std::size_t preface_left_ = connection_preface.size();  // the scanner's place in the bytes received
+    std::array<std::uint8_t, 9> frame_head_{};
+    std::size_t head_have_ = 0;
+    std::size_t payload_left_ = 0;
     unsigned resets_ = 0;
     unsigned control_frames_ = 0;
     unsigned continuations_ = 0;
