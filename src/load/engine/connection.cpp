@@ -638,6 +638,9 @@ void connection::h2_over()
     auto now = clock::now();
     // A server that lets every session go before answering anything would have the same requests resent forever.
     bool again = h2_->goaway_graceful() && sent_on_socket_ > 0;
+    // The session also ends when the server breaks the protocol (an HTTP/1.1 answer to h2c's preface): nghttp2 then
+    // sends the GOAWAY itself.
+    auto lost_as = h2_->goaway_received() ? error_class::h2_goaway : error_class::bad_response;
     std::size_t lost = 0;
     for (std::uint32_t s = 0; s < in_flight_.size(); ++s) {
         if (!in_flight_[s])
@@ -655,7 +658,7 @@ void connection::h2_over()
     }
     close();
     for (std::size_t i = 0; i < lost; ++i)
-        group_.record().error(error_class::h2_goaway, now);
+        group_.record().error(lost_as, now);
     auto epoch = epoch_;
     if (lost > 0)
         group_.on_done(*this, now);

@@ -141,7 +141,8 @@ private:
     /// Counts the streams that ended and hands each slot back to the group; false when the connection closed.
     bool h2_settle(time_point now);
     /// The session is over after a GOAWAY: the streams in flight the server never began go again on a new socket
-    /// after a graceful one, and failed as errors_h2_goaway after another.
+    /// after a graceful one, and failed as errors_h2_goaway after another (as bad_response when nghttp2 sent the
+    /// GOAWAY, the server having broken the protocol).
     void h2_over();
 
     group& group_;

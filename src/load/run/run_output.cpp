@@ -152,6 +152,9 @@ nlohmann::ordered_json json_head(const run_record& r, std::string_view type)
     for (const auto& q : s.mix)
         mix.push_back({{"method", q.method}, {"path", q.path}, {"weight", q.weight}});
     j["mix"] = std::move(mix);
+    j["protocol"] = to_string(s.protocol);
+    if (s.protocol == http_protocol::h2)
+        j["streams"] = s.streams;
     j["shape"] = to_string(s.load.kind);
     j["connections"] = s.load.connections;
     if (s.load.kind == shape::open)

@@ -2,13 +2,17 @@
 // open and burst shapes at 1 and 10 streams, a server's graceful GOAWAY, and servers that do not speak h2. nginx runs
 // from a configuration of this test's own (peers/nginx/run is the suites' arm, not this test's).
 #include "execbench/load/engine/target.hpp"
+#include "execbench/load/results/csv_lines.hpp"
+#include "execbench/load/run/arm.hpp"
 #include "execbench/load/run/http_request.hpp"
 #include "execbench/load/run/preflight.hpp"
-#include "execbench/load/run/runner.hpp"
+#include "execbench/load/scenario/scenario_catalogue.hpp"
+#include "execbench/load/suite/suite.hpp"
 
 #include "support/child_process.hpp"
 #include "support/free_port.hpp"
 #include "support/one_trial_scenario.hpp"
+#include "support/run_once.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -116,13 +121,7 @@ scenario h2_of(shape kind, std::uint32_t connections, std::uint32_t streams, con
 
 counters run_counts(const scenario& s, const std::string& url)
 {
-    run_options o;
-    o.url = url;
-    auto r = run(s, o);
-    INFO((r.ok() ? std::string() : r.err().message));
-    REQUIRE(r.ok());
-    REQUIRE(r->trials.size() == 1);
-    return r->trials.front().measured.foreground.count;
+    return execbench::test_support::run_ok(s, url).trials.front().measured.foreground.count;
 }
 
 }  // namespace
@@ -219,19 +218,66 @@ TEST_CASE("HTTP/2 against nginx: h2c and h2 over TLS, closed, open and burst at 
         auto code = p.wait_exit(20s);
         INFO(p.stderr_text());
         REQUIRE(code == 0);
-        std::string out, line;
-        try {
-            for (;;)
-                out += p.read_line(100ms) + "\n";
-        } catch (const std::runtime_error&) {
-        }
-        auto j = nlohmann::json::parse(out, nullptr, false);
-        INFO(out);
+        // One JSON object a line: the trial's, then the run's; each says what it spoke.
+        auto line = p.read_line(1000ms);
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        INFO(line);
         REQUIRE(j.is_object());
-        CHECK(j.dump().find("\"h2\"") != std::string::npos);
+        CHECK(j.value("protocol", "") == "h2");
+        CHECK(j.value("streams", 0) == 10);
+        CHECK(j["metrics"].value("requests_error", -1) == 0);
+        CHECK(j["metrics"].value("requests_ok", 0) > 0);
 
         child_process refused({EXECBENCH_BENCH_LOAD_PATH, "--url", h2c, "--http2", "--pipeline", "4", "--quiet"});
         REQUIRE(refused.wait_exit(10s) == 2);
         CHECK_THAT(refused.stderr_text(), Catch::Contains("--pipeline: HTTP/1.1 pipelining, not with --http2"));
     }
+}
+
+TEST_CASE("an h2 scenario under bench-suite: its streams go to the arm as written, and its rows say h2",
+          "[load][suite][http2][integration]")
+{
+    const char* nginx = nginx_path();
+    if (!nginx) {
+        WARN("skipped: nginx or openssl is not installed (.ci/setup installs them)");
+        return;
+    }
+    execbench::test_support::temp_dir d("execbench-h2-suite-test");
+    const auto dir = d.path.string();
+    std::filesystem::create_directories(d.path / "scenarios");
+    std::ofstream(d.path / "scenarios" / "streams.json") << R"({"description": "h2c streams", "suites": ["t"],
+        "requests": [{"path": "/epoch-millis"}], "protocol": "h2", "streams": 10,
+        "load": {"shape": "burst", "requests": 200, "connections": 2}, "trials": 1, "timeout": "5s"})";
+    // An h2c-only nginx on the suite's port: the arm is ready once it accepts connections.
+    std::ofstream(d.path / "nginx-h2c") << "set -e\nmkdir -p \"" << dir << "/$1\"\ncat > \"" << dir
+                                        << "/$1/nginx.conf\" <<EOF\nworker_processes 1; daemon off; pid " << dir
+                                        << "/$1/nginx.pid; error_log stderr warn; events {}\n"
+                                        << "http { access_log off; server { listen 127.0.0.1:$1 http2; location = "
+                                           "/epoch-millis { return 200 '1'; } } }\nEOF\n"
+                                        << "exec " << nginx << " -e stderr -p \"" << dir << "/$1\" -c \"" << dir
+                                        << "/$1/nginx.conf\"\n";
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {load_named_scenario(d.path / "scenarios", "streams").value()};
+    REQUIRE(o.scenarios.front().protocol == http_protocol::h2);
+    o.out_dir = d.path / "out";
+    o.server_binary = execbench::test_support::bench_server_path();
+    auto arm = parse_arm("nginx=cmd:exec /bin/sh '" + dir + "/nginx-h2c' {port}");
+    REQUIRE(arm);
+    o.arms = {*arm};
+    auto entries = run_suite(o);
+    REQUIRE(entries);
+    REQUIRE(entries->size() == 1);
+    INFO(entries->front().message);
+    CHECK(entries->front().status == run_status::ok);
+    auto summary = read_csv(o.out_dir / "t.csv");
+    REQUIRE(summary);
+    REQUIRE(summary->rows.size() == 1);
+    auto cell = [&](std::string_view name) { return summary->rows.front().at(std::size_t(summary->column(name))); };
+    CHECK(cell("protocol") == "h2");
+    CHECK(cell("streams") == "10");
+    CHECK(cell("tls") == "0");
+    CHECK(cell("requests_ok") == "200");
+    CHECK(cell("requests_error") == "0");
+    CHECK(cell("connections_opened") == "2");
 }

@@ -6,6 +6,7 @@
 
 #include "support/child_process.hpp"
 #include "support/one_trial_scenario.hpp"
+#include "support/run_once.hpp"
 #include "support/server_fixture.hpp"
 #include "support/temp_dir.hpp"
 
@@ -24,6 +25,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using namespace execbench::load;
+using execbench::test_support::run_ok;
 
 bool have_nginx()
 {
@@ -101,17 +103,6 @@ scenario burst(std::uint64_t requests, std::uint32_t connections, std::uint32_t 
     s.load.connections = connections;
     s.load.requests_per_connection = per_connection;
     return s;
-}
-
-run_record run_ok(const scenario& s, const std::string& url)
-{
-    run_options o;
-    o.url = url;
-    auto r = run(s, o);
-    INFO((r.ok() ? std::string() : r.err().message));
-    REQUIRE(r.ok());
-    REQUIRE(r->trials.size() == 1);
-    return std::move(r.value());
 }
 
 const group_measurement& fg(const run_record& r)

@@ -483,7 +483,7 @@ TEST_CASE("a scenario may speak HTTP/2 with streams, but not with pipelining, ch
     CHECK(with(R"({"shape": "burst", "requests": 100, "connections": 2})", R"(, "protocol": "h2", "streams": 8)"));
 }
 
-TEST_CASE("--http2 and --streams override a scenario, and --pipeline and --streams name what they need",
+TEST_CASE("the flags --http2 and --streams override a scenario, and --pipeline and --streams name what they need",
           "[load][cli]")
 {
     auto s = ad_hoc_scenario();
