@@ -355,7 +355,7 @@ std::optional<goaway_reason> server_session::scan(std::string_view bytes)
 
 bool server_session::receive(std::string_view bytes)
 {
-    if (terminated_)
+    if (terminated_ || peer_closed_)
         return false;
     if (auto over = scan(bytes)) {
         terminate(*over, NGHTTP2_ENHANCE_YOUR_CALM);
@@ -483,8 +483,9 @@ void server_session::shut_down()
 
 bool server_session::finished() const noexcept
 {
-    return out_sent_ == out_.size() && nghttp2_session_want_read(session_) == 0 &&
-           nghttp2_session_want_write(session_) == 0;
+    if (out_sent_ != out_.size() || nghttp2_session_want_write(session_) != 0)
+        return false;
+    return nghttp2_session_want_read(session_) == 0 || (peer_closed_ && streams_.empty());
 }
 
 bool server_session::waits_on_peer() const noexcept

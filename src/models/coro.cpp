@@ -146,23 +146,18 @@ private:
         coro_start(loop.io, write_h2(link));
         bool reading = link.session.receive(first);
         on_h2_progress(link);
-        auto buffer = h2_read_buffer();
         while (reading && !link.closed) {
             auto [ec] = co_await conn.stream.async_wait(tcp::socket::wait_read, use_values);
-            if (ec || link.closed)
+            if (ec) {
+                close_h2(link);  // the wait failed (the server is stopping)
                 break;
-            // A few reads a turn: a client that never pauses cannot hold the loop.
-            for (int reads = 0; reads < 4 && reading; ++reads) {
-                const auto n = conn.stream.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
-                if (ec == asio::error::would_block)
-                    break;
-                if (ec) {
-                    reading = false;
-                    close_h2(link);  // the client went away
-                    break;
-                }
-                reading = link.session.receive({buffer.data(), n});
             }
+            if (link.closed)
+                break;
+            const auto got = h2_read_arrived(conn.stream, link.session);
+            if (got == h2_read::failed)
+                close_h2(link);  // the client went away
+            reading = got == h2_read::again;
             on_h2_progress(link);
         }
         // Not reading any more: what is said is written by the writer, which closes the connection once it is.

@@ -174,26 +174,13 @@ private:
                                       asio::bind_executor(link->strand, [this, link](error_code ec) {
                                           if (ec || link->closed)
                                               return close_h2(*link);
-                                          read_h2(*link);
+                                          const auto got = h2_read_arrived(link->conn->stream, link->session);
+                                          if (got == h2_read::failed)
+                                              return close_h2(*link);  // the client went away
+                                          link->reading = got == h2_read::again;
                                           on_h2_progress(link);
                                           wait_h2_bytes(link);
                                       }));
-    }
-
-    /// Reads what has arrived into the session: a few reads a turn, so a client that never pauses cannot hold a
-    /// carrier.
-    static void read_h2(h2_link& link)
-    {
-        auto buffer = h2_read_buffer();
-        for (int reads = 0; reads < 4 && link.reading; ++reads) {
-            error_code ec;
-            const auto n = link.conn->stream.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
-            if (ec == asio::error::would_block)
-                return;
-            if (ec)
-                return close_h2(link);  // the client went away
-            link.reading = link.session.receive({buffer.data(), n});
-        }
     }
 
     /// Serves what the session surfaced, then starts the writer when there are frames to write, or closes the

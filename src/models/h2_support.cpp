@@ -2,14 +2,30 @@
 
 #include "execbench/http/failure.hpp"
 
+#include <boost/asio/error.hpp>
+
 #include <array>
 
 namespace execbench::models {
 
-std::span<char> h2_read_buffer() noexcept
+h2_read h2_read_arrived(transport& stream, http2::server_session& session)
 {
     thread_local std::array<char, 16 * 1024> buffer;
-    return buffer;
+    for (int reads = 0; reads < 4; ++reads) {
+        boost::system::error_code ec;
+        const auto n = stream.read_some(boost::asio::buffer(buffer.data(), buffer.size()), ec);
+        if (ec == boost::asio::error::would_block)
+            return h2_read::again;
+        if (ec == boost::asio::error::eof) {
+            session.peer_closed();
+            return h2_read::stop;
+        }
+        if (ec)
+            return h2_read::failed;
+        if (!session.receive({buffer.data(), n}))
+            return h2_read::stop;
+    }
+    return h2_read::again;
 }
 
 h2_deadline h2_deadline_state(const http2::server_session& session, std::size_t served, bool writing) noexcept

@@ -46,9 +46,18 @@ inline std::string_view bytes_of(const boost::beast::flat_buffer& buffer) noexce
     return {static_cast<const char*>(buffer.data().data()), buffer.data().size()};
 }
 
-/// This thread's buffer an HTTP/2 connection reads into: the session takes the bytes before the next read, so no
+/// What reading an HTTP/2 connection came to.
+enum class h2_read : std::uint8_t {
+    again,   ///< wait for more bytes and read again
+    stop,    ///< read no more: the session refused the input (GOAWAY is queued) or the client finished sending (the
+             ///< streams in flight are still answered); close once the session is `finished`
+    failed,  ///< the connection failed: close it now
+};
+
+/// Reads what has arrived on `stream` into `session`, without waiting: a few reads at most, so a client that never
+/// pauses cannot hold the thread. Reads go through one buffer per thread, which the session empties at once, so no
 /// connection holds a read buffer of its own between reads.
-std::span<char> h2_read_buffer() noexcept;
+h2_read h2_read_arrived(transport& stream, http2::server_session& session);
 
 /// Which of the connection's clocks runs, by what the connection waits for.
 enum class h2_deadline : std::uint8_t {

@@ -75,7 +75,7 @@ public:
     }
 
     /// The exchange on `stream` has its next `/stream` event ready: give it to the session and write.
-    bool on_event(std::int32_t stream, endpoints::request_cycle& cycle, std::uint32_t index)
+    bool on_stream_event(std::int32_t stream, endpoints::request_cycle& cycle, std::uint32_t index)
     {
         const bool more = index == 0 ? h2_begin_events(session_, stream, cycle, scratch_)
                                      : h2_push_event(session_, stream, cycle, index, scratch_);
@@ -98,19 +98,10 @@ private:
     {
         if (ec || closed_)
             return close();
-        auto buffer = h2_read_buffer();
-        // A few reads a turn, then back through the loop: a client that never pauses cannot hold the loop.
-        for (int reads = 0; reads < 4; ++reads) {
-            auto n = stream_.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
-            if (ec == asio::error::would_block)
-                break;
-            if (ec)
-                return close();  // the client went away
-            if (!session_.receive({buffer.data(), n})) {
-                reading_ = false;
-                break;
-            }
-        }
+        const auto got = h2_read_arrived(stream_, session_);
+        if (got == h2_read::failed)
+            return close();  // the client went away
+        reading_ = got == h2_read::again;
         on_progress();
         if (reading_ && !closed_)
             do_read();
@@ -311,7 +302,7 @@ private:
     {
         if (cancelled_)
             return;
-        conn_->on_event(stream_, cycle(), event_++);
+        conn_->on_stream_event(stream_, cycle(), event_++);
     }
 
     std::shared_ptr<h2_connection> conn_;

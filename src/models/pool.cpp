@@ -319,16 +319,10 @@ private:
         link->conn->stream.async_wait(tcp::socket::wait_read, [this, link](error_code ec) {
             if (ec || link->closed)
                 return close_h2(*link);
-            auto buffer = h2_read_buffer();
-            // A few reads a turn: a client that never pauses cannot hold the poller.
-            for (int reads = 0; reads < 4 && link->reading; ++reads) {
-                const auto n = link->conn->stream.read_some(asio::buffer(buffer.data(), buffer.size()), ec);
-                if (ec == asio::error::would_block)
-                    break;
-                if (ec)
-                    return close_h2(*link);  // the client went away
-                link->reading = link->session.receive({buffer.data(), n});
-            }
+            const auto got = h2_read_arrived(link->conn->stream, link->session);
+            if (got == h2_read::failed)
+                return close_h2(*link);  // the client went away
+            link->reading = got == h2_read::again;
             on_h2_progress(link);
             wait_h2_bytes(link);
         });

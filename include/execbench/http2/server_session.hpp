@@ -86,6 +86,10 @@ public:
     /// flight are answered, and `finished` turns true once they are and everything is written.
     void shut_down();
 
+    /// The client finished sending (end of stream): nothing more is read, and the session is `finished` once the
+    /// streams in flight are answered and written.
+    void peer_closed() noexcept { peer_closed_ = true; }
+
     /// True when the connection has nothing left to read or write: close it.
     [[nodiscard]] bool finished() const noexcept;
     /// True while an answer waits on the client's flow-control window, not on the server: the connection's write
@@ -135,6 +139,7 @@ private:
     std::uint64_t streams_opened_ = 0;
     bool shutting_down_ = false;
     bool terminated_ = false;  // GOAWAY for an error is queued: nothing more is read
+    bool peer_closed_ = false;  // the client sent end of stream
 };
 
 }  // namespace execbench::http2
