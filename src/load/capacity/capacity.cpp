@@ -351,7 +351,8 @@ capacity_result run_capacity(const scenario& s, const run_options& options, cons
         return wrap([&] { return one(rate, phase); });
     };
     auto found = search_capacity(plan.search, step);
-    found.pipeline = std::max<std::uint32_t>(1, s.load.pipeline);
+    // Requests a connection carries at once: its HTTP/1.1 pipeline, or its HTTP/2 streams.
+    found.pipeline = std::max<std::uint32_t>(1, s.protocol == http_protocol::h2 ? s.streams : s.load.pipeline);
     return found;
 }
 

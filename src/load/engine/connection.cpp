@@ -557,6 +557,10 @@ void connection::h2_write()
         auto bytes = h2_->output(ok);
         if (!ok)
             return on_failure(error_class::bad_response);
+        // After a GOAWAY nghttp2 may hold a frame it will never send (it still wants to write): with nothing to read
+        // either, the session is over.
+        if (bytes.size() == 0 && !h2_->wants_read())
+            return h2_over();
         if (bytes.size() > 0) {
             writing_ = true;
             if (tls_context_)

@@ -56,10 +56,11 @@ struct h2_client::callbacks {
                          std::size_t namelen, const std::uint8_t* value, std::size_t valuelen, std::uint8_t,
                          void* user)
     {
-        if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_RESPONSE)
+        if (frame->hd.type != NGHTTP2_HEADERS)
             return 0;
         auto* s = stream(session, frame->hd.stream_id, user);
-        // nghttp2 checks the response's headers (HTTP messaging): a :status is three digits.
+        // nghttp2 checks the response's headers (HTTP messaging): a :status is three digits, and only a response's
+        // head has one; after a 1xx head the final one comes as another HEADERS frame and replaces it.
         if (s && namelen == 7 && std::memcmp(name, ":status", 7) == 0 && valuelen == 3)
             s->status = (value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0');
         return 0;
@@ -222,6 +223,11 @@ boost::asio::const_buffer h2_client::output(bool& ok)
         out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
     }
     return boost::asio::buffer(out_);
+}
+
+bool h2_client::wants_read() const noexcept
+{
+    return session_ && nghttp2_session_want_read(session_) != 0;
 }
 
 bool h2_client::finished() const noexcept

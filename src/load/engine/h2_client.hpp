@@ -62,6 +62,8 @@ public:
     boost::asio::const_buffer output(bool& ok);
     /// The session is over by the protocol: a GOAWAY came or went and nothing more is to be read or written.
     [[nodiscard]] bool finished() const noexcept;
+    /// The session still reads: no GOAWAY, or streams still open after one.
+    [[nodiscard]] bool wants_read() const noexcept;
     /// The server sent GOAWAY.
     [[nodiscard]] bool goaway_received() const noexcept { return goaway_; }
     /// That GOAWAY said NO_ERROR: a graceful close (a server's request limit or shutdown), not a failure.

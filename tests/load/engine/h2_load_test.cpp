@@ -19,13 +19,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
 
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace {
@@ -124,7 +128,115 @@ counters run_counts(const scenario& s, const std::string& url)
     return execbench::test_support::run_ok(s, url).trials.front().measured.foreground.count;
 }
 
+/// A server on a loopback port that answers each connection, on a thread of its own, with `frames` once it read the client's
+/// first bytes (its preface, SETTINGS and first request; or bench-load's HTTP/1.1 /health probe), and closes it once
+/// the client does; every wait is bounded.
+class one_answer_h2_server {
+public:
+    explicit one_answer_h2_server(std::string frames) : frames_(std::move(frames))
+    {
+        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        REQUIRE(::listen(listener_, 4) == 0);
+        REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+        port_ = ntohs(a.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~one_answer_h2_server()
+    {
+        stop_ = true;
+        thread_.join();
+        for (auto& t : answering_)
+            t.join();
+        ::close(listener_);
+    }
+    one_answer_h2_server(const one_answer_h2_server&) = delete;
+    one_answer_h2_server& operator=(const one_answer_h2_server&) = delete;
+
+    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+private:
+    static bool readable(int fd, int millis = 5000)
+    {
+        pollfd p{fd, POLLIN, 0};
+        return ::poll(&p, 1, millis) == 1;
+    }
+    void serve()
+    {
+        while (!stop_) {
+            if (!readable(listener_, 50))
+                continue;
+            // Apart: bench-load's /health probe must not hold up the connection of the load.
+            if (int fd = ::accept(listener_, nullptr, nullptr); fd >= 0)
+                answering_.emplace_back([this, fd] { answer(fd); });
+        }
+    }
+    void answer(int fd)
+    {
+        char buf[4096];
+        std::size_t got = 0;
+        // The preface (24 bytes), an empty SETTINGS (9) and a request's HEADERS frame.
+        while (got < 24 + 9 + 9 && readable(fd)) {
+            auto n = ::read(fd, buf, sizeof buf);
+            if (n <= 0)
+                break;
+            got += static_cast<std::size_t>(n);
+        }
+        (void)::send(fd, frames_.data(), frames_.size(), MSG_NOSIGNAL);
+        while (readable(fd) && ::read(fd, buf, sizeof buf) > 0) {
+        }
+        ::close(fd);
+    }
+
+    std::string frames_;
+    std::atomic<bool> stop_{false};
+    int listener_ = -1;
+    std::uint16_t port_ = 0;
+    std::thread thread_;
+    std::vector<std::thread> answering_;  // the accepting thread's alone until it is joined
+};
+
+/// An HTTP/2 frame: its 9-byte header (length, type, no flags, stream id) and its payload.
+std::string frame(std::uint8_t type, std::uint32_t stream, const std::string& payload)
+{
+    auto n = payload.size();
+    std::string f{char(n >> 16), char(n >> 8), char(n), char(type), 0,
+                  char(stream >> 24), char(stream >> 16), char(stream >> 8), char(stream)};
+    return f + payload;
+}
+
+std::string u32(std::uint32_t v)
+{
+    return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+}
+
 }  // namespace
+
+TEST_CASE("a stream the server resets is errors_h2_reset, and a GOAWAY with an error code fails what it cut off",
+          "[load][http2][integration]")
+{
+    const auto settings = frame(0x4, 0, "");
+    auto s = h2_of(shape::burst, 1, 1);
+    s.load.requests = 1;
+    SECTION("RST_STREAM(INTERNAL_ERROR) on the request's stream")
+    {
+        one_answer_h2_server server(settings + frame(0x3, 1, u32(0x2)));
+        auto c = run_counts(s, server.url());
+        CHECK(c.errors[static_cast<std::size_t>(error_class::h2_reset)] == 1);
+        CHECK(c.error_total() == 1);
+    }
+    SECTION("GOAWAY(ENHANCE_YOUR_CALM) before the request's stream, then the close")
+    {
+        one_answer_h2_server server(settings + frame(0x7, 0, u32(0) + u32(0xb)));
+        auto c = run_counts(s, server.url());
+        CHECK(c.errors[static_cast<std::size_t>(error_class::h2_goaway)] == 1);
+        CHECK(c.error_total() == 1);
+    }
+}
 
 TEST_CASE("HTTP/2 against nginx: h2c and h2 over TLS, closed, open and burst at 1 and 10 streams, no errors",
           "[load][http2][integration]")

@@ -45,7 +45,9 @@ struct capacity_result {
     std::vector<double> estimates;  ///< one per bisection: the highest rate that met the SLO
     std::vector<capacity_step> steps;
     std::string stop_reason;  ///< outcome stopped: why
-    std::uint32_t pipeline = 1;  ///< requests each connection carried at once: connections × pipeline in flight at most
+    /// Requests each connection carried at once (its pipeline depth, or HTTP/2 streams): connections × pipeline in
+    /// flight at most.
+    std::uint32_t pipeline = 1;
     /// True when `capacity_rps` is a lower bound and must be labelled so.
     [[nodiscard]] bool lower_bound() const noexcept
     {
