@@ -31,6 +31,7 @@ Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when 
 """
 import argparse
 import http.client
+import json
 import os
 import select
 import socket
@@ -577,14 +578,30 @@ def run_attacks(check, target):
         zero.join()
     alive = not target.stopped()
     check("server still running after every attack", alive, "yes" if alive else f"exit {target.stopped()}")
+    if alive and target.health_json is not None:
+        check("no request left in flight once every attacker is gone", *nothing_in_flight(target))
+
+
+def nothing_in_flight(target):
+    """/health's inFlight comes back to 1 (the /health itself) within CLOSE_BOUND: no stream of a closed connection
+    (the zero window's /stream, a cancelled /io) is still counted, or waited for by a drain."""
+    deadline = time.monotonic() + CLOSE_BOUND
+    seen = None
+    while time.monotonic() < deadline:
+        seen = target.health_json().get("inFlight")
+        if seen == 1:
+            return True, "inFlight 1"
+        time.sleep(0.1)
+    return False, f"inFlight {seen} after {CLOSE_BOUND} s"
 
 
 # --- Targets: bench-server under a model, or nginx --------------------------------------------------------------------
 
 class Target:
-    def __init__(self, port, tls_port, pids, stopped, work_path, stall_path):
+    def __init__(self, port, tls_port, pids, stopped, work_path, stall_path, health_json=None):
         self.port, self.tls_port, self.pids, self.stopped = port, tls_port, pids, stopped
         self.work_path, self.stall_path = work_path, stall_path
+        self.health_json = health_json  # bench-server's /health as a dict (nginx has none)
 
 
 def h2_health(port, tls=False):
@@ -617,8 +634,18 @@ def bench_server_target(args, scratch, servers):
     tls, tls_port = bench_server_process.start_server(args.bench_server, args.model, log, ("--tls", *options),
                                                       " tls=", lambda p: http1_health(p, tls=True))
     servers.append(tls)
+    def health_json():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        try:
+            conn.request("GET", "/health")
+            return json.loads(conn.getresponse().read())
+        except (OSError, http.client.HTTPException, ValueError):
+            return {}
+        finally:
+            conn.close()
+
     return Target(port, tls_port, lambda: [plain.pid], lambda: plain.poll(),
-                  "/io?delayInMillis=500", "/stream?count=100000&intervalMillis=1")
+                  "/io?delayInMillis=500", "/stream?count=100000&intervalMillis=1", health_json)
 
 
 def tree_pids(root):
