@@ -32,6 +32,7 @@ server::options test_server::options_for(models::model model, const server_setti
     opts.movies_cache = settings.movies_cache;
     opts.db_pool = settings.db_pool;
     opts.db_timeout = settings.db_timeout;
+    opts.http2 = settings.http2;
     return opts;
 }
 

@@ -23,6 +23,7 @@ struct server_settings {
     std::size_t movies_cache = endpoints::default_movies_cache;
     unsigned db_pool = 10;
     std::chrono::milliseconds db_timeout{5'000};
+    bool http2 = true;  ///< false: HTTP/1.1 only, as `--no-http2`
 };
 
 /// An in-process server of one model on 127.0.0.1, port 0, whose downstream is itself.
