@@ -164,6 +164,9 @@ void add_load_options(CLI::App& app, command_line& c)
     app.add_option("--scale", o.scale,
                    "Multiply every user, connection and rate figure by F (0 < F <= 1), after the other options; "
                    "recorded and labelled in the results");
+    app.add_option("--time-scale", o.time_scale,
+                   "Run the load's timeline in F of its length (0 < F <= 1): ramps steeper, the same users, rates "
+                   "and think times; recorded and labelled in the results");
 }
 
 /// Where the generator runs: threads, CPUs, processes and shards of a distributed run, the server to sample.

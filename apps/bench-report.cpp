@@ -2,6 +2,7 @@
 #include "app_support.hpp"
 
 #include "execbench/core/build_info.hpp"
+#include "execbench/core/file.hpp"
 #include "execbench/core/text.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
@@ -193,7 +194,8 @@ std::string readme_left_alone(const page_options& o)
            "docs/results beside " + o.readme + ", so " + o.readme + " was left alone (--readme FILE writes one)";
 }
 
-int check_pages(const report::report_output& out, const std::filesystem::path& readme_file, const page_options& o)
+int check_pages(const report::report_output& out, const std::filesystem::path& readme_file, const page_options& o,
+                const std::vector<report::suite_data>& data)
 {
     auto stale = report::stale_files(out, readme_file);
     for (const auto& s : stale)
@@ -201,6 +203,25 @@ int check_pages(const report::report_output& out, const std::filesystem::path& r
     if (!stale.empty()) {
         std::printf("bench-report --check: %zu generated file(s) out of date; run bench-report\n", stale.size());
         return apps::exit_run_errors;
+    }
+    if (!readme_file.empty()) {
+        // A figure the README quotes by hand must say when it comes from other code or another machine.
+        std::vector<const report::suite_data*> suites;
+        for (const auto& s : data)
+            suites.push_back(&s);
+        auto text = execbench::read_file(readme_file);
+        if (!text) {
+            std::cerr << "bench-report: " << text.err().message << "\n";
+            return apps::exit_usage;
+        }
+        auto unlabelled = report::unlabelled_citations(*text, suites);
+        for (const auto& u : unlabelled)
+            std::printf("unlabelled: %s\n", u.c_str());
+        if (!unlabelled.empty()) {
+            std::printf("bench-report --check: %zu README line(s) cite results of another provenance without †\n",
+                        unlabelled.size());
+            return apps::exit_run_errors;
+        }
     }
     std::printf("bench-report --check: %zu page(s), %zu chart(s)%s up to date%s\n", out.files.size(),
                 out.charts.size(), readme_file.empty() ? " are" : " and the README headline are",
@@ -258,7 +279,7 @@ int run_pages(const page_options& given)
         std::cerr << "bench-report: " << readme_file.err().message << "; nothing written\n";
         return apps::exit_usage;
     }
-    return o.check ? check_pages(out, *readme_file, o) : write_pages(out, *readme_file, o);
+    return o.check ? check_pages(out, *readme_file, o, *data) : write_pages(out, *readme_file, o);
 }
 
 }  // namespace

@@ -111,7 +111,9 @@ void add_server_options(CLI::App& cli, command_line& c)
     cli.add_option("--fiber-stack-kb", opts.fiber_stack_kb, "fiber: stack size per fiber in KiB")
         ->check(apps::integer_in(16, 65536, "a stack size in KiB"))
         ->capture_default_str();
-    cli.add_option("--downstream", opts.downstream, "Base URL for delayCallDepth calls (default: this server)");
+    cli.add_option("--downstream", opts.downstream,
+                   "Base URL for delayCallDepth calls, http:// or https:// (default: this server, https:// under "
+                   "--tls)");
     cli.add_option("--downstream-client", c.downstream_client,
                    "HTTP client for downstream calls: pooled (keep-alive connections kept for reuse), per-call (a new "
                    "connection for every call) or curl (libcurl: an easy handle per blocking call in pool, a multi "
@@ -128,6 +130,13 @@ void add_server_options(CLI::App& cli, command_line& c)
                    "more gets a 503")
         ->check(apps::integer_in(0, 1'000'000, "a queue length"))
         ->capture_default_str();
+    cli.add_flag("--downstream-tls-verify", opts.downstream_client.tls.verify,
+                 "https downstream: check its certificate and name against the system's CAs (default: not checked, "
+                 "as bench-load, for self-signed servers on loopback)");
+    cli.add_option("--downstream-ca", opts.downstream_client.tls.ca_file,
+                   "https downstream: check its certificate against the CAs in this PEM file (implies "
+                   "--downstream-tls-verify)")
+        ->check(CLI::ExistingFile);
     cli.add_option("--cpus", opts.cpus, "Run on these CPUs only, e.g. 0, 0-3 or 0,2 (default threads follow them)");
     cli.add_option("--movies-db", opts.movies_db,
                    "SQLite file for movies (default: in memory), or postgresql://USER@HOST:PORT/DB");
@@ -230,6 +239,8 @@ result<void> settle(command_line& c)
     opts.http2 = !c.no_http2;
     opts.tls_files.generated = *tls::parse_key_type(c.tls_key_type);
     opts.downstream_client.client = *models::parse_downstream_client(c.downstream_client);
+    if (!opts.downstream_client.tls.ca_file.empty())
+        opts.downstream_client.tls.verify = true;
     opts.shutdown_timeout = millis_of(c.shutdown_seconds);
     opts.timeouts.header = millis_of(c.header_seconds);
     opts.timeouts.idle = millis_of(c.idle_seconds);

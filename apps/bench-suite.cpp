@@ -138,6 +138,9 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
     app.add_option("--timeout", options.override_values.timeout, "Override the per-request timeout");
     app.add_option("--scale", options.override_values.scale,
                    "Run every scenario at F scale (0 < F <= 1): users, connections and rates times F, labelled");
+    app.add_option("--time-scale", options.override_values.time_scale,
+                   "Run every closed, open or ramp scenario's timeline in F of its length (0 < F <= 1), labelled: "
+                   "a compressed run (docs/methodology.md#compressed-runs)");
     app.add_flag("--fit-to-limits", options.fit_to_limits,
                  "Run a scenario beyond the open-file limits at the largest scale that fits (labelled) instead of "
                  "not at all");
@@ -370,6 +373,9 @@ private:
         if (r && r->scenario_used.scale.factor != 1)
             std::printf("%s %s: %s\n", e.arm_name().c_str(), e.scenario.c_str(),
                         load::scale_note(r->scenario_used).c_str());
+        if (r && r->scenario_used.time_scale.factor != 1)
+            std::printf("%s %s: %s\n", e.arm_name().c_str(), e.scenario.c_str(),
+                        load::time_note(r->scenario_used).c_str());
         if (e.status != load::run_status::ok)
             std::printf("%s %s: %s%s%s\n", e.arm_name().c_str(), e.scenario.c_str(),
                         std::string(load::to_string(e.status)).c_str(), e.message.empty() ? "" : ": ",
@@ -445,6 +451,8 @@ void print_suite_plan(const execbench::load::suite_options& options, const execb
         std::string basis = p.runs == 0 ? "finished (journal)" : p.basis;
         if (!p.scale.empty())
             basis += ", scale " + p.scale;
+        if (!p.time_scale.empty())
+            basis += ", time " + p.time_scale;
         std::printf("%-*s %5zu %6s %5zu %10s  %s\n", width, p.scenario.c_str(), p.arms_left, what.c_str(), p.runs,
                     p.runs == 0 ? "-" : load::format_length(p.estimate).c_str(), basis.c_str());
     }
@@ -622,7 +630,7 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
         // (or a folder on disk) to have searched them.
         const auto& o = inv->options;
         bool reads_capacity = std::any_of(o.scenarios.begin(), o.scenarios.end(),
-                                          [](const load::scenario& s) { return s.load.rate_from.has_value(); });
+                                          [](const load::scenario& s) { return load::takes_rate_from_capacity(s); });
         auto capacity_folder = o.capacity_from.summary.parent_path();
         bool searched_before = std::any_of(written.begin(), written.end(), [&](const fs::path& p) {
             return fs::weakly_canonical(p) == fs::weakly_canonical(capacity_folder);

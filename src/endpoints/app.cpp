@@ -24,6 +24,17 @@ constexpr std::int64_t max_cpu_micros = 1'000'000;
 constexpr std::int64_t max_stream_events = 1'000'000;
 constexpr std::int64_t max_event_bytes = 65'536;
 
+/// The handshakes /health reports under --tls: {"full": n, "resumed": n, "failed": {"plain_http": n, ...}}.
+nlohmann::json tls_handshakes(const tls_counters& tls)
+{
+    auto failed = nlohmann::json::object();
+    for (std::size_t i = 0; i < handshake_failure_count; ++i) {
+        const auto why = static_cast<handshake_failure>(i);
+        failed[std::string(to_string(why))] = tls.failed(why);
+    }
+    return {{"full", tls.full()}, {"resumed", tls.resumed()}, {"failed", failed}};
+}
+
 struct route_entry {
     std::string_view path;
     endpoint route;
@@ -271,8 +282,9 @@ void app::respond(const struct plan& p, http::response& out)
             {"cpus", info_.cpus},
             {"tls", info_.tls},
             {"tlsKey", info_.tls ? nlohmann::json(info_.tls_key) : nlohmann::json(nullptr)},
-            {"tlsCertificate", !info_.tls ? nlohmann::json(nullptr)
-                               : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
+            {"tlsCertificate",
+             !info_.tls ? nlohmann::json(nullptr) : nlohmann::json(info_.tls_key_from_file ? "file" : "generated")},
+            {"tlsHandshakes", !info_.tls ? nlohmann::json(nullptr) : tls_handshakes(counters_.tls())},
             {"http2", info_.http2},
             {"h2MaxStreams", info_.http2 ? nlohmann::json(info_.h2_max_streams) : nlohmann::json(nullptr)},
             {"inFlight", counters_.in_flight()},

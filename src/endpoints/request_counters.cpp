@@ -127,6 +127,7 @@ void request_counters::render(const stats::process_sample& process, std::string&
         out.append("\n");
     }
     downstream_.render(out);
+    tls_.render(out);
     namespace name = stats::process_metric;
     append_metric(name::resident_bytes, "Resident memory size in bytes.", "gauge", out);
     append_sample(name::resident_bytes, process.resident_bytes, out);
@@ -176,6 +177,47 @@ void downstream_counters::render(std::string& out) const
     auto n = calls();
     append_sample(ds::pool_wait_seconds_mean, n == 0 ? 0.0 : pool_wait_seconds() / static_cast<double>(n),
                   out);
+}
+
+std::string_view to_string(handshake_failure why) noexcept
+{
+    switch (why) {
+    case handshake_failure::plain_http: return "plain_http";
+    case handshake_failure::tls_error: return "tls_error";
+    case handshake_failure::abandoned: return "abandoned";
+    }
+    return "abandoned";
+}
+
+std::uint64_t tls_counters::failed() const noexcept
+{
+    std::uint64_t n = 0;
+    for (const auto& count : failed_)
+        n += count.load(std::memory_order_relaxed);
+    return n;
+}
+
+// Here for the same reason as the downstream counters.
+void tls_counters::render(std::string& out) const
+{
+    constexpr std::string_view done = "execbench_tls_handshakes_total";
+    append_metric(done, "TLS handshakes completed, full or resumed (a ticket or the session cache).", "counter", out);
+    out.append(done).append("{kind=\"full\"} ");
+    append_number(full(), out);
+    out.append("\n").append(done).append("{kind=\"resumed\"} ");
+    append_number(resumed(), out);
+    out.append("\n");
+    constexpr std::string_view failed_name = "execbench_tls_handshakes_failed_total";
+    append_metric(failed_name,
+                  "TLS handshakes that did not complete, by reason: plain_http (cleartext sent to the TLS port, "
+                  "answered 400), tls_error (the exchange failed), abandoned (the connection ended first).",
+                  "counter", out);
+    for (std::size_t i = 0; i < handshake_failure_count; ++i) {
+        const auto why = static_cast<handshake_failure>(i);
+        out.append(failed_name).append("{reason=\"").append(to_string(why)).append("\"} ");
+        append_number(failed(why), out);
+        out.append("\n");
+    }
 }
 
 }  // namespace execbench::endpoints

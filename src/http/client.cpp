@@ -27,6 +27,10 @@ void configure(downstream_parser& parser)
 
 call_outcome call_outcome::from_error(const boost::system::error_code& ec)
 {
+    // connect(2) found no local port free for the downstream's address (all in use or in TIME_WAIT): the churn of
+    // a connection per call, named so that an operator finds it (docs/reliability.md, the port-exhaustion row).
+    if (ec == boost::system::errc::address_not_available)
+        return {classify_downstream_error(ec), std::string(no_ephemeral_port_detail)};
     return {classify_downstream_error(ec), ec.message()};
 }
 

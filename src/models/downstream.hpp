@@ -55,6 +55,7 @@ protected:
 /// Everything a downstream client is made from.
 struct downstream_setup {
     boost::asio::io_context::executor_type executor;       ///< where its I/O runs
+    bool shared;  ///< several threads run `executor`'s io_context (fiber's carriers): the calls need a strand
     const http::url& server;                                ///< the downstream, as given
     boost::asio::ip::tcp::resolver::results_type endpoints;  ///< `server` resolved once at start
     const http::timeouts& timeouts;                          ///< connect and answer deadlines

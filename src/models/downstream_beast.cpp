@@ -1,11 +1,29 @@
 #include "downstream_beast.hpp"
 
+#include <stdexcept>
+#include <type_traits>
+
 #include <sys/socket.h>
 
 namespace execbench::models {
 
-beast_client::beast_client(const downstream_setup& setup, bool reuse)
-    : executor_(boost::asio::make_strand(setup.executor)),
+namespace {
+
+/// The io_context's executor, or a strand on it (beast_client's note says which and why).
+template <class Executor>
+Executor client_executor(const boost::asio::io_context::executor_type& executor)
+{
+    if constexpr (std::is_same_v<Executor, boost::asio::io_context::executor_type>)
+        return executor;
+    else
+        return boost::asio::make_strand(executor);
+}
+
+}  // namespace
+
+template <class Executor>
+beast_client<Executor>::beast_client(const downstream_setup& setup, bool reuse)
+    : executor_(client_executor<Executor>(setup.executor)),
       server_(setup.server),
       endpoints_(setup.endpoints),
       timeouts_(setup.timeouts),
@@ -14,9 +32,19 @@ beast_client::beast_client(const downstream_setup& setup, bool reuse)
       cap_(setup.executor, setup.options.connections, setup.options.queue, setup.timeouts.downstream_response,
            setup.counters)
 {
+    if (!server_.tls)
+        return;
+    auto context = tls::client_context::make(setup.options.tls);
+    if (!context)
+        throw std::runtime_error("--downstream-ca: " + context.err().message);
+    tls_context_ = std::move(*context);
+    // asio's context frees the SSL_CTX it is given: it gets a reference of its own.
+    SSL_CTX_up_ref(tls_context_->native());
+    tls_.emplace(tls_context_->native());
 }
 
-void beast_client::cancel()
+template <class Executor>
+void beast_client<Executor>::cancel()
 {
     cap_.cancel();
     std::lock_guard lock(mutex_);
@@ -24,11 +52,12 @@ void beast_client::cancel()
     // shutdown(2) on the descriptor, not a call on the stream: the stream belongs to its call's thread, and the
     // kernel wakes the pending read or write with end-of-stream, which the call then reports as aborted.
     for (auto* stream : busy_)
-        ::shutdown(stream->socket().native_handle(), SHUT_RDWR);
+        ::shutdown(stream->tcp().socket().native_handle(), SHUT_RDWR);
     idle_.clear();
 }
 
-std::unique_ptr<beast_client::stream_type> beast_client::take_idle()
+template <class Executor>
+std::unique_ptr<downstream_stream> beast_client<Executor>::take_idle()
 {
     std::lock_guard lock(mutex_);
     if (idle_.empty() || cancelled_)
@@ -39,27 +68,33 @@ std::unique_ptr<beast_client::stream_type> beast_client::take_idle()
     return stream;
 }
 
-void beast_client::give_back(std::unique_ptr<stream_type> stream)
+template <class Executor>
+void beast_client<Executor>::give_back(std::unique_ptr<stream_type> stream)
 {
-    stream->expires_never();
+    stream->tcp().expires_never();
     std::lock_guard lock(mutex_);
     busy_.erase(stream.get());
     if (!cancelled_)
         idle_.push_back(std::move(stream));
 }
 
-void beast_client::track(stream_type& stream)
+template <class Executor>
+void beast_client<Executor>::track(stream_type& stream)
 {
     std::lock_guard lock(mutex_);
     busy_.insert(&stream);
     if (cancelled_)
-        ::shutdown(stream.socket().native_handle(), SHUT_RDWR);
+        ::shutdown(stream.tcp().socket().native_handle(), SHUT_RDWR);
 }
 
-void beast_client::untrack(stream_type& stream)
+template <class Executor>
+void beast_client<Executor>::untrack(stream_type& stream)
 {
     std::lock_guard lock(mutex_);
     busy_.erase(&stream);
 }
+
+template class beast_client<boost::asio::io_context::executor_type>;
+template class beast_client<boost::asio::strand<boost::asio::io_context::executor_type>>;
 
 }  // namespace execbench::models

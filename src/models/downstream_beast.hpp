@@ -2,6 +2,9 @@
 
 #include "connection_cap.hpp"
 #include "downstream.hpp"
+#include "downstream_stream.hpp"
+
+#include "execbench/tls/client_context.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/compose.hpp>
@@ -11,7 +14,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/read.hpp>
 
 #include <atomic>
@@ -30,11 +32,21 @@ namespace execbench::models {
 /// One composed operation serves both: take a permit (`--downstream-connections`), take an idle connection or
 /// connect, write, read, judge the answer. `pooled` retries once on a fresh connection when a reused one turns out
 /// stale, and keeps the connection when the answer leaves it reusable; `per-call` asks for `Connection: close` and
-/// closes the connection after every call. The operation runs on the client's `io_context`; calls may start on any
-/// thread (pool's workers, fiber's carriers), so the idle connections are locked.
+/// closes the connection after every call. An https downstream adds a TLS handshake after connect
+/// (`downstream_stream`). The operation runs on the client's `io_context`; calls may start on any thread (pool's
+/// workers, fiber's carriers), so the idle connections are locked.
+///
+/// `Executor` is the io_context's own executor when one thread runs it (pool's poller, loop's and coro's event
+/// loops), or a strand on it when several do (fiber's carriers): a Beast stream's timeout handler must not run on one
+/// carrier while the call's read completes, and destroys the stream, on another (ThreadSanitizer found it; a call
+/// that timed out then answered 502 "operation canceled" instead of 504). A strand where no thread contends still
+/// costs every completion a trip through the strand's queue and lock and copies of its shared state
+/// (docs/models.md, "The downstream client's cost"), so only fiber pays it.
+template <class Executor>
 class beast_client final : public downstream_client {
 public:
-    /// A client as `setup` says; `reuse` false makes it the per-call client.
+    /// A client as `setup` says; `reuse` false makes it the per-call client. Throws when an https downstream's TLS
+    /// context cannot be made (the CA file unreadable).
     beast_client(const downstream_setup& setup, bool reuse);
 
     void cancel() override;
@@ -45,7 +57,7 @@ protected:
         counters_.call_made();
         auto c = std::make_unique<call>();
         http::write_get_request(server_, target, c->request, reuse_);
-        // Bound to the client's strand on every model's own executor (the loop's, the fibers', the coroutines') or,
+        // Bound to the client's executor on every model's own executor (the loop's, the fibers', the coroutines') or,
         // for the pool's future, any: Boost 1.81's type-erased executor cannot be asked for the `blocking.never`
         // that Beast's read requires.
         auto bound = boost::asio::bind_executor(executor_, std::move(handler));
@@ -54,11 +66,7 @@ protected:
     }
 
 private:
-    // A strand: fiber's carriers run one io_context together, and a Beast stream's timeout handler must not run on
-    // one carrier while the call's read completes, and destroys the stream, on another (ThreadSanitizer found it; a
-    // call that timed out then answered 502 "operation canceled" instead of 504). Uncontended in loop and coro.
-    using executor_type = boost::asio::strand<boost::asio::io_context::executor_type>;
-    using stream_type = boost::beast::tcp_stream;
+    using stream_type = downstream_stream;
 
     struct call {
         std::string request;
@@ -70,7 +78,7 @@ private:
     };
 
     struct get_op {
-        enum class step { start, permitted, connected, written, read };
+        enum class step { start, permitted, connected, handshaken, written, read };
         beast_client& client;
         std::unique_ptr<call> c;
         step next = step::start;
@@ -95,8 +103,17 @@ private:
             case step::connected:
                 if (ec)
                     return retry_or_fail(self, ec);
-                c->stream->socket().set_option(boost::asio::ip::tcp::no_delay(true), ec);
+                c->stream->tcp().socket().set_option(boost::asio::ip::tcp::no_delay(true), ec);
                 client.track(*c->stream);
+                if (auto* ssl = c->stream->tls_handle()) {
+                    client.tls_context_->name_server(ssl, client.server_.host);
+                    next = step::handshaken;
+                    return c->stream->async_handshake(std::move(self));
+                }
+                return write(self);
+            case step::handshaken:
+                if (ec)
+                    return retry_or_fail(self, ec);
                 return write(self);
             case step::written:
                 if (ec)
@@ -104,7 +121,7 @@ private:
                 c->parser.emplace();
                 http::configure(*c->parser);
                 next = step::read;
-                c->stream->expires_after(client.timeouts_.downstream_response);
+                c->stream->tcp().expires_after(client.timeouts_.downstream_response);
                 return boost::beast::http::async_read(*c->stream, c->buffer, *c->parser, std::move(self));
             case step::read:
                 if (ec)
@@ -138,11 +155,12 @@ private:
             if (client.cancelled_)
                 return done(self, http::call_outcome::from_error(boost::asio::error::operation_aborted));
             c->reused = false;
-            c->stream = std::make_unique<stream_type>(client.executor_);
-            c->stream->expires_after(client.timeouts_.downstream_connect);
+            c->stream = std::make_unique<stream_type>(client.executor_, client.tls_ ? &*client.tls_ : nullptr);
+            // The connect deadline covers the TLS handshake too: both are the connection's setting up.
+            c->stream->tcp().expires_after(client.timeouts_.downstream_connect);
             client.counters_.connection_opened();
             next = step::connected;
-            c->stream->async_connect(client.endpoints_, std::move(self));
+            c->stream->tcp().async_connect(client.endpoints_, std::move(self));
         }
 
         template <class Self>
@@ -151,7 +169,7 @@ private:
             if (c->reused)
                 client.counters_.connection_reused();
             next = step::written;
-            c->stream->expires_after(client.timeouts_.downstream_response);
+            c->stream->tcp().expires_after(client.timeouts_.downstream_response);
             boost::asio::async_write(*c->stream, boost::asio::buffer(c->request), std::move(self));
         }
 
@@ -191,17 +209,24 @@ private:
     void track(stream_type& stream);
     void untrack(stream_type& stream);
 
-    executor_type executor_;
+    Executor executor_;
     const http::url& server_;
     boost::asio::ip::tcp::resolver::results_type endpoints_;
     const http::timeouts& timeouts_;
     endpoints::downstream_counters& counters_;
     bool reuse_;
     connection_cap cap_;
+    std::shared_ptr<const tls::client_context> tls_context_;  // https: how the server is checked and named
+    std::optional<boost::asio::ssl::context> tls_;  // https: the same OpenSSL context, as Beast's ssl_stream takes it
     std::atomic<bool> cancelled_{false};
     std::mutex mutex_;  // callers on several threads (pool's workers, fiber's carriers) share the idle connections
     std::vector<std::unique_ptr<stream_type>> idle_;
     std::unordered_set<stream_type*> busy_;  // connections with a call on them, for cancel()
 };
+
+/// The client of an io_context one thread runs.
+extern template class beast_client<boost::asio::io_context::executor_type>;
+/// The client of an io_context several threads run (fiber's carriers).
+extern template class beast_client<boost::asio::strand<boost::asio::io_context::executor_type>>;
 
 }  // namespace execbench::models

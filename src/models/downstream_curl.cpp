@@ -6,6 +6,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 #include <stdexcept>
 
@@ -95,7 +96,8 @@ struct curl_client::watched_socket {
 };
 
 curl_client::curl_client(const downstream_setup& setup)
-    : base_url_("http://" + setup.server.authority()),
+    : base_url_(std::string(setup.server.scheme()) + "://" + setup.server.authority()),
+      tls_(setup.options.tls),
       timeouts_(setup.timeouts),
       counters_(setup.counters),
       limit_(setup.options.connections),
@@ -161,6 +163,11 @@ std::unique_ptr<curl_client::easy> curl_client::take_easy(std::vector<std::uniqu
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts_.downstream_response.count()));
     if (resolve_ != nullptr)
         curl_easy_setopt(h, CURLOPT_RESOLVE, resolve_);
+    // https: checked as the Beast clients check (not at all unless --downstream-tls-verify or --downstream-ca).
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, tls_.verify ? 1L : 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, tls_.verify ? 2L : 0L);
+    if (!tls_.ca_file.empty())
+        curl_easy_setopt(h, CURLOPT_CAINFO, tls_.ca_file.c_str());
     if (for_multi) {
         curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, &curl_client::open_socket);
         curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, this);
@@ -197,7 +204,12 @@ http::call_outcome curl_client::finish(easy& e, int result)
     if (code == CURLE_ABORTED_BY_CALLBACK || cancelled_)
         return http::call_outcome::from_error(boost::asio::error::operation_aborted);
     std::string detail = "curl: ";
-    detail.append(e.error[0] != '\0' ? e.error : curl_easy_strerror(code));
+    long os_error = 0;
+    curl_easy_getinfo(e.handle, CURLINFO_OS_ERRNO, &os_error);
+    if (os_error == EADDRNOTAVAIL)  // curl's own words lose the errno that says why the connect failed
+        detail.append(http::no_ephemeral_port_detail);
+    else
+        detail.append(e.error[0] != '\0' ? e.error : curl_easy_strerror(code));
     return {classify(code), std::move(detail)};
 }
 

@@ -4,6 +4,8 @@
 #include "downstream.hpp"
 #include "server_support.hpp"
 
+#include "execbench/tls/client_context.hpp"
+
 #include <boost/asio/strand.hpp>
 
 #include <curl/curl.h>
@@ -64,7 +66,8 @@ private:
     static curl_socket_t open_socket(void* client, curlsocktype purpose, struct curl_sockaddr* address);
     static int close_socket(void* client, curl_socket_t fd);
 
-    std::string base_url_;  // "http://host:port"
+    std::string base_url_;  // "http://host:port" or "https://host:port"
+    tls::client_options tls_;  // how an https downstream is checked
     curl_slist* resolve_ = nullptr;  // host:port:address, so no call resolves the name again
     const http::timeouts& timeouts_;
     endpoints::downstream_counters& counters_;

@@ -34,9 +34,9 @@ void io_server::start_serving(serve_fn serve)
     });
     auto downstream = resolve_downstream(context_.downstream);
     for (auto& group : groups_) {
-        group->downstream = make_downstream_client({group->io.get_executor(), context_.downstream, downstream,
-                                                    context_.timeouts, context_.downstream_client,
-                                                    context_.app.counters().downstream()});
+        group->downstream = make_downstream_client({group->io.get_executor(), group->thread_count > 1,
+                                                    context_.downstream, downstream, context_.timeouts,
+                                                    context_.downstream_client, context_.app.counters().downstream()});
         group->deadlines.start(group->sweep_timer, sweep_period(context_.timeouts));
         for (unsigned i = 0; i < group->thread_count; ++i)
             group->threads.push_back(run_in_thread(group->io));

@@ -359,7 +359,7 @@ void h2_connection::close()
 class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
-        : stream_(std::move(socket), context.tls),
+        : stream_(std::move(socket), context.tls, context.app.counters()),
           timer_(loop.io.get_executor()),
           loop_(loop),
           context_(context),

@@ -53,7 +53,7 @@ short poll_events(const transport& stream, asio::socket_base::wait_type w) noexc
 struct connection : std::enable_shared_from_this<connection> {
     connection(socket_type s, const tls::server_context* tls, asio::io_context& poller, endpoints::app& app,
                bool http2)
-        : stream(std::move(s), tls), timer(poller), scope(app.counters()), protocol_told(!http2)
+        : stream(std::move(s), tls, app.counters()), timer(poller), scope(app.counters()), protocol_told(!http2)
     {
     }
     endpoints::request_cycle& cycle() noexcept { return state->cycle; }
@@ -124,7 +124,7 @@ public:
     void start() override
     {
         // The downstream calls' I/O runs on the poller; a worker blocks on the answer.
-        downstream_ = make_downstream_client({poller_io_.get_executor(), context_.downstream,
+        downstream_ = make_downstream_client({poller_io_.get_executor(), false, context_.downstream,
                                               resolve_downstream(context_.downstream), context_.timeouts,
                                               context_.downstream_client, app_.counters().downstream()});
         listener_->start({&poller_io_}, [this](socket_type socket, std::size_t) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "execbench/endpoints/request_counters.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http2/limits.hpp"
 #include "execbench/tls/server_context.hpp"
@@ -31,10 +32,16 @@ namespace execbench::models {
 /// (whatever the model asked), or no wait at all while decrypted bytes are pending. A write that would block is
 /// retried by the model with the same buffers, which OpenSSL requires; up to a record of small buffers are gathered
 /// into one record first, so a head and its body leave as one record and one system call, as they do in cleartext.
+///
+/// Each handshake's end is counted in `counters.tls()`. Cleartext HTTP sent to the TLS port is answered here, for
+/// every model: when OpenSSL finds the first record is no TLS record (its header, which it reads anyway: no system
+/// call more on the handshake path), the connection gets `400` with a JSON body saying to use https://, as nginx
+/// answers, and its read fails as for any failed handshake, so the model closes it.
 class transport {
 public:
-    /// Cleartext on `socket` when `tls` is null; otherwise TLS, its server handshake started by the first read.
-    transport(socket_type socket, const tls::server_context* tls);
+    /// Cleartext on `socket` when `tls` is null; otherwise TLS, its server handshake started by the first read and
+    /// its outcome counted in `counters`.
+    transport(socket_type socket, const tls::server_context* tls, endpoints::request_counters& counters);
     ~transport();
     transport(const transport&) = delete;
     transport& operator=(const transport&) = delete;
@@ -88,7 +95,10 @@ public:
     }
 
     /// True while a TLS handshake is still to be done (the pool does it on a worker first: `handshake`).
-    [[nodiscard]] bool needs_handshake() const noexcept { return ssl_ != nullptr && !handshake_done_; }
+    [[nodiscard]] bool needs_handshake() const noexcept
+    {
+        return ssl_ != nullptr && handshake_ != handshake_state::done;
+    }
     /// Goes on with the TLS handshake without blocking: true once done; false with `would_block` (then wait, as after
     /// a read) or another error when it failed. The other models need not call it: their first reads do the handshake.
     bool handshake(boost::system::error_code& ec);
@@ -122,6 +132,7 @@ public:
 
 private:
     enum class want : std::uint8_t { none, read, write };
+    enum class handshake_state : std::uint8_t { pending, done, failed };
 
     template <class ConstBufferSequence>
     static boost::asio::const_buffer gather(const ConstBufferSequence& buffers)
@@ -153,11 +164,20 @@ private:
     [[nodiscard]] bool tls_pending() const noexcept;
     /// Maps the failed OpenSSL call's `result` to `ec` (would_block with the direction to wait for, or a failure).
     void tls_failed(int result, boost::system::error_code& ec);
+    /// Counts the handshake completed, once, when OpenSSL says it is.
+    void note_handshake_progress() noexcept;
+    /// Counts the handshake failed for `why`, if it was still pending.
+    void handshake_ended(endpoints::handshake_failure why) noexcept;
+    /// True when the failed first record was cleartext, by OpenSSL's verdict on its header (in its error queue).
+    [[nodiscard]] bool first_record_was_cleartext() const noexcept;
+    /// Answers cleartext sent to the TLS port with a `400` in cleartext (the connection closes next).
+    void answer_plain_http();
 
     socket_type socket_;
     ssl_st* ssl_ = nullptr;
+    endpoints::request_counters& counters_;
     want want_ = want::none;
-    bool handshake_done_ = false;
+    handshake_state handshake_ = handshake_state::pending;
     bool read_any_ = false;  // a TLS read has returned bytes: the handshake and the first request's start are in
     bool broken_ = false;  // a fatal TLS error (OpenSSL forbids SSL_shutdown then) or closed: no close_notify
 };

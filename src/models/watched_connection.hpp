@@ -18,7 +18,7 @@ struct watched_connection {
     /// HTTP/2 is served when `http2` (then the first bytes tell the protocol, `read_arrived`).
     watched_connection(socket_type s, const tls::server_context* tls, deadline_sweep& sweep,
                        endpoints::request_counters& counters, bool http2)
-        : stream(std::move(s), tls), deadlines(sweep), scope(counters), protocol_told(!http2)
+        : stream(std::move(s), tls, counters), deadlines(sweep), scope(counters), protocol_told(!http2)
     {
         deadlines.watch(deadline, stream.native_handle());
     }

@@ -128,7 +128,7 @@ instance::instance(const options& opts)
 {
     std::string downstream_text = opts.downstream;
     if (!opts.downstream.empty()) {
-        auto parsed = http::parse_url(opts.downstream);
+        auto parsed = http::parse_url(opts.downstream, http::schemes::http_or_https);
         if (!parsed)
             throw std::invalid_argument("--downstream: " + parsed.err().message);
         context_.downstream = *parsed;
@@ -139,8 +139,8 @@ instance::instance(const options& opts)
         // The downstream defaults to the server itself, whose port is known only now.
         context_.downstream.host = opts.host == "0.0.0.0" ? "127.0.0.1" : opts.host == "::" ? "::1" : opts.host;
         context_.downstream.port = server_->port();
-        // Over TLS the server is its own downstream at an https URL, which the downstream client does not speak yet.
-        downstream_text = (tls_ ? "https://" : "http://") + context_.downstream.authority();
+        context_.downstream.tls = tls_.has_value();  // over TLS, the server is its own downstream at an https URL
+        downstream_text = std::string(context_.downstream.scheme()) + "://" + context_.downstream.authority();
     }
     app_.set_downstream(downstream_text);
 }

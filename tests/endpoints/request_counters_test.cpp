@@ -28,3 +28,24 @@ TEST_CASE("request_counters::render writes the process figures the remote sample
     CHECK(back->voluntary_switches == process.voluntary_switches);
     CHECK(back->involuntary_switches == process.involuntary_switches);
 }
+
+TEST_CASE("request_counters::render writes the TLS handshakes, completed by kind and failed by reason", "[endpoints]")
+{
+    using execbench::endpoints::handshake_failure;
+    execbench::endpoints::request_counters counters;
+    counters.tls().handshake_completed(false);
+    counters.tls().handshake_completed(false);
+    counters.tls().handshake_completed(true);
+    counters.tls().handshake_failed(handshake_failure::plain_http);
+    counters.tls().handshake_failed(handshake_failure::abandoned);
+    counters.tls().handshake_failed(handshake_failure::abandoned);
+    CHECK(counters.tls().failed() == 3);
+
+    std::string text;
+    counters.render({}, text);
+    CHECK(text.find("execbench_tls_handshakes_total{kind=\"full\"} 2\n") != std::string::npos);
+    CHECK(text.find("execbench_tls_handshakes_total{kind=\"resumed\"} 1\n") != std::string::npos);
+    CHECK(text.find("execbench_tls_handshakes_failed_total{reason=\"plain_http\"} 1\n") != std::string::npos);
+    CHECK(text.find("execbench_tls_handshakes_failed_total{reason=\"tls_error\"} 0\n") != std::string::npos);
+    CHECK(text.find("execbench_tls_handshakes_failed_total{reason=\"abandoned\"} 2\n") != std::string::npos);
+}

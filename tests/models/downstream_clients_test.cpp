@@ -188,3 +188,44 @@ TEMPLATE_TEST_CASE("every downstream client answers a misbehaving downstream wit
         }
     }
 }
+
+TEMPLATE_TEST_CASE("every downstream client calls an https downstream, checking its certificate only when told",
+                   "[downstream][clients][tls]", EXECBENCH_EVERY_MODEL)
+{
+    server::options down;
+    down.model = models::model::loop;
+    down.threads = 1;
+    down.cpu_threads = 1;
+    down.tls = true;  // a self-signed certificate made at start
+    option_server downstream(down);
+    const auto downstream_url = "https://127.0.0.1:" + std::to_string(downstream.port());
+
+    for (auto kind : models::all_downstream_clients) {
+        INFO("client " << models::to_string(kind));
+        {
+            // Not checked by default. Two calls on one connection to the front, so the pooled and curl clients
+            // reuse their TLS connection for the second.
+            option_server front(front_options(TestType::value, kind, downstream_url));
+            raw_client client(front.port());
+            for (int i = 0; i < 2; ++i) {
+                auto r = client.get("/io?delayCallDepth=1&delayInMillis=0", {}, 10s);
+                INFO(r.body);
+                CHECK(r.status == 200);
+            }
+            const auto& counted = front.instance().app().counters().downstream();
+            CHECK(counted.calls() == 2);
+            CHECK(counted.connections_opened() == (kind == models::downstream_client_kind::per_call ? 2u : 1u));
+        }
+        {
+            // --downstream-tls-verify: the self-signed certificate is no CA's, so the call fails and says why.
+            auto opts = front_options(TestType::value, kind, downstream_url);
+            opts.downstream_client.tls.verify = true;
+            option_server front(opts);
+            raw_client client(front.port());
+            auto r = client.get("/io?delayCallDepth=1&delayInMillis=0", {}, 10s);
+            INFO(r.body);
+            CHECK(r.status == 502);
+            CHECK(r.body.find("certificate") != std::string::npos);
+        }
+    }
+}

@@ -1,13 +1,12 @@
 #include "execbench/report/report.hpp"
 #include "execbench/report/suite_page/suite_page.hpp"
 
+#include "support/fake_suite.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <array>
 #include <filesystem>
-#include <fstream>
 
 using namespace execbench;
 using namespace execbench::report;
@@ -18,42 +17,35 @@ namespace {
 /// pool at 0.66 scale; and `plain`, unscaled, from before the scale column existed.
 std::filesystem::path scaled_suite(const std::filesystem::path& root)
 {
-    auto dir = root / "s";
-    std::filesystem::create_directories(dir);
-    auto ledger = load::ledger_path(dir, "s");
-    for (auto [scenario, model, id] : {std::array<const char*, 3>{"spike", "pool", "r1"},
-                                       {"spike", "loop", "r2"},
-                                       {"deep", "pool", "r3"},
-                                       {"plain", "pool", "r4"},
-                                       {"mixed", "pool", "r5"},
-                                       {"mixed", "loop", "r6"}})
-        REQUIRE(load::append_ledger(
-            ledger, {"s", scenario, model, load::run_status::ok, id, "2026-01-01T00:00:00Z", 3, "", ""}));
-    std::ofstream(dir / "s.csv")
-        << "scenario,model,run_id,trials,requests_ok,requests_error,requests_per_second,latency_millis_p99,shape,"
-           "connections,scale\n"
-           "spike,pool,r1,1,9000,0,500,1201,ramp,19400,0.97\n"
-           "spike,loop,r2,1,9100,0,510,900,ramp,19400,0.97\n"
-           "deep,pool,r3,1,5000,0,300,80,open,6600,0.66\n"
-           "plain,pool,r4,1,100,0,10,5,closed,10,\n"
-           "mixed,pool,r5,1,100,0,10,5,closed,97,0.97\n"
-           "mixed,loop,r6,1,100,0,20,4,closed,100,1\n";
-    auto context = [](const char* id, const char* scenario, const char* scale) {
-        return std::string(R"({"run_id":")") + id + R"(","machine":{},"execbench":{},"load_settings":{},)" +
-               R"("scenario":{"name":")" + scenario + R"("},"scale":)" + scale + "}\n";
+    const std::string summary =
+        "scenario,model,run_id,trials,requests_ok,requests_error,requests_per_second,latency_millis_p99,shape,"
+        "connections,scale\n"
+        "spike,pool,r1,1,9000,0,500,1201,ramp,19400,0.97\n"
+        "spike,loop,r2,1,9100,0,510,900,ramp,19400,0.97\n"
+        "deep,pool,r3,1,5000,0,300,80,open,6600,0.66\n"
+        "plain,pool,r4,1,100,0,10,5,closed,10,\n"
+        "mixed,pool,r5,1,100,0,10,5,closed,97,0.97\n"
+        "mixed,loop,r6,1,100,0,20,4,closed,100,1\n";
+    auto context = [](const char* id, const char* scenario, const std::string& scale) {
+        return test_support::context_line(id, scenario, "", R"(,"scale":)" + scale);
     };
     const std::string spike_scale =
         R"j({"factor":0.97,"decided_by":"generator","note":"run at 0.97 scale: 19,400 peak users instead of )j"
         R"j(20,000 (decided by the load generator's open-file limit)"})j";
-    std::ofstream(dir / "s-context.jsonl")
-        << context("r1", "spike", spike_scale.c_str()) << context("r2", "spike", spike_scale.c_str())
-        << context("r3", "deep", R"({"factor":0.66,"decided_by":"server","note":"run at 0.66 scale: 6,600 req/s"})")
+    const auto contexts =
+        context("r1", "spike", spike_scale) + context("r2", "spike", spike_scale) +
+        context("r3", "deep", R"({"factor":0.66,"decided_by":"server","note":"run at 0.66 scale: 6,600 req/s"})") +
         // From before scaling, and bare: no machine, execbench, load_settings or scenario either.
-        << R"({"run_id":"r4"})"
-        << "\n"
-        << context("r5", "mixed", R"({"factor":0.97,"decided_by":"--scale"})")
-        << context("r6", "mixed", R"({"factor":1,"decided_by":null})");
-    return dir;
+        R"({"run_id":"r4"})" + "\n" + context("r5", "mixed", R"({"factor":0.97,"decided_by":"--scale"})") +
+        context("r6", "mixed", R"({"factor":1,"decided_by":null})");
+    return test_support::written_suite(root, "s",
+                                       {{"spike", "pool", "r1"},
+                                        {"spike", "loop", "r2"},
+                                        {"deep", "pool", "r3"},
+                                        {"plain", "pool", "r4"},
+                                        {"mixed", "pool", "r5"},
+                                        {"mixed", "loop", "r6"}},
+                                       summary, contexts);
 }
 
 }  // namespace

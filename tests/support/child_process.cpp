@@ -278,6 +278,10 @@ server::options option_server::with_test_address(server::options opts)
 option_server::option_server(server::options opts) : instance_(with_test_address(std::move(opts)))
 {
     instance_.start();
+    // The probe below speaks cleartext. A TLS server listens from its construction and the kernel queues the
+    // connections it has not accepted yet, so it is ready for a client now.
+    if (instance_.app().info().tls)
+        return;
     bool ready = eventually(
         [&] {
             try {

@@ -95,8 +95,8 @@ tool_outcome run_tool(const std::vector<std::string>& argv, std::chrono::seconds
 /// Resident memory of a process in KiB (from /proc through stats::sample_process), or -1 when it is gone.
 long resident_kib(pid_t pid);
 
-/// An in-process server built from explicit `server::options` (so a test can shorten timeouts), ready when
-/// constructed; port 0 and 127.0.0.1 are forced.
+/// An in-process server built from explicit `server::options` (so a test can shorten timeouts, or serve TLS),
+/// ready when constructed; port 0 and 127.0.0.1 are forced.
 class option_server {
 public:
     explicit option_server(server::options opts);

@@ -93,4 +93,26 @@ bool have_matplotlib()
     return std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
 }
 
+std::string context_line(const std::string& run_id, const std::string& scenario, const std::string& scenario_fields,
+                         const std::string& fields)
+{
+    return R"({"run_id":")" + run_id + R"(","machine":{},"execbench":{},"load_settings":{},"scenario":{"name":")" +
+           scenario + "\"" + scenario_fields + "}" + fields + "}\n";
+}
+
+std::filesystem::path written_suite(const std::filesystem::path& root, const std::string& name,
+                                    const std::vector<fake_run>& runs, const std::string& summary_csv,
+                                    const std::string& context_jsonl)
+{
+    auto dir = root / name;
+    std::filesystem::create_directories(dir);
+    auto ledger = load::ledger_path(dir, name);
+    for (const auto& r : runs)
+        REQUIRE(load::append_ledger(
+            ledger, {name, r.scenario, r.model, load::run_status::ok, r.run_id, "2026-01-01T00:00:00Z", 3, "", ""}));
+    write_file(dir / (name + ".csv"), summary_csv);
+    write_file(dir / (name + "-context.jsonl"), context_jsonl);
+    return dir;
+}
+
 }  // namespace execbench::test_support

@@ -10,10 +10,12 @@ session ID from the server's cache). Then what TLS must not change: 40 pipelined
 server's read takes exactly 32 of them, so the rest wait decrypted inside OpenSSL, not in the socket), a kept-alive
 connection waiting on the idle clock, and SIGTERM draining a request in flight.
 
-Bad input, all at once so the deadlines run together: plain HTTP sent to the TLS port, a ClientHello never sent,
-half a ClientHello, a handshake then a record that fails its check, a handshake then a truncated record, and a
+Bad input, all at once so the deadlines run together: plain HTTP sent to the TLS port (a GET and a DELETE, each
+answered 400 with a JSON body saying to use https://, as curl http:// is too), a ClientHello never sent, half a
+ClientHello, a garbled ClientHello, a handshake then a record that fails its check, a handshake then a truncated record, and a
 client that leaves mid-handshake. Each must be closed (the stalls by the header deadline, a short one here), and
-after them a good client is still served by a server that has not crashed.
+after them a good client is still served by a server that has not crashed, and /metrics and /health count the
+handshakes: completed (full, resumed) and failed (plain_http, tls_error, abandoned).
 
 Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when all passed, 1 otherwise, and 77
 (skipped) when a client is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs them).
@@ -125,6 +127,16 @@ def curl_checks(check, base, scratch):
     events = out.count("data:")
     check("curl /stream", code == 0 and events == 3, f"exit {code}, {events} events")
 
+    plain = base.replace("https://", "http://")
+    code, out = run(["curl", "-s", "--max-time", "5", "-w", "\n%{http_code}", f"{plain}/health"])
+    body, _, status = out.rpartition("\n")
+    try:
+        error = json.loads(body).get("error")
+    except ValueError:
+        error = None
+    check("curl http:// to the TLS port: 400 and why", code == 0 and status == "400" and error == PLAIN_HTTP_ERROR,
+          f"exit {code}, status {status!r}, error {error!r}")
+
 
 def wrk_check(check, base):
     code, out = run(["wrk", "-t1", "-c4", "-d1s", "--timeout", "2s", f"{base}{FAST}"])
@@ -213,10 +225,36 @@ def kept_alive_check(check, port):
 
 # --- Bad input --------------------------------------------------------------------------------------------------------
 
+PLAIN_HTTP_ERROR = "plain HTTP request sent to the TLS port; use https://"
+
+
+def answered_plain_http(got):
+    """True when `got` is the server's cleartext 400 for plain HTTP on the TLS port, its JSON naming the problem."""
+    head, _, body = got.partition(b"\r\n\r\n")
+    try:
+        return head.startswith(b"HTTP/1.1 400 ") and json.loads(body).get("error") == PLAIN_HTTP_ERROR
+    except ValueError:
+        return False
+
+
 def plain_http(port):
     s = socket.create_connection(("127.0.0.1", port), timeout=CLOSE_BOUND)
     s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    return s, lambda got: b"HTTP/1.1 200" not in got
+    return s, answered_plain_http
+
+
+def plain_http_other_method(port):
+    """A method OpenSSL does not name (it sees a record version no TLS record has): answered all the same."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=CLOSE_BOUND)
+    s.sendall(b"DELETE /movies/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    return s, answered_plain_http
+
+
+def garbled_client_hello(port):
+    """A TLS record whose handshake message is no ClientHello: a failed handshake, closed unanswered."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=CLOSE_BOUND)
+    s.sendall(b"\x16\x03\x01\x00\x04\x63\x00\x00\x00")
+    return s, lambda got: b"HTTP/1.1" not in got
 
 
 def no_client_hello(port):
@@ -259,7 +297,9 @@ def truncated_record(port):
 
 
 HOSTILE = (
-    ("plain HTTP on the TLS port", plain_http),
+    ("plain HTTP on the TLS port: 400 and why", plain_http),
+    ("plain HTTP DELETE on the TLS port: 400 and why", plain_http_other_method),
+    ("a garbled ClientHello", garbled_client_hello),
     ("no ClientHello (stalled handshake)", no_client_hello),
     ("half a ClientHello (stalled handshake)", half_client_hello),
     ("a record that fails its check after the handshake", bad_record),
@@ -310,6 +350,26 @@ def hostile_checks(check, port):
 
 
 # --- The server -------------------------------------------------------------------------------------------------------
+
+def handshake_counters_check(check, port):
+    """After the bad input: /metrics counts the handshakes completed and failed by reason, and /health says the same."""
+    status, body = https_get(port, "/metrics")
+    text = body.decode("utf-8", "replace")
+    counts = {m.group(1): int(m.group(2))
+              for m in re.finditer(r'^execbench_tls_handshakes(?:_failed)?_total\{\w+="(\w+)"\} (\d+)$', text, re.M)}
+    # curl http://, the raw GET and the DELETE; the garbled ClientHello; the stalls and the clients that left.
+    ok = (status == 200 and counts.get("plain_http", 0) >= 3 and counts.get("tls_error", 0) >= 1
+          and counts.get("abandoned", 0) >= 2 and counts.get("full", 0) >= 1 and counts.get("resumed", 0) >= 1)
+    check("/metrics counts handshakes full, resumed and failed by reason", ok, f"status {status}, {counts}")
+    status, body = https_get(port, "/health")
+    try:
+        seen = json.loads(body).get("tlsHandshakes")
+    except ValueError:
+        seen = None
+    ok = (status == 200 and isinstance(seen, dict) and seen.get("full", 0) >= counts.get("full", 0)
+          and seen.get("failed", {}).get("plain_http") == counts.get("plain_http"))
+    check("/health reports the handshakes", ok, f"status {status}, {seen}")
+
 
 def health_over_tls(port):
     try:
@@ -380,6 +440,7 @@ def main():
                 pipelining_check(check, port)
                 kept_alive_check(check, port)
                 hostile.join()
+                handshake_counters_check(check, port)
                 alive = server.poll() is None
                 check("bench-server still running", alive, "yes" if alive else f"exit {server.poll()}")
                 if alive:

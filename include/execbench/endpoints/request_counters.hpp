@@ -1,6 +1,7 @@
 #pragma once
 
 #include "execbench/endpoints/downstream_counters.hpp"
+#include "execbench/endpoints/tls_counters.hpp"
 #include "execbench/http/response.hpp"
 #include "execbench/http2/limits.hpp"
 #include "execbench/stats/process.hpp"
@@ -69,6 +70,9 @@ public:
     /// What the downstream client did (stage-1 calls).
     [[nodiscard]] downstream_counters& downstream() noexcept { return downstream_; }
     [[nodiscard]] const downstream_counters& downstream() const noexcept { return downstream_; }
+    /// The TLS handshakes (under `--tls`).
+    [[nodiscard]] tls_counters& tls() noexcept { return tls_; }
+    [[nodiscard]] const tls_counters& tls() const noexcept { return tls_; }
     /// Requests counted for an endpoint and status.
     [[nodiscard]] std::uint64_t requests(endpoint e, http::status s) const noexcept;
 
@@ -87,6 +91,7 @@ private:
     std::atomic<std::uint64_t> h2_streams_{0};
     std::array<std::atomic<std::uint64_t>, http2::goaway_reason_count> h2_goaways_{};
     downstream_counters downstream_;
+    tls_counters tls_;
 };
 
 /// Counts a connection open for as long as it lives, so no path can forget to count it closed.

@@ -26,6 +26,11 @@ using downstream_parser = boost::beast::http::response_parser<boost::beast::http
 /// Prepares a fresh parser with execbench's limits.
 void configure(downstream_parser& parser);
 
+/// The detail of a call whose connect(2) found no free local port (EADDRNOTAVAIL), whichever client made it.
+inline constexpr std::string_view no_ephemeral_port_detail =
+    "EADDRNOTAVAIL: no ephemeral port left for a new connection to the downstream (connections in use and in "
+    "TIME_WAIT fill net.ipv4.ip_local_port_range)";
+
 /// How a downstream call ended: nothing on success, otherwise the failure and a detail for the error body.
 struct call_outcome {
     std::optional<failure> failed;

@@ -6,6 +6,7 @@
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
 #include "execbench/http2/limits.hpp"
+#include "execbench/tls/client_context.hpp"
 #include "execbench/tls/server_context.hpp"
 
 #include <chrono>
@@ -62,6 +63,9 @@ struct downstream_options {
     std::size_t connections = 0;
     /// Calls that may wait for a connection at once, per client; one more gets a 503 at once.
     std::size_t queue = 10000;
+    /// How an https downstream is checked (`--downstream-tls-verify`, `--downstream-ca`): not at all by default, as
+    /// bench-load does, since the downstreams under test run on loopback with self-signed certificates.
+    tls::client_options tls;
 };
 
 /// Everything a model needs to serve; owned by the caller and outliving the server.

@@ -21,6 +21,7 @@ run_context context_of(const run_record& r)
     c.scenario_used = r.scenario_used;
     if (r.scenario_used.scale.factor != 1)
         c.scale_note = scale_note(r.scenario_used);
+    c.time_note = time_note(r.scenario_used);
     c.url = r.url;
     c.threads = r.threads;
     c.server = r.server;

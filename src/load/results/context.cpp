@@ -107,6 +107,7 @@ json scenario_json(const scenario& s)
     if (s.tls) {
         j["tls"] = true;
         j["tls_resume"] = s.tls_resume;
+        j["tls_key"] = s.tls_key;
     }
     // Likewise HTTP/2: an HTTP/1.1 line stays as before.
     if (s.protocol == http_protocol::h2) {
@@ -266,6 +267,7 @@ scenario scenario_of(const json& j)
     read_duration(j, "connect_timeout", s.connect_timeout);
     read(j, "tls", s.tls);
     read(j, "tls_resume", s.tls_resume);
+    read(j, "tls_key", s.tls_key);
     std::string protocol;
     read(j, "protocol", protocol);
     s.protocol = parse_http_protocol(protocol).value_or(http_protocol::http1_1);
@@ -321,6 +323,8 @@ std::string to_json(const run_context& c)
     j["scale"] = {{"factor", s.scale.factor}, {"decided_by", decided_by}};
     if (s.scale.factor != 1)
         j["scale"]["note"] = c.scale_note;
+    if (s.time_scale.factor != 1)
+        j["time_scale"] = {{"factor", s.time_scale.factor}, {"unscaled", s.time_scale.unscaled}, {"note", c.time_note}};
     j["load_settings"] = {{"url", c.url}, {"threads", c.threads}};
     auto health = json::parse(c.server.health_json, nullptr, false);
     j["server"] = {{"model", c.server.model},
@@ -405,6 +409,11 @@ result<std::optional<run_context>> read_context_line(std::string_view line, std:
     read(scale, "factor", c.scenario_used.scale.factor);
     read(scale, "decided_by", c.scenario_used.scale.decided_by);
     read(scale, "note", c.scale_note);
+    if (const auto& t = at(j, "time_scale"); t.is_object()) {
+        read(t, "factor", c.scenario_used.time_scale.factor);
+        read(t, "unscaled", c.scenario_used.time_scale.unscaled);
+        read(t, "note", c.time_note);
+    }
     const auto& settings = at(j, "load_settings");
     read(settings, "url", c.url);
     read(settings, "threads", c.threads);

@@ -80,6 +80,7 @@ std::vector<std::pair<std::string_view, std::string>> context_fields(const run_r
             {column::streams, std::to_string(s.streams)},
             {column::loadgen_threads, std::to_string(r.threads)},
             {column::scale, number(s.scale.factor)},
+            {column::time_scale, number(s.time_scale.factor)},
             {column::shape, std::string(to_string(l.kind))},
             {column::connections, std::to_string(connections_of(l))},
             {column::requests, std::to_string(l.requests)},

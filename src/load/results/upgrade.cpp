@@ -59,11 +59,12 @@ void from_unversioned(row_kind kind, record_row& row)
     }
 }
 
-/// Schema 2 to 3 (2026-12-06): bench-load speaks HTTP/2.
+/// Schema 2 to 3 (2026-12-06): bench-load speaks HTTP/2, and a run may be compressed (--time-scale).
 void from_2(row_kind kind, record_row& row)
 {
     switch (kind) {
     case row_kind::summary:
+        fill(row, column::time_scale, "1");  // written before --time-scale: every run took its whole timeline
         // Written before --http2: every load spoke HTTP/1.1, one request per stream of it.
         fill(row, column::protocol, std::string(to_string(http_protocol::http1_1)));
         fill(row, column::streams, "1");

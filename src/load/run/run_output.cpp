@@ -123,6 +123,8 @@ std::string format_summary_line(const run_record& r)
         out += " PARTIAL";
     if (r.scenario_used.scale.factor != 1)
         out += " SCALE(" + format_scale(r.scenario_used.scale.factor) + ")";
+    if (r.scenario_used.time_scale.factor != 1)
+        out += " TIME(" + format_scale(r.scenario_used.time_scale.factor) + ")";
     return out;
 }
 

@@ -323,6 +323,9 @@ result<run_record> run(const scenario& s, const run_options& options, const run_
         return fail("scenario " + s.name + ": load.rate is " + describe(*s.load.rate_from) +
                     ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from); give "
                     "--rate to run it on its own");
+    if (s.background && s.background->load.rate_from && !(s.background->load.rate > 0))
+        return fail("scenario " + s.name + ": background.load.rate is " + describe(*s.background->load.rate_from) +
+                    ", a rate per arm that bench-suite takes from the capacity searches (--capacity-from)");
     if (s.tls && !t.where.tls)
         return fail("scenario " + s.name + " runs over TLS (\"tls\": true), but " + options.url +
                     " is not https://; start the server with --tls and give its https:// URL");

@@ -47,7 +47,8 @@ std::vector<shape_flag> shape_flags(const overrides& o)
             {"--rate", "rate", o.rate.has_value()},
             {"--duration", "duration", o.duration.has_value()},
             {"--think", "think", o.think.has_value()},
-            {"--pipeline", "pipeline", o.pipeline.has_value()}};
+            {"--pipeline", "pipeline", o.pipeline.has_value()},
+            {"--time-scale", "duration", o.time_scale.has_value()}};
 }
 
 /// The shape a run gets: --shape, else implied by --rate (open, wrk2's -R) or --requests (burst, hey's -n) on an
@@ -131,6 +132,8 @@ overrides used_by(const scenario& s, overrides o)
             o.think.reset();
         else if (flag == "--pipeline")
             o.pipeline.reset();
+        else if (flag == "--time-scale")
+            o.time_scale.reset();
     }
     return o;
 }
@@ -346,12 +349,18 @@ result<std::vector<std::string>> apply_overrides(scenario& s, const overrides& o
     if (!prepared)
         return fail(flag_wording(prepared.err().message));
     s = std::move(*prepared);
-    if (!o.scale)
-        return notes;
-    auto scaled = scale_scenario(std::move(s), *o.scale);
-    if (!scaled)
-        return scaled.err();
-    s = std::move(*scaled);
+    if (o.scale) {
+        auto scaled = scale_scenario(std::move(s), *o.scale);
+        if (!scaled)
+            return scaled.err();
+        s = std::move(*scaled);
+    }
+    if (o.time_scale) {
+        auto compressed = compress_scenario(std::move(s), *o.time_scale);
+        if (!compressed)
+            return compressed.err();
+        s = std::move(*compressed);
+    }
     return notes;
 }
 

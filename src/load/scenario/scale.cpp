@@ -41,7 +41,64 @@ void scale_load(load_spec& l, double factor)
                     [factor](double rate) { return rate * factor; }});
 }
 
+duration times(duration d, double factor)
+{
+    return duration{static_cast<duration::rep>(std::llround(double(d.count()) * factor))};
+}
+
+void compress_load(load_spec& l, double factor)
+{
+    l.length = times(l.length, factor);
+    if (l.profile == ramp_profile::stages)
+        for (auto& st : l.stages)
+            st.length = times(st.length, factor);
+    prepare_ramp(l);
+}
+
+void compress_mix(std::vector<request_spec>& mix, double factor)
+{
+    for (auto& r : mix) {
+        r.from = times(r.from, factor);
+        if (r.until)
+            r.until = times(*r.until, factor);
+    }
+}
+
 }  // namespace
+
+result<scenario> compress_scenario(scenario s, double factor)
+{
+    if (!(factor > 0 && factor <= 1))
+        return fail("--time-scale: expected a factor greater than 0 and at most 1, got " + format_scale(factor));
+    if (factor == 1)
+        return s;
+    if (s.time_scale.unscaled.empty())
+        s.time_scale.unscaled = format_duration(s.load.length);
+    compress_load(s.load, factor);
+    compress_mix(s.mix, factor);
+    if (s.background) {
+        compress_load(s.background->load, factor);
+        compress_mix(s.background->mix, factor);
+        s.background->delay = times(s.background->delay, factor);
+    }
+    s.time_scale.factor *= factor;
+    return s;
+}
+
+std::string time_note(const scenario& s)
+{
+    if (s.time_scale.factor == 1)
+        return {};
+    return "run in " + format_scale(s.time_scale.factor) + " of its time: " + format_duration(s.load.length) +
+           " instead of " + s.time_scale.unscaled + " (chosen with --time-scale)";
+}
+
+std::string time_meaning(double factor)
+{
+    return "the same users, rates and think times over " + format_scale(factor) +
+           " of the length, so ramps are steeper and a steady state is sampled for less time; a study compresses only "
+           "where runs both ways gave the same verdicts (docs/methodology.md#compressed-runs)";
+}
 
 std::uint64_t scale_count(std::uint64_t n, double factor) noexcept
 {

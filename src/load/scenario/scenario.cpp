@@ -221,8 +221,8 @@ result<void> validate(const scenario& s, std::string_view where)
     if (s.background) {
         if (auto r = validate_mix(s.background->mix, w, "background.requests"); !r)
             return r;
-        if (s.background->load.kind != shape::burst && s.background->load.kind != shape::closed)
-            return fail(w + ": background.load.shape: expected burst or closed");
+        if (s.background->load.kind == shape::ramp)
+            return fail(w + ": background.load.shape: expected burst, closed or open");
         if (auto r = validate_load(s.background->load, w, "background.load"); !r)
             return r;
     }
@@ -233,6 +233,21 @@ result<void> validate(const scenario& s, std::string_view where)
     if (s.timeout.count() <= 0)
         return fail(w + ": timeout: expected a duration greater than 0");
     return {};
+}
+
+std::vector<load_spec*> loads_from_capacity(scenario& s)
+{
+    std::vector<load_spec*> out;
+    if (s.load.rate_from)
+        out.push_back(&s.load);
+    if (s.background && s.background->load.rate_from)
+        out.push_back(&s.background->load);
+    return out;
+}
+
+bool takes_rate_from_capacity(const scenario& s) noexcept
+{
+    return s.load.rate_from || (s.background && s.background->load.rate_from);
 }
 
 std::vector<load_count> load_counts(const load_spec& l)

@@ -2,6 +2,7 @@
 
 #include "execbench/core/file.hpp"
 #include "execbench/core/model_names.hpp"
+#include "execbench/tls/server_context.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -487,7 +488,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         return fail(where + ": expected a JSON object at the top level");
     if (auto e = rd.only(doc, "",
                          {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
-                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "protocol", "streams",
+                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "tls_key", "protocol", "streams",
                           "$comment"}))
         return *e;
     scenario s;
@@ -543,6 +544,15 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
     }
     if (doc.contains("tls_resume") && !s.tls)
         return rd.err("tls_resume", "only with \"tls\": true (resumption is TLS's)");
+    if (doc.contains("tls_key")) {
+        if (!s.tls)
+            return rd.err("tls_key", "only with \"tls\": true (the key is the TLS server's)");
+        EXECBENCH_TRY(k, rd.get_string(doc["tls_key"], "tls_key"));
+        const auto key = tls::parse_key_type(k);
+        if (!key)
+            return rd.err("tls_key", "'" + k + "' is no key type; expected \"p256\" or \"rsa2048\"");
+        s.tls_key = std::string(tls::to_string(*key));
+    }
     if (doc.contains("protocol")) {
         EXECBENCH_TRY(p, rd.get_string(doc["protocol"], "protocol"));
         auto protocol = parse_http_protocol(p);

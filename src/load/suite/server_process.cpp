@@ -142,12 +142,13 @@ server_process::~server_process()
     }
 }
 
-result<void> server_process::speak_tls()
+result<void> server_process::speak_tls(const std::string& key)
 {
     auto ctx = tls::client_context::make({});
     if (!ctx)
         return ctx.err();
     tls_ = std::move(*ctx);
+    tls_key_ = key;
     return {};
 }
 
@@ -263,8 +264,9 @@ result<void> server_process::start_command(const std::string& command, const std
     if (!port)
         return fail("the command: " + port.err().message);
     port_ = *port;
-    auto text = replace_all(replace_all(command, port_placeholder, std::to_string(port_)), downstream_placeholder,
-                            downstream);
+    auto text = replace_all(
+        replace_all(replace_all(command, port_placeholder, std::to_string(port_)), downstream_placeholder, downstream),
+        tls_key_placeholder, tls_key_);
     label_ = "the command '" + text + "'";
     command_ = true;
     start_line_ = text;

@@ -43,7 +43,7 @@ std::vector<std::string> model_server_args(const arm_spec& a, const scenario& s,
     auto extra = server_option_args(s.server);
     args.insert(args.end(), extra.begin(), extra.end());
     if (s.tls)
-        args.emplace_back("--tls");
+        args.insert(args.end(), {"--tls", "--tls-key-type", s.tls_key});
     return args;
 }
 
@@ -124,8 +124,9 @@ servers_outcome with_servers(const suite_options& o, const scenario& s, const ar
     server_process downstream;
     postgres_cluster database;
     server_process server;
-    // A TLS scenario's server serves https: bench-server with --tls, a command as its configuration says.
-    if (auto tls = s.tls ? server.speak_tls() : result<void>{}; !tls) {
+    // A TLS scenario's server serves https with the scenario's key: bench-server with --tls --tls-key-type, a
+    // command as its configuration and `{tls_key}` say.
+    if (auto tls = s.tls ? server.speak_tls(s.tls_key) : result<void>{}; !tls) {
         out.message = tls.err().message;
         return out;
     }

@@ -317,7 +317,7 @@ result<std::vector<arm_spec>> suite_arms(const suite_options& o)
 /// A load at a multiple of each arm's capacity needs the searches before anything runs; none needed, none read.
 result<std::vector<capacity_record>> capacities_for(const suite_options& o, const std::vector<scenario>& scenarios)
 {
-    if (std::none_of(scenarios.begin(), scenarios.end(), [](const scenario& s) { return s.load.rate_from; }))
+    if (std::none_of(scenarios.begin(), scenarios.end(), [](const scenario& s) { return takes_rate_from_capacity(s); }))
         return std::vector<capacity_record>{};
     auto read = read_capacity(o.capacity_from);
     if (!read)
@@ -350,19 +350,23 @@ std::vector<scenario> per_arm_scenarios(const suite_context& c, const scenario& 
                                         std::vector<std::optional<std::string>>& not_runnable)
 {
     std::vector<scenario> per_arm(c.arms.size(), s);
-    for (std::size_t k = 0; k < c.arms.size() && s.load.rate_from; ++k) {
-        auto rate = rate_of_arm(c.capacities, *s.load.rate_from, c.arms[k].name, c.o.capacity_from.summary);
-        if (!rate) {
-            not_runnable[k] = rate.err().message;
-            continue;
+    for (std::size_t k = 0; k < c.arms.size(); ++k) {
+        // The foreground's rate, and the background's (a storm beside measured clients), each from its search.
+        for (auto* load : loads_from_capacity(per_arm[k])) {
+            auto rate = rate_of_arm(c.capacities, *load->rate_from, c.arms[k].name, c.o.capacity_from.summary);
+            if (!rate) {
+                not_runnable[k] = rate.err().message;
+                break;
+            }
+            load->rate = rate->rate;
+            load->rate_from->capacity_rps = rate->capacity;
+            load->rate_from->search = rate->run_id;
+            add_note(records[k].notes, std::string(load == &per_arm[k].load ? "" : "background ") + "rate " +
+                                           grouped(static_cast<std::uint64_t>(std::llround(rate->rate))) +
+                                           " req/s: " + describe(*load->rate_from) + ", " +
+                                           grouped(static_cast<std::uint64_t>(std::llround(rate->capacity))) +
+                                           " req/s (search " + rate->run_id + ")");
         }
-        per_arm[k].load.rate = rate->rate;
-        per_arm[k].load.rate_from->capacity_rps = rate->capacity;
-        per_arm[k].load.rate_from->search = rate->run_id;
-        add_note(records[k].notes, "rate " + grouped(static_cast<std::uint64_t>(std::llround(rate->rate))) +
-                                       " req/s: " + describe(*s.load.rate_from) + ", " +
-                                       grouped(static_cast<std::uint64_t>(std::llround(rate->capacity))) +
-                                       " req/s (search " + rate->run_id + ")");
     }
     return per_arm;
 }
@@ -505,6 +509,8 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
         p.rounds = interleaved && !p.capacity ? std::max(1u, s.trials) : 1;
         if (s.scale.factor != 1)
             p.scale = fixed(s.scale.factor, 2);
+        if (s.time_scale.factor != 1)
+            p.time_scale = fixed(s.time_scale.factor, 2);
         if (prepared.not_runnable[si]) {
             p.not_runnable = *prepared.not_runnable[si];
             scenario fitted = s;

@@ -91,7 +91,7 @@ nlohmann::json scenario_chart_data(const suite_data& s, const std::string& scena
     j["kind"] = burst ? "distribution" : "timeline";
     if (burst)
         j["why"] = shape_burst ? "a burst" : "a run shorter than 3 s";
-    j["title"] = s.name + " / " + scenario + scale_suffix(s, scenario);
+    j["title"] = s.name + " / " + scenario + scale_suffix(s, scenario) + tls_suffix(s, scenario);
     j["all_arms"] = s.models;  // the style of an arm stays the same on every chart of the suite
     j["arms"] = nlohmann::json::array();
     for (const auto& m : s.models) {

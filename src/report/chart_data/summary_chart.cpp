@@ -27,7 +27,7 @@ nlohmann::json summary_chart_data(const std::vector<suite_data>& suites)
         for (const auto& sc : s.scenarios) {
             if (!any_ran(s, sc))
                 continue;
-            suite["scenarios"].push_back(sc + scale_suffix(s, sc));
+            suite["scenarios"].push_back(sc + scale_suffix(s, sc) + tls_suffix(s, sc));
             for (const auto& m : s.models) {
                 const auto* v = find_run(s, sc, m);
                 // A generator-bound run or one awaiting re-measurement has no figure of the model's to draw.

@@ -8,6 +8,7 @@
 #include "execbench/report/suite_page/capacity_section.hpp"
 #include "execbench/report/suite_page/scenario_rows.hpp"
 #include "execbench/report/suite_page/suite_page.hpp"
+#include "execbench/report/word/provenance_text.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 
 #include <algorithm>
@@ -54,6 +55,10 @@ cell headline_cell(const run_view* v)
             cell += " · " + failure_text(f);
     if (v->scale != 1)
         cell += " · *at " + load::format_scale(v->scale) + " scale*";
+    if (v->time_scale != 1)
+        cell += " · *in " + load::format_scale(v->time_scale) + " of the time*";
+    if (v->tls)
+        cell += " · *" + tls_label(*v) + "*";
     if (none_ok)
         return {cell};
     return {cell, v->number(metric::latency_millis_p99)};
@@ -89,7 +94,8 @@ std::vector<std::string> arms_of(const std::vector<const suite_data*>& shown)
 
 /// The sentence above the table: the machine, the revisions, how to read a cell, which suites' runs were shortened,
 /// and where the details are.
-paragraph intro(const std::vector<const suite_data*>& shown, const report_paths& paths)
+paragraph intro(const std::vector<const suite_data*>& shown, const std::vector<const suite_data*>& all,
+                const report_paths& paths)
 {
     std::ostringstream rb;
     std::vector<load::run_context> contexts;
@@ -108,10 +114,9 @@ paragraph intro(const std::vector<const suite_data*>& shown, const report_paths&
         }
     }
     auto c = summarize_contexts(contexts);
-    // A list of twelve revisions buries the sentence; each suite's page names its own.
+    // The provenance names the code, build and machine once; a list of revisions would bury the sentence.
     rb << "Medians of the trials on " << c.machine << ", " << c.sharing << "; "
-       << (c.revisions > 1 ? std::to_string(c.revisions) + " revisions (each suite's page names its own)"
-                           : "revision " + c.revision)
+       << provenance_caption(split_provenance(all))
        << ". Each cell: p99 latency · requests per second (bursts: p99 · wall time), then requests that failed or "
           "the share an open-loop rate could not send; `~` marks a noisy run (a key figure's trial range exceeds "
           "20 % of its median). The last column compares the p99 of the arms: the winner's (or the arms sharing the "
@@ -145,6 +150,7 @@ page scenario_table(const std::vector<const suite_data*>& shown, const std::vect
     t.header.emplace_back("p99 verdict (95 % interval)");
     const auto& p99 = winner_metric(metric::latency_millis_p99);
     bool any_scaled = false;
+    bool any_compressed = false;
     bool any_bound = false;
     bool any_awaiting = false;
     for (const auto* s : shown) {
@@ -154,6 +160,7 @@ page scenario_table(const std::vector<const suite_data*>& shown, const std::vect
             for (const auto& m : arms) {
                 const auto* v = find_run(*s, sc, m);
                 any_scaled |= v && v->ran() && v->scale != 1;
+                any_compressed |= v && v->ran() && v->time_scale != 1;
                 auto why = v ? v->not_a_result() : std::string{};
                 any_bound |= why == "generator-bound";
                 any_awaiting |= !why.empty() && why != "generator-bound";
@@ -185,6 +192,10 @@ page scenario_table(const std::vector<const suite_data*>& shown, const std::vect
                         load::format_scale(load::representative_scale) +
                         " up it stands for the scenario, below that it is a smaller load and not the scenario "
                         "([scaled runs](docs/methodology.md#scaled-runs))."});
+    if (any_compressed)
+        p.add(paragraph{"*in F of the time*: the scenario's timeline ran in F of its length, with the same users, "
+                        "rates and think times, to fit the study's time budget; compressed only where runs both "
+                        "ways gave the same verdicts ([compressed runs](docs/methodology.md#compressed-runs))."});
     return p;
 }
 
@@ -241,7 +252,11 @@ page headline_page(const std::vector<suite_data>& suites, const report_paths& pa
         return p;
     }
     auto arms = arms_of(shown);
-    p.add(intro(shown, paths));
+    // The provenance is every suite's: the README's hand-written lines cite them all (unlabelled_citations).
+    std::vector<const suite_data*> all;
+    for (const auto& s : suites)
+        all.push_back(&s);
+    p.add(intro(shown, all, paths));
     p.append(scenario_table(shown, arms, paths));
     // Capacity searches of any suite, shown or not: the headline's one figure per arm and scenario.
     std::vector<const suite_data*> searched;
@@ -325,6 +340,41 @@ std::string replace_headline(std::string_view readme, std::string_view block)
 std::string replace_map_block(std::string_view readme, std::string_view block)
 {
     return replace_between(readme, "<!-- map:begin -->", "<!-- map:end -->", block, false);
+}
+
+std::vector<std::string> unlabelled_citations(std::string_view readme, const std::vector<const suite_data*>& suites)
+{
+    auto split = split_provenance(suites);
+    std::map<std::string, std::string, std::less<>> differing;  // suite → how its first differing run differs
+    for (const auto& d : split.differing)
+        differing.emplace(d.suite, difference(split.common, d.from));
+    std::vector<std::string> out;
+    bool generated = false;
+    std::size_t number = 0;
+    for (std::size_t at = 0; at < readme.size();) {
+        auto end = std::min(readme.find('\n', at), readme.size());
+        auto line = readme.substr(at, end - at);
+        at = end + 1;
+        ++number;
+        if (line.find("<!-- results:begin -->") != line.npos || line.find("<!-- map:begin -->") != line.npos)
+            generated = true;
+        if (line.find("<!-- results:end -->") != line.npos || line.find("<!-- map:end -->") != line.npos)
+            generated = false;
+        if (generated || line.find("\xe2\x80\xa0") != line.npos)  // † in UTF-8
+            continue;
+        constexpr std::string_view link = "docs/results/";
+        std::set<std::string> named;
+        for (auto p = line.find(link); p != line.npos; p = line.find(link, p + 1)) {
+            auto name_end = line.find(".md", p);
+            if (name_end == line.npos)
+                continue;
+            auto suite = std::string(line.substr(p + link.size(), name_end - p - link.size()));
+            if (auto d = differing.find(suite); d != differing.end() && named.insert(suite).second)
+                out.push_back("README line " + std::to_string(number) + " cites " + suite +
+                              " without †, but runs there differ from the common provenance (" + d->second + ")");
+        }
+    }
+    return out;
 }
 
 }  // namespace execbench::report

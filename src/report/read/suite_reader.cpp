@@ -85,6 +85,8 @@ void run_view::take_summary(load::summary_row row)
     think = think_of(text(column::think));
     // A row read from a file always has one (load/results/upgrade); one made in code without it ran as written.
     scale = figure(column::scale).value_or(1);
+    time_scale = figure(column::time_scale).value_or(1);
+    tls = text(column::tls) == "1";
 }
 
 void run_view::set_cell(std::string_view column, std::string text)
@@ -305,7 +307,8 @@ std::set<std::string> scales_of(const suite_data& s, const std::string& scenario
     std::set<std::string> factors;
     for (const auto& m : s.models)
         if (const auto* v = find_run(s, scenario, m); v && v->ran())
-            factors.insert(load::format_scale(v->scale));
+            factors.insert(load::format_scale(v->scale) +
+                           (v->time_scale == 1 ? "" : " in " + load::format_scale(v->time_scale) + " of the time"));
     return factors;
 }
 
@@ -314,10 +317,37 @@ std::string scale_suffix(const suite_data& s, const std::string& scenario)
     auto factors = scales_of(s, scenario);
     if (factors.size() == 1 && *factors.begin() == "1")
         return {};
+    // "(at 0.5, 1 scale)"; with a compressed run, each factor in full: "(at 1 scale in 0.2 of the time)".
+    bool compressed = std::any_of(factors.begin(), factors.end(), [](const auto& f) { return f.find(' ') != f.npos; });
     std::string out;
-    for (const auto& f : factors)
-        out += (out.empty() ? " (at " : ", ") + f;
-    return out.empty() ? out : out + " scale)";
+    for (const auto& f : factors) {
+        auto in = f.find(' ');
+        out += (out.empty() ? " (at " : ", ") + f.substr(0, in) +
+               (compressed ? " scale" + (in == std::string::npos ? "" : f.substr(in)) : "");
+    }
+    return out + (compressed ? ")" : " scale)");
+}
+
+std::string tls_label(const run_view& v)
+{
+    if (!v.tls)
+        return {};
+    const auto key = v.context && v.context->scenario_used.tls ? v.context->scenario_used.tls_key : std::string{};
+    // As certificates name them: the curve, the modulus.
+    const auto shown = key == "p256" ? "P-256" : key == "rsa2048" ? "RSA-2048" : key;
+    return shown.empty() ? "over TLS" : "over TLS (" + shown + ")";
+}
+
+std::string tls_suffix(const suite_data& s, const std::string& scenario)
+{
+    std::set<std::string> labels;
+    for (const auto& m : s.models)
+        if (const auto* v = find_run(s, scenario, m); v && v->ran() && v->tls)
+            labels.insert(tls_label(*v));
+    std::string out;
+    for (const auto& l : labels)
+        out += (out.empty() ? " " : ", ") + l;
+    return out;
 }
 
 }  // namespace execbench::report

@@ -133,7 +133,20 @@ void add_count_rows(table_builder& t)
 {
     t.evidence("run", [](const run_view& v) { return "`" + v.run_id + "`"; });
     if (!scale_suffix(t.suite(), t.scenario()).empty())
-        t.evidence("scale", [](const run_view& v) { return load::format_scale(v.scale); });
+        t.evidence("scale", [](const run_view& v) {
+            return load::format_scale(v.scale) +
+                   (v.time_scale == 1 ? "" : ", in " + load::format_scale(v.time_scale) + " of the time");
+        });
+    if (!tls_suffix(t.suite(), t.scenario()).empty()) {
+        t.evidence("transport", [](const run_view& v) { return v.tls ? tls_label(v) : std::string{"cleartext"}; });
+        t.evidence("TLS handshakes full / resumed", [](const run_view& v) {
+            return count(v.figure(metric::tls_handshakes_full)) + " / " +
+                   count(v.figure(metric::tls_handshakes_resumed));
+        });
+        t.evidence("connect p50 / p99 (ms, handshake included)", [](const run_view& v) {
+            return millis(v.figure(metric::connect_millis_p50)) + " / " + millis(v.figure(metric::connect_millis_p99));
+        });
+    }
     t.evidence("trials", [](const run_view& v) { return count(v.figure(load::column::trials)); });
     t.evidence("requests ok / error", [](const run_view& v) {
         return count(v.figure(metric::requests_ok)) + " / " + count(v.figure(metric::requests_error));

@@ -13,6 +13,7 @@
 #include "execbench/report/suite_page/parity_notes.hpp"
 #include "execbench/report/suite_page/profile_section.hpp"
 #include "execbench/report/suite_page/scenario_rows.hpp"
+#include "execbench/report/word/provenance_text.hpp"
 #include "execbench/report/word/verdict_text.hpp"
 
 #include <algorithm>
@@ -189,6 +190,7 @@ void context_section(page& p, const suite_data& s, const report_paths& paths)
         {"kernel", c.kernel},
         {"build", c.build},
         {"revision", c.revision},
+        {"provenance", provenance_rows_text(split_provenance({&s}))},
         {"load generator", c.generator},
         {"sharing", c.sharing},
         {"pinning", c.pinning},
@@ -241,7 +243,7 @@ void scenario_table(page& p, const suite_data& s)
         auto desc = s.descriptions.count(sc) ? s.descriptions.at(sc) : std::string{};
         auto server = s.server_settings.count(sc) ? s.server_settings.at(sc) : std::string{};
         std::vector<std::string> r{"[" + sc + "](#" + sc + ")",
-                                   any ? load_text(*any, rates) + scale_suffix(s, sc) : "–",
+                                   any ? load_text(*any, rates) + scale_suffix(s, sc) + tls_suffix(s, sc) : "–",
                                    any && get(load::column::shape) == "burst" ? "–" : get(load::column::duration),
                                    get(load::column::warmup), any ? get(load::column::trials) : "–"};
         if (!s.file_settings.empty())
@@ -326,15 +328,30 @@ page scenario_section(const suite_data& s, const winners_table& w, const std::st
             p.add(grouped_notes(why));
         return p;
     }
-    std::set<std::string> notes_shown;
-    for (const auto& m : s.models) {
-        const auto* v = find_run(s, sc, m);
-        auto note = v && v->context ? v->context->scale_note : std::string{};
-        if (v && v->ran() && v->scale != 1 && notes_shown.insert(note).second)
-            p.add(paragraph{"**Scaled:** " +
-                            (note.empty() ? "run at " + load::format_scale(v->scale) + " scale" : note) +
-                            ". A run at this scale is " + load::scale_meaning(v->scale) + "."});
-    }
+    // Each arm's label once per distinct note: arms scaled or compressed alike share one paragraph.
+    auto label_runs = [&](auto note_of, auto factor_of, auto text_of) {
+        std::set<std::string> shown;
+        for (const auto& m : s.models) {
+            const auto* v = find_run(s, sc, m);
+            auto note = v && v->context ? note_of(*v->context) : std::string{};
+            if (v && v->ran() && factor_of(*v) != 1 && shown.insert(note).second)
+                p.add(paragraph{text_of(note, factor_of(*v))});
+        }
+    };
+    label_runs([](const load::run_context& c) { return c.scale_note; }, [](const run_view& v) { return v.scale; },
+               [](const std::string& note, double f) {
+                   return "**Scaled:** " + (note.empty() ? "run at " + load::format_scale(f) + " scale" : note) +
+                          ". A run at this scale is " + load::scale_meaning(f) + ".";
+               });
+    label_runs([](const load::run_context& c) { return c.time_note; }, [](const run_view& v) { return v.time_scale; },
+               [](const std::string& note, double f) {
+                   return "**Compressed:** " + (note.empty() ? "run in " + load::format_scale(f) + " of its time" : note) +
+                          ": " + load::time_meaning(f) + ".";
+               });
+    if (auto tls = tls_suffix(s, sc); !tls.empty())
+        p.add(paragraph{"**Over TLS:** every figure here was measured" + tls +
+                        ", TLS 1.3 unless a client asked for 1.2; the connections' handshakes are counted in the "
+                        "table (full and resumed) and their connect times include them."});
     if (scales_of(s, sc).size() > 1)
         p.add(paragraph{"**Not compared:** the arms ran at different scales" + scale_suffix(s, sc) +
                         ", so they measured different loads; no verdicts are drawn for this scenario."});

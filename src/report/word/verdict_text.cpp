@@ -232,7 +232,7 @@ table scenario_counts(const suite_data& s, const winners_table& w)
             else
                 ++none;
         }
-        std::vector<cell> row{sc + scale_suffix(s, sc)};
+        std::vector<cell> row{sc + scale_suffix(s, sc) + tls_suffix(s, sc)};
         for (const auto& m : s.models)
             row.push_back(count_cell(per[m]));
         row.insert(row.end(), {count_cell(shared), count_cell(ties), count_cell(none)});

@@ -141,6 +141,7 @@ TEST_CASE("a row of schema 1 is upgraded to the current schema", "[load][results
                                 {"run_id", "r1"},
                                 {"requests_ok", "10"},
                                 {"scale", "1"},
+                                {"time_scale", "1"},
                                 {"tls", "0"},
                                 {"protocol", "http/1.1"},
                                 {"streams", "1"},
@@ -167,6 +168,17 @@ TEST_CASE("a row of schema 1 is upgraded to the current schema", "[load][results
     CHECK_FALSE(now.contains("scale"));
 }
 
+TEST_CASE("a summary row of schema 2 reads as run over its whole timeline", "[load][results][schema]")
+{
+    record_row summary{{"scenario", "io"}, {"arm", "loop"}, {"scale", "0.5"}, {"schema", "2"}};
+    REQUIRE(bring_to_current(row_kind::summary, summary, "here"));
+    CHECK(summary.at("time_scale") == "1");
+    CHECK(summary.at("scale") == "0.5");
+    CHECK(summary.at("schema") == current);
+    // Other kinds gained nothing in schema 3.
+    record_row trial{{"run_id", "r1"}, {"arm", "loop"}, {"schema", "2"}};
+    REQUIRE(bring_to_current(row_kind::trial, trial, "here"));
+    CHECK_FALSE(trial.contains("time_scale"));
 TEST_CASE("a row of schema 2 is upgraded to 3: HTTP/1.1, one stream, no HTTP/2 errors", "[load][results][schema]")
 {
     // Written before bench-load spoke HTTP/2.

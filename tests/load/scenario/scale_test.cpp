@@ -97,6 +97,55 @@ TEST_CASE("a ramp scales its peak and stages, not its durations or think times",
     CHECK(half.load.length == stages.load.length);
 }
 
+TEST_CASE("a compressed ramp keeps its peak, users and think times and runs its stages in less time",
+          "[load][scale][time]")
+{
+    auto s = parsed(spike_20k);
+    auto r = compress_scenario(s, 0.2);
+    REQUIRE(r);
+    CHECK(r->load.length == 36s);
+    CHECK(r->load.users == 20000);
+    CHECK(peak_stage(r->load) == 20000);
+    CHECK(r->load.think_min == s.load.think_min);
+    CHECK(r->load.think_max == s.load.think_max);
+    duration total{};
+    for (const auto& st : r->load.stages)
+        total += st.length;
+    CHECK(std::chrono::abs(total - 36s) < 1ms);  // the profile's stages are whole nanoseconds
+    CHECK(r->time_scale.factor == 0.2);
+    CHECK(time_note(*r) == "run in 0.2 of its time: 36s instead of 3m (chosen with --time-scale)");
+    // Factors compose, and the note keeps the length as written.
+    auto again = compress_scenario(*r, 0.5);
+    REQUIRE(again);
+    CHECK(again->load.length == 18s);
+    CHECK(again->time_scale.unscaled == "3m");
+
+    // Explicit stages each shrink; a request's window in the mix follows the timeline.
+    auto stages = parsed(R"({"description": "d", "requests": [{"path": "/", "until": "10s"}, {"path": "/b", "from": "10s"}],
+        "load": {"shape": "ramp", "stages": [{"duration": "10s", "target": 1000}, {"duration": "30s", "target": 0}]}})");
+    auto half = compress_scenario(stages, 0.5);
+    REQUIRE(half);
+    CHECK(half->load.stages.at(0).length == 5s);
+    CHECK(half->load.stages.at(1).length == 15s);
+    CHECK(half->load.length == 20s);
+    CHECK(half->mix.at(0).until == 5s);
+    CHECK(half->mix.at(1).from == 5s);
+
+    CHECK_FALSE(compress_scenario(s, 0));
+    CHECK(compress_scenario(s, 1.5).err().message.find("--time-scale") != std::string::npos);
+}
+
+TEST_CASE("a time scale compresses a run and is dropped where the shape has no timeline", "[load][scale][time]")
+{
+    auto s = parsed(spike_20k);
+    overrides o;
+    o.time_scale = 0.5;
+    REQUIRE(apply_overrides(s, o));
+    CHECK(s.load.length == 90s);
+    auto burst = parsed(R"({"description": "d", "requests": [{"path": "/"}], "load": {"shape": "burst", "requests": 5}})");
+    CHECK_FALSE(used_by(burst, o).time_scale);
+}
+
 TEST_CASE("open rates, closed and burst connections and the background scale together", "[load][scale]")
 {
     auto open = parsed(R"({"description": "d", "requests": [{"path": "/"}],

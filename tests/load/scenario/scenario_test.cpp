@@ -147,6 +147,13 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + ", " + burst + R"(, "tls": "yes"})", "tls", "expected true or false"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "tls_resume": false})", "tls_resume",
          "only with \"tls\": true"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "tls_key": "rsa2048"})", "tls_key",
+         "only with \"tls\": true"},
+        {R"({"description": "d", )" + req + ", " + burst + R"(, "tls": true, "tls_key": "ed25519"})", "tls_key",
+         "'ed25519' is no key type; expected \"p256\" or \"rsa2048\""},
+        {R"({"description": "d", )" + req + ", " + burst +
+             R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "ramp", "users": 2, "duration": "1s"}}})",
+         "background.load.shape", "expected burst, closed or open"},
         {R"({"description": "d", )" + req +
              R"(, "load": {"shape": "open", "connections": 9, "duration": 1, "rate": {"capacity_of": "c"}}})",
          "load.rate", "expected {\"capacity_of\": capacity scenario, \"times\": multiple}"},
@@ -214,9 +221,6 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + ", " + burst +
              R"(, "background": {"load": {"shape": "burst", "requests": 1}}})",
          "background.requests", "missing"},
-        {R"({"description": "d", )" + req + ", " + burst +
-             R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "open", "rate": 1, "connections": 1, "duration": 1}}})",
-         "background.load.shape", "burst or closed"},
     };
     for (const auto& c : cases) {
         INFO(c.json);
@@ -443,6 +447,30 @@ TEST_CASE("a scenario may run over TLS, with or without session resumption", "[l
     REQUIRE(tls);
     CHECK(tls->tls);
     CHECK_FALSE(tls->tls_resume);
+    CHECK(tls->tls_key == "p256");
+    auto rsa = parse_scenario(R"({"description": "d", )" + req + R"(, "tls": true, "tls_key": "rsa2048"})",
+                              "scenarios/t.json", ".");
+    REQUIRE(rsa);
+    CHECK(rsa->tls_key == "rsa2048");
+}
+
+TEST_CASE("an open background may take its rate from each arm's capacity, as a storm beside measured clients", "[load]")
+{
+    auto s = parse_scenario(
+        R"({"description": "d", "requests": [{"path": "/io"}],
+            "load": {"shape": "open", "rate": 100, "connections": 10, "duration": "2s"},
+            "background": {"requests": [{"path": "/"}],
+                           "load": {"shape": "open", "rate": {"capacity_of": "c", "times": 2}, "connections": 50,
+                                    "duration": "3s", "requests_per_connection": 1}}})",
+        "scenarios/t.json", ".");
+    REQUIRE(s);
+    CHECK(takes_rate_from_capacity(*s));
+    auto loads = loads_from_capacity(*s);
+    REQUIRE(loads.size() == 1);
+    CHECK(loads.front() == &s->background->load);
+    CHECK(loads.front()->rate_from->times == 2);
+    s->background->load.rate_from.reset();
+    CHECK_FALSE(takes_rate_from_capacity(*s));
 }
 
 TEST_CASE("a scenario may speak HTTP/2 with streams, but not with pipelining, churn or a ramp's streams", "[load]")

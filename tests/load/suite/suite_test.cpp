@@ -400,6 +400,32 @@ TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an
     CHECK(j["scenario"]["load"]["rate"] == 200);
     CHECK(j["scenario"]["load"]["rate_from"]["capacity_rps"] == 100);
     CHECK(j["scenario"]["load"]["rate_from"]["search"] == "s1");
+
+    // A background at a multiple of the capacity (a storm beside measured clients) is resolved the same way.
+    write(scen / "storm.json",
+          R"({"description": "storm", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=5"}],
+        "load": {"shape": "open", "rate": 50, "connections": 5, "duration": "1s"},
+        "background": {"requests": [{"path": "/epoch-millis?delayInMillis=0"}],
+                       "load": {"shape": "open", "rate": {"capacity_of": "cap", "times": 1.5}, "connections": 10,
+                                "duration": "2s", "requests_per_connection": 1}},
+        "timeout": "5s"})");
+    o.scenarios = {load_named_scenario(scen, "storm").value()};
+    o.models = {"pool", "fiber"};
+    o.out_dir = d.path / "storm";
+    auto storm = run_suite(o);
+    REQUIRE(storm);
+    REQUIRE(storm->size() == 2);
+    const auto& pool_storm = storm->front().arm_name() == "pool" ? storm->front() : storm->back();
+    const auto& fiber_storm = storm->front().arm_name() == "pool" ? storm->back() : storm->front();
+    CHECK(pool_storm.status != run_status::not_run);
+    CHECK_THAT(pool_storm.message,
+               Catch::Contains("background rate 150 req/s: 1.5 × the capacity of cap, 100 req/s (search s1)"));
+    CHECK(fiber_storm.status == run_status::not_run);
+    std::ifstream storm_ctx(o.out_dir / "t-context.jsonl");
+    REQUIRE(std::getline(storm_ctx, line));
+    j = nlohmann::json::parse(line);
+    CHECK(j["scenario"]["load"]["rate"] == 50);
+    CHECK(j["scenario"]["background"]["load"]["rate"] == 150);
 }
 
 TEST_CASE("bench-server --cpus pins the process and every thread, and default threads follow the mask",

@@ -17,7 +17,8 @@
 using namespace execbench::load;
 using namespace std::chrono_literals;
 
-TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to every arm and marks the rows tls=1",
+TEST_CASE("a TLS scenario's suite starts bench-server with --tls and its key, sends https to every arm and marks the "
+          "rows tls=1",
           "[load][suite][tls][integration]")
 {
     if (::access("/usr/sbin/nginx", X_OK) != 0 || ::access("/usr/bin/openssl", X_OK) != 0) {
@@ -27,7 +28,7 @@ TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to
     execbench::test_support::temp_dir d("execbench-tls-suite-test");
     std::filesystem::create_directories(d.path / "scenarios");
     std::ofstream(d.path / "scenarios" / "churn.json") << R"({"description": "churn over TLS", "suites": ["t"],
-        "requests": [{"path": "/epoch-millis"}], "tls": true,
+        "requests": [{"path": "/epoch-millis"}], "tls": true, "tls_key": "rsa2048",
         "load": {"shape": "burst", "requests": 40, "connections": 2, "requests_per_connection": 1},
         "trials": 1, "timeout": "5s"})";
     suite_options o;
@@ -38,7 +39,7 @@ TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to
     o.server_binary = execbench::test_support::bench_server_path();
     // nginx's files go under the test's folder, not /tmp, where a test beside this one looks for its leftovers.
     auto nginx = parse_arm("nginx=cmd:exec env TMPDIR='" + d.path.string() + "' '" + std::string(EXECBENCH_SOURCE_DIR) +
-                           "/peers/nginx/run' {port} 1 1024 tls");
+                           "/peers/nginx/run' {port} 1 1024 tls {tls_key}");
     REQUIRE(nginx);
     o.arms = {*nginx, {"loop", "loop", {}}};
     auto entries = run_suite(o);
@@ -61,4 +62,15 @@ TEST_CASE("a TLS scenario's suite starts bench-server with --tls, sends https to
         CHECK(cell("tls_handshakes_full") == "2");
         CHECK(cell("tls_handshakes_resumed") == "38");
     }
+    // The key went to both servers (nginx would refuse a literal '{tls_key}'); bench-server's /health says which.
+    std::ifstream context(o.out_dir / "t-context.jsonl");
+    std::string line;
+    unsigned lines = 0, bench_server_rsa = 0;
+    while (std::getline(context, line)) {
+        ++lines;
+        CHECK(line.find(R"("tls_key":"rsa2048")") != std::string::npos);
+        bench_server_rsa += line.find(R"("tlsKey":"rsa2048")") != std::string::npos ? 1 : 0;
+    }
+    CHECK(lines == 2);
+    CHECK(bench_server_rsa == 1);
 }

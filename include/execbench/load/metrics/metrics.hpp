@@ -126,6 +126,8 @@ inline constexpr std::string_view noisy = "noisy";
 inline constexpr std::string_view noisy_metrics = "noisy_metrics";
 inline constexpr std::string_view partial = "partial";
 inline constexpr std::string_view scale = "scale";
+/// The share of its timeline a run took (--time-scale): 1 as written.
+inline constexpr std::string_view time_scale = "time_scale";
 inline constexpr std::string_view shape = "shape";
 inline constexpr std::string_view connections = "connections";
 inline constexpr std::string_view requests = "requests";

@@ -29,5 +29,7 @@ struct arm_spec {
 inline constexpr std::string_view port_placeholder = "{port}";
 /// What a command arm's text has replaced by the URL of the scenario's downstream server, when it has one.
 inline constexpr std::string_view downstream_placeholder = "{downstream}";
+/// What a command arm's text has replaced by a TLS scenario's server key ("p256", "rsa2048"; scenario key tls_key).
+inline constexpr std::string_view tls_key_placeholder = "{tls_key}";
 
 }  // namespace execbench::load

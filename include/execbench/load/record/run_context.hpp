@@ -30,6 +30,7 @@ struct run_context {
     /// search's settings) keeps its default when read back.
     scenario scenario_used;
     std::string scale_note;  ///< "run at 0.97 scale: ..." ("" unscaled)
+    std::string time_note;   ///< "run in 0.2 of its time: ..." ("" uncompressed)
     std::string url;         ///< the load's base URL; "" when not recorded
     unsigned threads = 1;    ///< the generator's threads
     observed_server server;  ///< health_json as re-serialised ("" when the server gave none)

@@ -35,6 +35,8 @@ struct overrides {
     std::optional<std::string> timeout;
     std::optional<std::string> pause;
     std::optional<double> scale;  ///< --scale: applied last, to the overridden figures (load/scale.hpp)
+    /// --time-scale: the timeline times F, applied last with --scale (load/scale.hpp, compress_scenario)
+    std::optional<double> time_scale;
 };
 
 /// Applies `o` to `s` and validates the result; errors name the flag. A load flag the resulting shape does not use

@@ -25,6 +25,17 @@ std::uint64_t scale_count(std::uint64_t n, double factor) noexcept;
 /// a 0.5 run is 0.25); `unscaled` keeps the figures as written. The error names `--scale`.
 result<scenario> scale_scenario(scenario s, double factor, std::string decided_by = "--scale");
 
+/// The scenario with its timeline multiplied by `factor` (0 < factor <= 1): the load's length (a built-in ramp's
+/// stages follow it; explicit stages shrink each), the times requests join and leave the mix, and the same for the
+/// background and its delay. Users, rates, think times, warm-up and timeouts are unchanged, so each user behaves as
+/// written and only the ramp's slope and the run's length change: a compressed run, labelled like a scaled one.
+/// Factors compose; `time_scale.unscaled` keeps the length as written. The error names `--time-scale`.
+result<scenario> compress_scenario(scenario s, double factor);
+/// "run in 0.2 of its time: 36s instead of 180s"; "" when the factor is 1.
+std::string time_note(const scenario& s);
+/// What a compressed run can tell, for pages and notes.
+std::string time_meaning(double factor);
+
 /// "20,000 peak users", "10,000 req/s on 10,000 connections", ... of a scenario's load (with its background).
 std::string load_figures(const scenario& s);
 /// "run at 0.97 scale: 19,400 peak users instead of 20,000"; "" when the factor is 1.

@@ -113,6 +113,12 @@ struct scale_label {
     std::string reason;      ///< why a limit decided, e.g. "the server needs about 30,064 open files, may open 20,000"
 };
 
+/// The share of its timeline a scenario ran in (--time-scale; load/scale.hpp): 1 as written.
+struct time_label {
+    double factor = 1;
+    std::string unscaled;  ///< the timeline as written, e.g. "180s" ("" when 1)
+};
+
 /// How a capacity search runs this scenario (scenario key "capacity", or bench-load's --capacity flags; unset fields
 /// take the defaults of load/capacity.hpp). docs/scenarios.md lists the keys.
 struct capacity_spec {
@@ -149,6 +155,8 @@ struct scenario {
     bool tls = false;
     /// Over TLS, each connection offers the session its slot's last connection received (--tls-resume on|off).
     bool tls_resume = true;
+    /// Over TLS, the server's key: "p256" or "rsa2048" (bench-server --tls-key-type; a `cmd:` arm's `{tls_key}`).
+    std::string tls_key = "p256";
     /// The HTTP the load speaks (scenario key "protocol", bench-load --http2).
     http_protocol protocol = http_protocol::http1_1;
     /// HTTP/2: the requests each connection carries at once, as h2load's -m (scenario key "streams", --streams);
@@ -156,7 +164,14 @@ struct scenario {
     std::uint32_t streams = 1;
     std::optional<capacity_spec> capacity;  ///< how a capacity search runs it (bench-load --capacity, bench-suite)
     scale_label scale;  ///< set by scale_scenario, never read from a file
+    time_label time_scale;  ///< set by compress_scenario, never read from a file
 };
+
+/// The scenario's loads whose rate is a multiple of an arm's capacity: the foreground's, the background's (an
+/// overload beside measured clients, e.g. a handshake storm), each resolved per arm by a suite.
+std::vector<load_spec*> loads_from_capacity(scenario& s);
+/// True when some load of `s` takes its rate from an arm's capacity.
+bool takes_rate_from_capacity(const scenario& s) noexcept;
 
 /// Derives a ramp's stages from its profile (or its length and peak from explicit stages) and sets its
 /// connections to the peak; call again after changing a ramp's numbers.

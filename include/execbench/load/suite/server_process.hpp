@@ -32,7 +32,8 @@ public:
     /// /health answers 200, all within `deadline`. The error says what failed and quotes the server's stderr.
     result<void> start(const std::filesystem::path& binary, const std::vector<std::string>& args,
                        std::chrono::steady_clock::time_point deadline);
-    /// Starts `/bin/sh -c command` with `{port}` replaced by a free port (and `{downstream}` by `downstream`), on
+    /// Starts `/bin/sh -c command` with `{port}` replaced by a free port (and `{downstream}` by `downstream`, and
+    /// `{tls_key}` by the key speak_tls() was given), on
     /// `cpus` through taskset when given, and waits until the port accepts a connection, or, with a `ready_path`,
     /// until a GET of it answers 2xx, all within `deadline` (docs/own-server.md). The error quotes its stderr.
     result<void> start_command(const std::string& command, const std::string& downstream, const std::string& cpus,
@@ -45,9 +46,10 @@ public:
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
     [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
-    /// The server will speak TLS (bench-server --tls, or a command serving https): its URL is https:// and the
-    /// readiness checks make TLS handshakes. Call before starting it; false when no TLS context can be made.
-    result<void> speak_tls();
+    /// The server will speak TLS (bench-server --tls, or a command serving https) with a `key` ("p256", "rsa2048"):
+    /// its URL is https:// and the readiness checks make TLS handshakes. Call before starting it; false when no TLS
+    /// context can be made.
+    result<void> speak_tls(const std::string& key);
     /// "http://127.0.0.1:<port>", or https:// after speak_tls()
     [[nodiscard]] std::string url() const;
     /// The first stdout line ("bench-server model=... port=... pid=...").
@@ -63,6 +65,7 @@ private:
     bool command_ = false;                ///< started by start_command: its shell may die of the SIGTERM it is sent
     std::filesystem::path dir_;
     std::shared_ptr<const tls::client_context> tls_;  ///< set by speak_tls()
+    std::string tls_key_;                             ///< set by speak_tls(): what `{tls_key}` becomes
 
     result<void> launch(const std::vector<std::string>& argv);
     /// Where its readiness checks go: 127.0.0.1 on its port, over TLS after speak_tls().

@@ -140,6 +140,7 @@ struct planned_scenario {
     std::string basis;           ///< how `estimate` was reached: "files", "measured" or "files x1.07 (...)"
     std::string not_runnable;    ///< why it will not run here (beyond the open-file limits), or empty
     std::string scale;           ///< the scale it runs at (or, not runnable, would with --fit-to-limits), or empty
+    std::string time_scale;      ///< the share of its timeline it runs in (--time-scale), or empty
 };
 
 /// What a suite will run and how long it should take.

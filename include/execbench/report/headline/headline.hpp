@@ -36,4 +36,10 @@ std::string replace_headline(std::string_view readme, std::string_view block);
 /// and answer, near the README's top); a README without both markers is returned unchanged.
 std::string replace_map_block(std::string_view readme, std::string_view block);
 
+/// The README's hand-written lines (outside the generated blocks) that cite a suite's page
+/// (`docs/results/<suite>.md`) whose runs are not all of the common provenance of `suites`, without the `†` that
+/// labels such a figure: one message per line, naming it and how the suite's runs differ. bench-report --check
+/// fails on any.
+std::vector<std::string> unlabelled_citations(std::string_view readme, const std::vector<const suite_data*>& suites);
+
 }  // namespace execbench::report

@@ -47,6 +47,8 @@ struct run_view {
     bool partial = false;                    ///< a stop request ended it before all its trials
     think_time think;                        ///< none when the row states none
     double scale = 1;                        ///< the scale factor (--scale, --fit-to-limits); 1 when it did not run
+    double time_scale = 1;                   ///< the share of its timeline it ran in (--time-scale); 1 as written
+    bool tls = false;                        ///< its load went over TLS (the row's `tls` column)
     unsigned chart_trial = 0;                                    ///< the trial charted: median by latency p99
     std::vector<load::figure_map> trials;           ///< every trial row, for the verdicts
     std::vector<load::figure_map> timeline;         ///< that trial's timeline rows
@@ -144,9 +146,16 @@ std::vector<const load::capacity_record*> searches_of(const suite_data& s, const
 /// True when at least one model ran `scenario`.
 bool any_ran(const suite_data& s, const std::string& scenario);
 
-/// The scale factors of the runs of `scenario` that ran, formatted ("0.97", "1").
+/// The scale factors of the runs of `scenario` that ran, formatted ("0.97", "1"), each with its share of the
+/// timeline when compressed ("1 in 0.2 of the time"): runs differing in either measured different loads.
 std::set<std::string> scales_of(const suite_data& s, const std::string& scenario);
-/// " (at 0.97 scale)" when any run of the scenario was scaled, naming each factor; "" otherwise.
+/// " (at 0.97 scale)" when any run of the scenario was scaled, naming each factor, and " (at 1 scale in 0.2 of the
+/// time)" when compressed; "" otherwise.
 std::string scale_suffix(const suite_data& s, const std::string& scenario);
+/// "over TLS (P-256)" for a run whose load went over TLS (the key from its context: "over TLS" when it has none),
+/// "" for cleartext.
+std::string tls_label(const run_view& v);
+/// " over TLS (P-256)" when the scenario's runs went over TLS, naming each key; "" for cleartext.
+std::string tls_suffix(const suite_data& s, const std::string& scenario);
 
 }  // namespace execbench::report

@@ -1,0 +1,99 @@
+#include "execbench/report/word/provenance_text.hpp"
+
+#include "execbench/core/text.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace execbench::report {
+
+namespace {
+
+std::string implementations_text(const provenance_split& p)
+{
+    std::vector<std::string> parts;
+    for (const auto& [model, id] : p.implementations)
+        parts.push_back(model + " " + id);
+    return parts.empty() ? std::string{} : "; model implementations " + join(parts, ", ");
+}
+
+std::string how(const provenance_split& p, const differing_run& d)
+{
+    auto text = difference(p.common, d.from);
+    if (!d.implementation.empty())
+        text += ", " + d.arm + " implementation " + d.implementation;
+    return text;
+}
+
+}  // namespace
+
+std::string provenance_rows_text(const provenance_split& p)
+{
+    if (p.runs == 0)
+        return "–";
+    if (p.one())
+        return "one: every run from " + describe(p.common) + implementations_text(p);
+    // Rows that differ the same way read as one clause: "io-600 × pool, fiber: sources 1a2b…".
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_how;
+    for (const auto& d : p.differing) {
+        auto text = how(p, d);
+        auto it = std::find_if(by_how.begin(), by_how.end(), [&](const auto& g) { return g.first == text; });
+        if (it == by_how.end())
+            it = by_how.insert(by_how.end(), {text, {}});
+        it->second.push_back(d.scenario + " × " + d.arm);
+    }
+    std::vector<std::string> clauses;
+    for (const auto& [text, rows] : by_how)
+        clauses.push_back(join(rows, ", ") + ": " + text);
+    return std::to_string(p.agreeing) + " of " + std::to_string(p.runs) + " runs from " + describe(p.common) +
+           implementations_text(p) + "; the others differ: " + join(clauses, "; ");
+}
+
+std::string provenance_caption(const provenance_split& p)
+{
+    if (p.runs == 0)
+        return {};
+    if (p.one())
+        return "one provenance: every run from " + describe(p.common);
+    // Per suite, what differs rather than each provenance: a README lists suites, a page lists rows.
+    std::vector<std::string> suites;
+    for (const auto& suite : p.differing_suites()) {
+        std::size_t n = 0;
+        std::set<provenance> kinds;
+        std::set<std::string> sources, builds, cpus, kernels;
+        for (const auto& d : p.differing) {
+            if (d.suite != suite)
+                continue;
+            ++n;
+            kinds.insert(d.from);
+            if (d.from.sources != p.common.sources)
+                sources.insert(d.from.sources);
+            if (d.from.build != p.common.build)
+                builds.insert(d.from.build);
+            if (d.from.cpu != p.common.cpu)
+                cpus.insert(d.from.cpu);
+            if (d.from.kernel != p.common.kernel)
+                kernels.insert(d.from.kernel);
+        }
+        std::vector<std::string> what;
+        auto aspect = [&](const std::set<std::string>& values, const std::string& one, const std::string& many) {
+            if (values.size() == 1)
+                what.push_back(one + *values.begin());
+            else if (values.size() > 1)
+                what.push_back(std::to_string(values.size()) + " " + many);
+        };
+        aspect(sources, "", "other sources");
+        aspect(builds, "build ", "other builds");
+        aspect(cpus, "", "other CPUs or clocks");
+        aspect(kernels, "kernel ", "other kernels");
+        suites.push_back(suite + " (" + std::to_string(n) + (n == 1 ? " run" : " runs") + ": " + join(what, ", ") +
+                         ")");
+    }
+    return std::to_string(p.agreeing) + " of " + std::to_string(p.runs) + " runs from " + describe(p.common) +
+           "; † marks figures from runs of another provenance, in " + join(suites, ", ") +
+           " (each page lists its rows)";
+}
+
+}  // namespace execbench::report

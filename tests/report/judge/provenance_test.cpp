@@ -1,0 +1,77 @@
+#include "execbench/report/judge/provenance.hpp"
+#include "execbench/report/headline/headline.hpp"
+#include "execbench/report/word/provenance_text.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace execbench;
+using namespace execbench::report;
+
+namespace {
+
+load::run_context run(std::string scenario, std::string arm, std::string run_id, std::string digest, double mhz,
+                      std::string implementation = "")
+{
+    load::run_context c;
+    c.run_id = std::move(run_id);
+    c.started_at = "2026-12-06T05:00:00Z";
+    c.scenario_used.name = std::move(scenario);
+    c.arm.name = arm;
+    c.arm.model = arm;
+    c.machine.source_digest = std::move(digest);
+    c.machine.build_type = "release";
+    c.machine.compiler = "GNU 12.2.0";
+    c.machine.cpu_model = "AMD EPYC";
+    c.machine.cpu_mhz = mhz;
+    c.machine.kernel = "6.1.0";
+    if (!implementation.empty())
+        c.server.health_json = R"({"model":")" + arm + R"(","implementation":")" + implementation + R"("})";
+    return c;
+}
+
+suite_data suite(std::string name, std::vector<load::run_context> contexts)
+{
+    suite_data s;
+    s.name = std::move(name);
+    s.contexts = std::move(contexts);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("runs of one provenance say so once, and rounds of a run count once", "[report][provenance]")
+{
+    auto s = suite("hot-path", {run("io", "loop", "r1", "aaaa", 2596, "i-loop"), run("io", "loop", "r1", "aaaa", 2596),
+                                run("io", "coro", "r2", "aaaa", 2596, "i-coro")});
+    auto p = split_provenance({&s});
+    CHECK(p.one());
+    CHECK(p.runs == 2);
+    CHECK(p.implementations.at("coro") == "i-coro");
+    CHECK(provenance_rows_text(p) ==
+          "one: every run from sources aaaa (release, GNU 12.2.0), AMD EPYC at 2,596 MHz, kernel 6.1.0; model "
+          "implementations coro i-coro, loop i-loop");
+}
+
+TEST_CASE("rows of another provenance are listed with how they differ", "[report][provenance]")
+{
+    auto a = suite("hot-path", {run("io", "loop", "r1", "aaaa", 2596, "i-loop"), run("io", "coro", "r2", "aaaa", 2596),
+                                run("cpu", "loop", "r3", "aaaa", 2596)});
+    auto b = suite("default", {run("x", "coro", "r4", "bbbb", 2096, "old-coro"), run("y", "coro", "r5", "aaaa", 2596)});
+    auto both = split_provenance({&a, &b});
+    REQUIRE_FALSE(both.one());
+    CHECK(both.agreeing == 4);
+    CHECK(both.differing_suites() == std::vector<std::string>{"default"});
+    CHECK(provenance_rows_text(both).find("x × coro: sources bbbb, AMD EPYC at 2,096 MHz") != std::string::npos);
+    CHECK(provenance_caption(both).find("default (1 run: sources bbbb, AMD EPYC at 2,096 MHz)") != std::string::npos);
+
+    // The README must label a hand-written figure from the default suite; the generated block is left to --check's
+    // staleness rule.
+    std::string readme = "| io | loop | [hot-path](docs/results/hot-path.md) |\n"
+                         "| x | coro | [default](docs/results/default.md) |\n"
+                         "| y | coro † | [default](docs/results/default.md) |\n"
+                         "<!-- results:begin -->\n[default](docs/results/default.md)\n<!-- results:end -->\n";
+    auto unlabelled = unlabelled_citations(readme, {&a, &b});
+    REQUIRE(unlabelled.size() == 1);
+    CHECK(unlabelled[0].starts_with("README line 2 cites default without †"));
+    CHECK(unlabelled_citations(readme, {&a}).empty());
+}
