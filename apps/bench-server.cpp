@@ -46,6 +46,7 @@ struct command_line {
     double shutdown_seconds = 10;
     double header_seconds = seconds_of(opts.timeouts.header);
     double idle_seconds = seconds_of(opts.timeouts.idle);
+    double write_seconds = seconds_of(opts.timeouts.write);
     double downstream_seconds = seconds_of(opts.timeouts.downstream_response);
     double db_seconds = seconds_of(opts.db_timeout);
     std::string movies_cache = std::to_string(opts.movies_cache);
@@ -164,6 +165,11 @@ void add_timeout_options(CLI::App& cli, command_line& c)
     cli.add_option("--idle-timeout", c.idle_seconds, "Seconds an idle keep-alive connection is kept open")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
+    cli.add_option("--write-timeout", c.write_seconds,
+                   "Seconds one write may wait for the client to read (or an HTTP/2 answer for its window) before the "
+                   "connection is dropped")
+        ->transform(apps::seconds_in(0.001, 3600.0))
+        ->capture_default_str();
     cli.add_option("--downstream-timeout", c.downstream_seconds, "Seconds to wait for a downstream answer, or for a connection under --downstream-connections (then 504)")
         ->transform(apps::seconds_in(0.001, 3600.0))
         ->capture_default_str();
@@ -238,6 +244,7 @@ result<void> settle(command_line& c)
     opts.shutdown_timeout = millis_of(c.shutdown_seconds);
     opts.timeouts.header = millis_of(c.header_seconds);
     opts.timeouts.idle = millis_of(c.idle_seconds);
+    opts.timeouts.write = millis_of(c.write_seconds);
     opts.timeouts.downstream_response = millis_of(c.downstream_seconds);
     opts.db_timeout = millis_of(c.db_seconds);
     if (c.movies_cache == "off") {

@@ -485,7 +485,9 @@ bool server_session::finished() const noexcept
 {
     if (out_sent_ != out_.size() || nghttp2_session_want_write(session_) != 0)
         return false;
-    return nghttp2_session_want_read(session_) == 0 || (peer_closed_ && streams_.empty());
+    // A client that ended its sending side can send no WINDOW_UPDATE any more: an answer waiting on its window
+    // never goes out, so the connection is done (and its streams are let go) rather than held until shutdown.
+    return nghttp2_session_want_read(session_) == 0 || (peer_closed_ && (streams_.empty() || waits_on_peer()));
 }
 
 bool server_session::waits_on_peer() const noexcept

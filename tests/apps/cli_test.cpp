@@ -523,10 +523,11 @@ TEST_CASE("bench-server takes its timeouts in seconds or with a unit, as bench-l
     if (bench_server_path().empty())
         return;
     server_process server({"--model", "loop", "--idle-timeout", "500ms", "--header-timeout", "2", "--shutdown-timeout",
-                           "1m"});
+                           "1m", "--write-timeout", "1.5"});
     raw_client client(server.port());
     auto health = nlohmann::json::parse(client.get("/health").body);
     CHECK(health["idleTimeoutMs"] == 500);
+    CHECK(health["writeTimeoutMs"] == 1500);
     CHECK(health["headerTimeoutMs"] == 2000);
     CHECK(health["shutdownTimeoutMs"] == 60000);
 }

@@ -12,7 +12,6 @@ and `Connection: close`. Every client runs under a deadline, so a hang is a fail
 Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when all passed, 1 otherwise, and 77
 (skipped) when a client is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs them).
 """
-import argparse
 import http.client
 import json
 import os
@@ -476,10 +475,7 @@ def sweep_server(sweep, model, server):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("bench_server")
-    parser.add_argument("--model", required=True)
-    args = parser.parse_args()
+    args = bench_server_process.model_arguments(__doc__.splitlines()[0])
 
     if (code := missing_clients(CLIENTS, "client_sweep")) is not None:
         return code

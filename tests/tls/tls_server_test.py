@@ -20,7 +20,6 @@ handshakes: completed (full, resumed) and failed (plain_http, tls_error, abandon
 Prints one PASS/FAIL line per check and `N passed, M failed` last; exits 0 when all passed, 1 otherwise, and 77
 (skipped) when a client is missing, unless EXECBENCH_REQUIRE_CLIENTS=1 (.ci/test; .ci/setup installs them).
 """
-import argparse
 import json
 import os
 import re
@@ -36,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import bench_server_process  # noqa: E402
-from bench_server_process import missing_clients  # noqa: E402
+from bench_server_process import Check, missing_clients, model_arguments, run_client as run  # noqa: E402
 
 CLIENTS = {"curl": "curl", "wrk": "wrk", "h2load": "nghttp2-client", "openssl": "openssl"}
 MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movies.json"
@@ -44,32 +43,9 @@ MOVIES_JSON = Path(__file__).resolve().parents[2] / "scenarios" / "data" / "movi
 HEADER_TIMEOUT = 1  # seconds: --header-timeout, which also bounds a TLS handshake
 IDLE_TIMEOUT = 30  # seconds: --idle-timeout, far beyond CLOSE_BOUND, so a stall closed in time was the header clock
 CLOSE_BOUND = 8  # seconds a connection the server must close may stay open (generous: no timing claim)
-CLIENT_DEADLINE = 20  # seconds one client invocation may take before it is killed and counted as hung
 FAST = "/epoch-millis?delayInMillis=0"
 
 
-class Check:
-    def __init__(self, model):
-        self.model = model
-        self.passed = 0
-        self.failed = 0
-
-    def __call__(self, name, ok, seen):
-        print(f"{'PASS' if ok else 'FAIL'} {self.model} {name}: {seen}", flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
-
-
-def run(argv, stdin=None):
-    """Runs a client under a deadline; (exit code, stdout + stderr). A hang is exit code None."""
-    try:
-        p = subprocess.run(argv, input=stdin, capture_output=True, timeout=CLIENT_DEADLINE)
-        return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        return None, f"hung: killed after {CLIENT_DEADLINE} s"
 
 
 def client_context():
@@ -124,7 +100,8 @@ def client_hello():
 # --- Interop ----------------------------------------------------------------------------------------------------------
 
 def curl_checks(check, base, scratch):
-    code, out = run(["curl", "-sk", "--max-time", "5", f"{base}/health"])
+    """curl over HTTP/1.1 (--http1.1: the server offers h2 by ALPN too, which tests/http2 checks)."""
+    code, out = run(["curl", "-sk", "--http1.1", "--max-time", "5", f"{base}/health"])
     try:
         health = json.loads(out)
         seen = f"tls={health.get('tls')} tlsKey={health.get('tlsKey')}"
@@ -135,18 +112,18 @@ def curl_checks(check, base, scratch):
 
     body = Path(scratch, "movie.json")
     body.write_text(json.dumps(json.loads(MOVIES_JSON.read_text())[:1]))
-    code, out = run(["curl", "-sk", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+    code, out = run(["curl", "-sk", "--http1.1", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "-H",
                      "Content-Type: application/json", "--data-binary", f"@{body}",
                      f"{base}/movies?delayInMillis=0"])
     check("curl POST /movies", code == 0 and out.strip() == "201", f"exit {code}, status {out.strip()!r}")
 
-    code, out = run(["curl", "-skv", "--max-time", "5", f"{base}/health", f"{base}{FAST}"])
-    statuses = re.findall(r"< HTTP/(?:1\.1|2) (\d+)", out)  # curl chooses h2 by ALPN unless --no-http2
+    code, out = run(["curl", "-skv", "--http1.1", "--max-time", "5", f"{base}/health", f"{base}{FAST}"])
+    statuses = re.findall(r"< HTTP/1\.1 (\d+)", out)
     reused = "Re-using existing connection" in out
     check("curl keep-alive: two URLs on one connection", code == 0 and statuses == ["200", "200"] and reused,
           f"exit {code}, statuses {statuses}, reused {reused}")
 
-    code, out = run(["curl", "-sk", "--max-time", "5", f"{base}/stream?count=3&intervalMillis=5"])
+    code, out = run(["curl", "-sk", "--http1.1", "--max-time", "5", f"{base}/stream?count=3&intervalMillis=5"])
     events = out.count("data:")
     check("curl /stream", code == 0 and events == 3, f"exit {code}, {events} events")
 
@@ -434,10 +411,7 @@ def drain_check(check, server, port):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("bench_server")
-    parser.add_argument("--model", required=True)
-    args = parser.parse_args()
+    args = model_arguments(__doc__.splitlines()[0])
 
     if (code := missing_clients(CLIENTS, "tls_server")) is not None:
         return code
@@ -475,9 +449,7 @@ def main():
                 if server.poll() is None:
                     server.kill()
                     server.wait()
-    print(f"tls server checks of {args.model}: {time.monotonic() - start:.1f} s")
-    print(f"{check.passed} passed, {check.failed} failed")
-    return 0 if check.failed == 0 else 1
+    return check.finish(f"tls server checks of {args.model}", start)
 
 
 if __name__ == "__main__":
