@@ -96,8 +96,8 @@ std::string time_note(const scenario& s)
 std::string time_meaning(double factor)
 {
     return "the same users, rates and think times over " + format_scale(factor) +
-           " of the length, so ramps are steeper and a steady state is sampled for less time; a study compresses only "
-           "where runs both ways gave the same verdicts (docs/methodology.md#compressed-runs)";
+           " of the length, so ramps are steeper and a steady state is sampled for less time: its verdicts are the "
+           "compressed load's (docs/methodology.md#compressed-runs)";
 }
 
 std::uint64_t scale_count(std::uint64_t n, double factor) noexcept

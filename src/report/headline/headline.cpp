@@ -194,8 +194,8 @@ page scenario_table(const std::vector<const suite_data*>& shown, const std::vect
                         "([scaled runs](docs/methodology.md#scaled-runs))."});
     if (any_compressed)
         p.add(paragraph{"*in F of the time*: the scenario's timeline ran in F of its length, with the same users, "
-                        "rates and think times, to fit the study's time budget; compressed only where runs both "
-                        "ways gave the same verdicts ([compressed runs](docs/methodology.md#compressed-runs))."});
+                        "rates and think times, to fit the study's time budget; its verdicts are the compressed "
+                        "load's ([compressed runs](docs/methodology.md#compressed-runs))."});
     return p;
 }
 
