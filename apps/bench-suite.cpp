@@ -618,7 +618,13 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
     for (const auto& step : st.steps) {
         std::vector<std::string> step_args{args[0], "--suite", step.suite, "--out",
                                            (fs::path(top.f.results_dir) / step.folder_name()).string()};
-        step_args.insert(step_args.end(), step.args.begin(), step.args.end());
+        // "{results}" in a step's argument is the study's results root, so a step may read an earlier step's folder
+        // (tls-storm reads the tls step's capacities) wherever --results-dir puts the study.
+        for (auto a : step.args) {
+            for (auto at = a.find("{results}"); at != std::string::npos; at = a.find("{results}", at))
+                a.replace(at, 9, top.f.results_dir);
+            step_args.push_back(std::move(a));
+        }
         step_args.insert(step_args.end(), shared.begin(), shared.end());
         auto inv = std::make_unique<invocation>();
         if (auto code = set_up(*inv, step_args)) {

@@ -121,7 +121,7 @@ def whole_lines(folder):
 
 def study_checks(args, tmp):
     """bench-suite --study: a two-step study planned, run, and found finished; a study whose overload rows come
-    before the capacity they read, and a step that sets its own folder, refused before anything runs."""
+    before the capacity they read, and a step that sets its own folder, refused before anything runs; {results}."""
     quick = ["--trials", "1", "--duration", "1s", "--warmup", "0", "--seed", "3"]
     study = {"about": "two quick steps", "suites": [
         {"suite": "hot-path", "args": ["--models", "loop", *quick]},
@@ -151,6 +151,14 @@ def study_checks(args, tmp):
     order = run([str(tmp / "empty") if a == str(root) else a for a in common] + ["--plan"])
     check("a study reading capacities before it searches them is refused",
           order.returncode == 2 and "put the capacity suite first" in order.stderr, order.stderr[-300:])
+    # "{results}" is the study's results root: a step reads an earlier step's folder wherever the root is.
+    study["suites"] = [{"suite": "capacity", "args": ["--scenarios", "capacity-cpu"]},
+                       {"suite": "failure-modes", "folder": "over", "args": [
+                           "--scenarios", "failure-overload-cpu-2x", "--capacity-from", "{results}/capacity/capacity.csv"]}]
+    study_file.write_text(json.dumps(study))
+    placed = run([str(tmp / "elsewhere") if a == str(root) else a for a in common] + ["--plan"])
+    check("{results} in a step's argument is the study's results root",
+          placed.returncode == 0 and "over " in placed.stdout, placed.stdout[-300:] + placed.stderr[-300:])
     study["suites"] = [{"suite": "hot-path", "args": ["--out", "/tmp/x"]}]
     study_file.write_text(json.dumps(study))
     out = run(common + ["--plan"])
