@@ -22,8 +22,10 @@ capacity_paths capacity_paths_for(const std::filesystem::path& out)
 
 capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv)
 {
+    // By its name, not by what is on disk: a study names the capacity folder before the step that writes it has
+    // run, so a folder that does not exist yet is still a folder.
     std::error_code ec;
-    if (!std::filesystem::is_directory(folder_or_csv, ec))
+    if (folder_or_csv.extension() == ".csv" && !std::filesystem::is_directory(folder_or_csv, ec))
         return capacity_paths_for(folder_or_csv);
     auto folder = folder_or_csv.filename().empty() ? folder_or_csv.parent_path() : folder_or_csv;
     return capacity_paths_for(folder / (folder.filename().string() + ".csv"));

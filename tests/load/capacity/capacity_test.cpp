@@ -498,6 +498,8 @@ TEST_CASE("the capacity files are found from a results folder or its CSV", "[loa
     CHECK(capacity_paths_in(dir.path / "capacity/").steps == dir.path / "capacity" / "capacity-capacity-steps.csv");
     CHECK(capacity_paths_in(dir.path / "capacity" / "capacity.csv").summary ==
           dir.path / "capacity" / "capacity-capacity.csv");
+    // A study names a folder before the step that writes it has run: it is a folder by its name.
+    CHECK(capacity_paths_in(dir.path / "not-yet" / "tls").summary == dir.path / "not-yet" / "tls" / "tls-capacity.csv");
 }
 
 TEST_CASE("a run on its own refuses a rate that only a suite resolves, and says what to give", "[load][capacity]")
