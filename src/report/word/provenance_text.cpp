@@ -54,7 +54,12 @@ std::string provenance_rows_text(const provenance_split& p)
 std::string reused_rows_text(const suite_data& s)
 {
     std::vector<std::string> clauses;
-    for (const auto& sc : s.scenarios) {
+    // The fixed-rate scenarios in run order, then the capacity searches (a search files no ledger line).
+    auto scenarios = s.scenarios;
+    for (const auto& sc : s.capacity_scenarios)
+        if (std::find(scenarios.begin(), scenarios.end(), sc) == scenarios.end())
+            scenarios.push_back(sc);
+    for (const auto& sc : scenarios) {
         auto it = s.reused.find(sc);
         if (it == s.reused.end())
             continue;
