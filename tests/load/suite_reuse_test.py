@@ -6,7 +6,7 @@ Usage: suite_reuse_test.py BENCH_SUITE BENCH_SERVER SCENARIOS_DIR
 A `hot-path` folder runs hot-path-30k under loop and coro. A `peers` folder then runs the same scenario under loop,
 coro and fiber with --reuse-from the first: loop and coro must be copied, byte for byte (each of its files starts
 with the source's file), and only fiber run; the journal names the source, the plan counts the copies as no time.
-A setting that differs (--trials) is not reused. A kill after a copy but before its journal line (and one in the
+A setting that differs (--trials) is not reused. A copy into files that exist leaves the source's header out. A kill after a copy but before its journal line (and one in the
 middle of a copy), made by cutting the files and the journal as the kill would leave them, resumes to the same rows:
 none twice, none lost. A study's "reuse" is planned from an earlier step's folder, and one naming no earlier step is
 refused.
@@ -134,8 +134,29 @@ def main():
         other = run(suite(args, "peers", tmp / "other", "loop", "--reuse-from", str(src), trials="2"))
         other_rows = ledger(tmp / "other", "peers")
         check("a different setting (--trials 2) is not reused: the piece runs",
-              other.returncode == 0 and "copied" not in other.stderr and len(other_rows) == 1 and
+              other.returncode == 0 and "copied from" not in other.stderr and
+              "not copied (hot-path: it ran there under other settings)" in other.stderr and len(other_rows) == 1 and
               other_rows[0][2] not in {r[2] for r in src_ledger}, other.stderr[-300:] + str(other_rows))
+
+        # A folder with rows already: the source's first piece (its header line included) goes in without its header.
+        third = tmp / "third"
+        fiber = run(suite(args, "peers", third, "fiber"))
+        had = {p.name: p.read_bytes() for p in third.iterdir() if p.suffix == ".csv"}
+        loop = run(suite(args, "peers", third, "loop", "--reuse-from", str(src)))
+        loop_line = next(line for line in journal(src, "hot-path") if line.get("arm") == "loop")
+        bad = []
+        for name, before in had.items():
+            tail = name[len("peers"):]
+            source = (src / f"hot-path{tail}").read_bytes()
+            start = loop_line["files_before"].get(f"hot-path{tail}", 0)
+            rows = source[start:loop_line["files"][f"hot-path{tail}"]]
+            if start == 0:
+                rows = rows[rows.index(b"\n") + 1:]
+            if (third / name).read_bytes() != before + rows:
+                bad.append(name)
+        check("a copy into files that exist leaves out the source's header line",
+              fiber.returncode == 0 and loop.returncode == 0 and "copied from hot-path" in loop.stderr and not bad,
+              str(bad) + loop.stderr[-300:])
 
         # A kill after coro's copy but before its journal line, and one in the middle of that copy.
         lines = journal(dest, "peers")

@@ -35,22 +35,33 @@ std::string digest_of(std::string_view bytes)
     return out;
 }
 
-/// A source's piece `key`, when the source qualifies for it (reusable's conditions); nullptr otherwise.
+/// A source's piece `key`, when the source qualifies for it (reusable's conditions); nullptr otherwise, and `why`
+/// says why when the source holds the piece but does not qualify.
 const journal_piece* qualifying_piece(const journal_contents& j, const journal_key& key, const std::string& settings,
-                                      const std::string& digest)
+                                      const std::string& digest, std::string* why = nullptr)
 {
-    if (j.source_digests.size() != 1 || *j.source_digests.begin() != digest)
-        return nullptr;
     const journal_piece* found = nullptr;
-    for (const auto& p : j.pieces) {
-        if (p.key != key)
-            continue;
-        if (found)
-            return nullptr;  // run again (--rerun): a rewritten file no longer holds the first run's bytes
-        found = &p;
-    }
-    if (!found || !found->facts.from || found->facts.settings != settings)
+    std::size_t times = 0;
+    for (const auto& p : j.pieces)
+        if (p.key == key) {
+            found = &p;
+            ++times;
+        }
+    auto refuse = [&](std::string text) -> const journal_piece* {
+        if (why)
+            *why = std::move(text);
         return nullptr;
+    };
+    if (!found)
+        return nullptr;
+    if (j.source_digests.size() != 1 || *j.source_digests.begin() != digest)
+        return refuse("it ran there from other sources than this build's");
+    if (times > 1)  // --rerun: a file written whole no longer holds the first run's bytes
+        return refuse("it ran there more than once");
+    if (!found->facts.from)
+        return refuse("its journal line predates reuse (no file sizes before it)");
+    if (found->facts.settings != settings)
+        return refuse("it ran there under other settings");
     return found;
 }
 
@@ -219,13 +230,17 @@ const reuse_source* reusable(const suite_options& o, const journal_key& key, con
 result<reuse_outcome> reuse_piece(const suite_options& o, const journal_key& key, const std::string& settings)
 {
     reuse_outcome out;
-    if (!o.record || !o.record->appendable() || !reusable(o, key, settings, false))
+    if (!o.record || !o.record->appendable() || settings.empty())
         return out;
     for (const auto& src : o.reuse_from) {
         auto j = journal::read(src.dir);
-        const journal_piece* piece = j ? qualifying_piece(*j, key, settings, o.record->source_digest()) : nullptr;
-        if (!piece)
+        std::string why;
+        const journal_piece* piece = j ? qualifying_piece(*j, key, settings, o.record->source_digest(), &why) : nullptr;
+        if (!piece) {
+            if (!why.empty() && out.refused.empty())
+                out.refused = src.name + ": " + why;
             continue;
+        }
         auto copy = plan_copy(o, src.dir, j->suite, *piece);
         if (!copy) {
             out.refused = src.name + ": " + copy.err().message;
