@@ -26,6 +26,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <ctime>
 #include <memory>
@@ -167,7 +168,7 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
                  "Resume a folder that other sources started (a different source digest); the journal records it");
     app.add_option("--reuse-from", f.reuse_from,
                    "A results folder of an earlier suite (repeatable): a scenario x arm it holds finished under the "
-                   "same settings and sources is copied from it, not run (docs/suites.md#reuse)")
+                   "same settings and sources is copied from it, not run (docs/suites.md, reuse)")
         ->allow_extra_args(false);
     app.add_option("--study", f.study,
                    "A study file (e.g. studies/full.json): its suites in order, each resumed or run into "
@@ -663,10 +664,6 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
         std::vector<std::string> step_args{args[0], "--suite", step.suite, "--out",
                                            (fs::path(top.f.results_dir) / step.folder_name()).string()};
         step_args.insert(step_args.end(), step.args.begin(), step.args.end());
-        for (const auto& r : step.reuse) {
-            step_args.push_back("--reuse-from");
-            step_args.push_back((fs::path(top.f.results_dir) / r).string());
-        }
         step_args.insert(step_args.end(), shared.begin(), shared.end());
         auto inv = std::make_unique<invocation>();
         if (auto code = set_up(*inv, step_args)) {
@@ -688,17 +685,16 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
                                             " takes rates from the capacities in " + capacity_folder.string() +
                                             ", which no earlier step of the study writes: put the capacity suite first");
         written.push_back(o.out_dir);
-        // The folders it reuses are earlier steps' (read_study checked): what those will hold counts in the plan.
-        for (auto& src : inv->options.reuse_from) {
-            src.study = st.name;
-            for (std::size_t j = 0; j < steps.size(); ++j)
-                if (st.steps[j].folder_name() == src.name) {
-                    auto pieces = load::suite_piece_settings(steps[j]->options);
-                    if (!pieces)
-                        return usage_error(program, "study " + st.name + ", " + src.name + ": " +
-                                                        pieces.err().message);
-                    src.planned = std::move(*pieces);
-                }
+        // The folders it reuses (--reuse-from) are earlier steps' (read_study checked): what those will hold counts
+        // in the plan. --rerun runs every piece again, copied or not.
+        for (std::size_t j = 0; j < steps.size() && !top.f.folder.rerun; ++j) {
+            const auto& name = st.steps[j].folder_name();
+            if (std::find(step.reuse.begin(), step.reuse.end(), name) == step.reuse.end())
+                continue;
+            auto pieces = load::suite_piece_settings(steps[j]->options);
+            if (!pieces)
+                return usage_error(program, "study " + st.name + ", " + name + ": " + pieces.err().message);
+            inv->options.reuse_from.push_back({steps[j]->options.out_dir, name, st.name, std::move(*pieces)});
         }
         auto plan = plan_of(*inv);
         if (!plan)
