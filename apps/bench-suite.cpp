@@ -26,6 +26,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <ctime>
 #include <memory>
@@ -91,6 +92,7 @@ struct flags {
     execbench::load::journal_options folder;  ///< --fresh, --rerun, --allow-mixed
     bool plan = false;
     std::optional<std::string> study;
+    std::vector<std::string> reuse_from;
 };
 
 void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
@@ -164,6 +166,10 @@ void add_flags(CLI::App& app, flags& f, execbench::load::suite_options& options)
                  "follow the old ones; the report shows the latest)");
     app.add_flag("--allow-mixed", f.folder.allow_mixed,
                  "Resume a folder that other sources started (a different source digest); the journal records it");
+    app.add_option("--reuse-from", f.reuse_from,
+                   "A results folder of an earlier suite (repeatable): a scenario x arm it holds finished under the "
+                   "same settings and sources is copied from it, not run (docs/suites.md, reuse)")
+        ->allow_extra_args(false);
     app.add_option("--study", f.study,
                    "A study file (e.g. studies/full.json): its suites in order, each resumed or run into "
                    "<results-dir>/<folder>, with the study's plan and ETA");
@@ -272,6 +278,14 @@ execbench::result<void> configure(const CLI::App& app, const flags& f, execbench
     options.out_dir = f.out_dir ? std::filesystem::path(*f.out_dir) : root / options.suite;
     options.capacity_from =
         load::capacity_paths_in(f.capacity_from ? std::filesystem::path(*f.capacity_from) : root / "capacity");
+    if (!f.reuse_from.empty() && f.folder.rerun)
+        return execbench::fail("--reuse-from and --rerun contradict each other: --rerun runs pieces again, "
+                               "--reuse-from copies them");
+    for (const auto& dir : f.reuse_from) {
+        std::filesystem::path p(dir);
+        auto name = (p.has_filename() ? p : p.parent_path()).filename().string();
+        options.reuse_from.push_back({p, name, {}, {}});
+    }
     options.start_timeout = std::chrono::milliseconds(static_cast<long long>(f.start_timeout * 1000));
     options.stop_timeout = std::chrono::milliseconds(static_cast<long long>(f.stop_timeout * 1000));
     if (options.profile)
@@ -448,7 +462,11 @@ void print_suite_plan(const execbench::load::suite_options& options, const execb
             continue;
         }
         std::string what = p.capacity ? "search" : std::to_string(p.rounds);
-        std::string basis = p.runs == 0 ? "finished (journal)" : p.basis;
+        std::string basis = p.runs > 0                         ? p.basis
+                            : p.reused > 0 && p.arms_left == 0 ? "reused (copied from an earlier folder)"
+                                                               : "finished (journal)";
+        if (p.runs > 0 && p.reused > 0)
+            basis += ", " + std::to_string(p.reused) + " piece(s) reused";
         if (!p.scale.empty())
             basis += ", scale " + p.scale;
         if (!p.time_scale.empty())
@@ -460,6 +478,9 @@ void print_suite_plan(const execbench::load::suite_options& options, const execb
                 load::format_length(plan.total).c_str());
     if (plan.done > 0)
         std::printf("; %zu scenario x arm piece(s) finished before (journal)", plan.done);
+    if (plan.reused > 0)
+        std::printf("; %zu piece(s) reused from %s (copied, not run)", plan.reused,
+                    execbench::join(plan.reused_from, ", ").c_str());
     std::printf("\n");
 }
 
@@ -517,10 +538,21 @@ std::optional<int> set_up(invocation& inv, std::vector<std::string> args)
     return std::nullopt;
 }
 
+/// A --reuse-from folder must be there unless a study's earlier step will write it.
+execbench::result<void> check_reuse_sources(const execbench::load::suite_options& options)
+{
+    for (const auto& src : options.reuse_from)
+        if (src.study.empty() && !std::filesystem::is_directory(src.dir))
+            return execbench::fail("--reuse-from: " + src.dir.string() + " is no folder");
+    return {};
+}
+
 /// The plan of a set-up invocation, read from its files and its folder's journal; nothing is changed.
 execbench::result<execbench::load::suite_plan> plan_of(invocation& inv)
 {
     namespace load = execbench::load;
+    if (auto ok = check_reuse_sources(inv.options); !ok)
+        return ok.err();
     auto options = inv.f.folder;
     options.read_only = true;
     auto folder = load::journal::open(inv.options.out_dir, inv.options.suite, options);
@@ -544,6 +576,8 @@ int run_invocation(invocation& inv)
         print_suite_plan(options, *plan);
         return 0;
     }
+    if (auto ok = check_reuse_sources(options); !ok)
+        return usage_error(program, ok.err().message);
     const auto journal_file = load::journal::path_for(options.out_dir, options.suite);
     const bool journal_new = !std::filesystem::exists(journal_file) || f.folder.fresh;
     auto folder = load::journal::open(options.out_dir, options.suite, f.folder);
@@ -569,6 +603,17 @@ int run_invocation(invocation& inv)
     options.stop = &stop_requested;
     reporter out(std::move(inv.gates), f.quiet);
     out.attach(options);
+    options.on_reuse = [](const load::journal_key& key, const std::string& from, const std::string& why) {
+        if (from.empty()) {
+            std::fprintf(stderr, "bench-suite: %s x %s: not copied (%s); it runs\n", key.scenario.c_str(),
+                         key.arm.c_str(), why.c_str());
+            return;
+        }
+        filed_anything.store(true);  // the copied rows stay with their journal line
+        std::fprintf(stderr, "bench-suite: %s x %s (%s): copied from %s, which ran it under the same settings; not "
+                     "run again\n", key.scenario.c_str(), key.arm.c_str(), std::string(load::to_string(key.kind)).c_str(),
+                     from.c_str());
+    };
     options.on_run_done = [report = std::move(options.on_run_done)](const load::suite_entry& e,
                                                                     const load::run_record* r) {
         filed_anything.store(true);
@@ -646,6 +691,17 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
                                             " takes rates from the capacities in " + capacity_folder.string() +
                                             ", which no earlier step of the study writes: put the capacity suite first");
         written.push_back(o.out_dir);
+        // The folders it reuses (--reuse-from) are earlier steps' (read_study checked): what those will hold counts
+        // in the plan. --rerun runs every piece again, copied or not.
+        for (std::size_t j = 0; j < steps.size() && !top.f.folder.rerun; ++j) {
+            const auto& name = st.steps[j].folder_name();
+            if (std::find(step.reuse.begin(), step.reuse.end(), name) == step.reuse.end())
+                continue;
+            auto pieces = load::suite_piece_settings(steps[j]->options);
+            if (!pieces)
+                return usage_error(program, "study " + st.name + ", " + name + ": " + pieces.err().message);
+            inv->options.reuse_from.push_back({steps[j]->options.out_dir, name, st.name, std::move(*pieces)});
+        }
         auto plan = plan_of(*inv);
         if (!plan)
             return usage_error(program, "study " + st.name + ", " + step.folder_name() + ": " + plan.err().message);
@@ -653,19 +709,26 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
         steps.push_back(std::move(inv));
     }
     load::duration total{};
-    std::size_t runs = 0;
+    std::size_t runs = 0, reused = 0;
     std::printf("bench-suite study %s: %zu suite(s)%s%s\n", st.name.c_str(), st.steps.size(),
                 st.about.empty() ? "" : ": ", st.about.c_str());
-    std::printf("%-28s %-20s %6s %10s %12s\n", "folder", "suite", "runs", "estimate", "cumulative");
+    std::printf("%-28s %-20s %6s %10s %12s  %s\n", "folder", "suite", "runs", "estimate", "cumulative", "reused");
     for (std::size_t i = 0; i < steps.size(); ++i) {
         total += plans[i].total;
         runs += plans[i].runs;
-        std::printf("%-28s %-20s %6zu %10s %12s\n", st.steps[i].folder_name().c_str(), st.steps[i].suite.c_str(),
+        reused += plans[i].reused;
+        auto from = plans[i].reused == 0 ? std::string("-")
+                                         : std::to_string(plans[i].reused) + " piece(s) from " +
+                                               execbench::join(plans[i].reused_from, ", ");
+        std::printf("%-28s %-20s %6zu %10s %12s  %s\n", st.steps[i].folder_name().c_str(), st.steps[i].suite.c_str(),
                     plans[i].runs, plans[i].runs == 0 ? "finished" : load::format_length(plans[i].total).c_str(),
-                    load::format_length(total).c_str());
+                    load::format_length(total).c_str(), from.c_str());
     }
-    std::printf("bench-suite study %s: %zu server run(s) left, about %s\n", st.name.c_str(), runs,
+    std::printf("bench-suite study %s: %zu server run(s) left, about %s", st.name.c_str(), runs,
                 load::format_length(total).c_str());
+    if (reused > 0)
+        std::printf("; %zu piece(s) copied from earlier steps' folders instead of run (\"reuse\")", reused);
+    std::printf("\n");
     if (top.f.plan)
         return 0;
     int worst = 0;

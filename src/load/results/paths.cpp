@@ -36,6 +36,11 @@ std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::str
     return out_dir / (std::string(suite) + "-runs.csv");
 }
 
+std::filesystem::path reused_path(const std::filesystem::path& out_dir, std::string_view suite)
+{
+    return out_dir / (std::string(suite) + "-reused.jsonl");
+}
+
 std::filesystem::path server_timeline_path(const std::filesystem::path& out_dir, std::string_view suite)
 {
     return out_dir / (std::string(suite) + "-server-timeline.csv");

@@ -163,11 +163,12 @@ result<std::vector<suite_entry>> run_capacity_arms(const suite_options& o, const
         t.join();
     for (std::size_t k = 0; k < arms.size(); ++k) {
         const run_record* first_step = first_steps[k] ? &*first_steps[k] : nullptr;
+        auto facts = facts_before_filing(o, s, arms[k], journal_kind::capacity);
         if (auto w = file_capacity(records[k], o.out_dir / (o.suite + ".csv"), first_step); !w)
             return w.err();
         if (o.record && entries[k].status != run_status::failed && !(o.stop && o.stop->load()))
             if (auto j = o.record->record_done({s.name, arms[k].name, journal_kind::capacity}, entries[k].run_id,
-                                               entries[k].seconds);
+                                               entries[k].seconds, facts);
                 !j)
                 return j.err();
         if (o.on_run_done)

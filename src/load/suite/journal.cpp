@@ -221,6 +221,51 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
     return j;
 }
 
+result<journal_contents> journal::read(const fs::path& out_dir)
+{
+    const std::string tail = "-journal.jsonl";
+    std::vector<fs::path> found;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out_dir, ec))
+        if (auto name = e.path().filename().string(); name.size() > tail.size() && name.ends_with(tail))
+            found.push_back(e.path());
+    if (found.size() != 1)
+        return fail(out_dir.string() + (found.empty() ? " holds no suite journal (*-journal.jsonl)"
+                                                      : " holds more than one suite journal"));
+    journal_contents out;
+    auto name = found.front().filename().string();
+    out.suite = name.substr(0, name.size() - tail.size());
+    std::size_t kept = 0;
+    auto lines = read_lines(found.front(), kept);
+    if (!lines)
+        return lines.err();
+    for (const auto& line : *lines) {
+        auto event = line.body.value("event", "");
+        if (event == "start")
+            out.source_digests.insert(line.body.value("source_digest", ""));
+        if (event != "done")
+            continue;
+        auto kind = parse_kind(line.body.value("kind", ""));
+        if (!kind)
+            return fail(found.front().string() + ": a done line names no kind of run");
+        journal_piece piece;
+        piece.key = {line.body.value("scenario", ""), line.body.value("arm", ""), *kind};
+        piece.run_id = line.body.value("run_id", "");
+        piece.seconds = line.body.value("seconds", 0.0);
+        if (auto s = line.body.find("settings"); s != line.body.end() && s->is_object())
+            piece.facts.settings = s->dump();
+        if (auto b = line.body.find("files_before"); b != line.body.end() && b->is_object()) {
+            piece.facts.from.emplace();
+            for (auto& [file, size] : b->items())
+                (*piece.facts.from)[file] = size.get<std::uintmax_t>();
+        }
+        piece.facts.reused_from = line.body.value("reused_from", "");
+        piece.to = line.files;
+        out.pieces.push_back(std::move(piece));
+    }
+    return out;
+}
+
 result<void> journal::begin(std::uint64_t seed)
 {
     const auto& options = options_;
@@ -233,13 +278,20 @@ result<void> journal::begin(std::uint64_t seed)
     return append("start", fields.dump());
 }
 
-result<void> journal::record_done(const journal_key& key, std::string_view run_id, double seconds)
+result<void> journal::record_done(const journal_key& key, std::string_view run_id, double seconds,
+                                  const piece_facts& facts)
 {
     json fields = {{"scenario", key.scenario},
                    {"arm", key.arm},
                    {"kind", std::string(to_string(key.kind))},
                    {"run_id", std::string(run_id)},
                    {"seconds", seconds}};
+    if (!facts.settings.empty())
+        fields["settings"] = json::parse(facts.settings, nullptr, false);
+    if (facts.from)
+        fields["files_before"] = *facts.from;
+    if (!facts.reused_from.empty())
+        fields["reused_from"] = facts.reused_from;
     if (auto ok = append("done", fields.dump()); !ok)
         return ok;
     done_.insert(key);

@@ -13,8 +13,8 @@ namespace {
 using json = nlohmann::json;
 
 /// Flags that belong to the study as a whole (the folders, the plan, starting over), not to one of its suites.
-constexpr std::string_view refused_flags[] = {"--suite", "--out",   "--out-dir", "--results-dir",
-                                              "--study", "--plan",  "--fresh",   "--rerun"};
+constexpr std::string_view refused_flags[] = {"--suite", "--out",  "--out-dir", "--results-dir", "--study",
+                                              "--plan",  "--fresh", "--rerun",   "--reuse-from"};
 
 result<std::vector<std::string>> strings_of(const json& value, const std::string& where)
 {
@@ -48,8 +48,14 @@ result<study_step> step_of(const json& entry, const std::string& where)
             if (!args)
                 return args.err();
             step.args = std::move(*args);
+        } else if (key == "reuse") {
+            auto reuse = strings_of(value, where + ".reuse");
+            if (!reuse)
+                return reuse.err();
+            step.reuse = std::move(*reuse);
         } else {
-            return fail(where + ": unknown key or wrong type \"" + key + "\" (a step has suite, folder, args, about)");
+            return fail(where + ": unknown key or wrong type \"" + key +
+                        "\" (a step has suite, folder, args, reuse, about)");
         }
     }
     if (step.suite.empty())
@@ -58,8 +64,8 @@ result<study_step> step_of(const json& entry, const std::string& where)
         for (auto refused : refused_flags)
             if (a == refused || a.starts_with(std::string(refused) + "="))
                 return fail(where + " (" + step.suite + "): " + a +
-                            " is not a study step's to set: the folder is \"folder\", and --plan, --fresh and the "
-                            "results root belong to the whole study");
+                            " is not a study step's to set: the folder is \"folder\", the folders reused are "
+                            "\"reuse\", and --plan, --fresh and the results root belong to the whole study");
     return step;
 }
 
@@ -84,6 +90,10 @@ result<study> read_study(const std::filesystem::path& file)
                 auto step = step_of(value[i], file.string() + ": suites[" + std::to_string(i) + "]");
                 if (!step)
                     return step.err();
+                for (const auto& r : step->reuse)
+                    if (!seen.contains(r))
+                        return fail(file.string() + ": suites[" + std::to_string(i) + "] (" + step->folder_name() +
+                                    ") reuses folder " + r + ", which no earlier step writes");
                 if (!seen.insert(step->folder_name()).second)
                     return fail(file.string() + ": two steps write folder " + step->folder_name() +
                                 " (give one of them its own \"folder\")");

@@ -193,7 +193,8 @@ void absorb(arm_record& rec, run_outcome&& out, unsigned round, bool interleaved
 }
 
 /// Writes an arm's merged result, its server samples, one context line per server run, and its ledger line.
-result<void> file_record(const suite_options& o, arm_record& rec, const scenario& s, unsigned rounds_planned)
+result<void> file_record(const suite_options& o, arm_record& rec, const scenario& s, unsigned rounds_planned,
+                         const piece_facts& facts)
 {
     auto& e = rec.entry;
     e.seconds = std::chrono::duration<double>(rec.spent).count();
@@ -242,7 +243,7 @@ result<void> file_record(const suite_options& o, arm_record& rec, const scenario
     // A run the stop request cut short is kept for the reader, but not journalled: a resume redoes it whole. So is a
     // failed one (its server did not start, say): what failed may be mended before the resume.
     if (o.record && e.status != run_status::stopped && e.status != run_status::failed && !(o.stop && o.stop->load()))
-        if (auto j = o.record->record_done({s.name, e.arm_name(), journal_kind::run}, e.run_id, e.seconds); !j)
+        if (auto j = o.record->record_done({s.name, e.arm_name(), journal_kind::run}, e.run_id, e.seconds, facts); !j)
             return j;
     if (o.on_run_done)
         o.on_run_done(e, rec.merged ? &*rec.merged : nullptr);
@@ -442,7 +443,8 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         } else if (!records[k].merged && records[k].notes.empty()) {
             continue;  // stopped before this arm ran at all
         }
-        if (auto w = file_record(o, records[k], per_arm[k], c.interleaved ? rounds : s.trials); !w)
+        auto facts = facts_before_filing(o, s, c.arms[k], journal_kind::run);
+        if (auto w = file_record(o, records[k], per_arm[k], c.interleaved ? rounds : s.trials, facts); !w)
             return w;
         entries.push_back(records[k].entry);
     }
@@ -455,14 +457,46 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         scenario once = per_arm[k];
         once.trials = 1;
         auto started = clock::now();
+        auto facts = facts_before_filing(o, s, c.arms[k], journal_kind::profile);
         detail::profile_one(o, once, c.arms[k], c.pins, records[k].merged);
         c.progress.spent(estimate(once, 1));
         if (o.record && !c.stopped())
             if (auto j = o.record->record_done({s.name, c.arms[k].name, journal_kind::profile}, "",
-                                               std::chrono::duration<double>(clock::now() - started).count());
+                                               std::chrono::duration<double>(clock::now() - started).count(), facts);
                 !j)
                 return j;
     }
+    return {};
+}
+
+/// The kinds of piece scenario `s` makes under each arm.
+std::vector<journal_kind> kinds_of(const suite_options& o, const scenario& s)
+{
+    if (s.capacity)
+        return {journal_kind::capacity};
+    if (o.profile)
+        return {journal_kind::run, journal_kind::profile};
+    return {journal_kind::run};
+}
+
+/// Copies the pieces of `s` a reuse source holds under the same settings, before anything of `s` runs: they are then
+/// finished in the journal, and skipped like pieces an earlier invocation ran.
+result<void> reuse_finished(const suite_context& c, const scenario& s)
+{
+    const auto& o = c.o;
+    if (o.reuse_from.empty() || !o.record)
+        return {};
+    for (auto kind : kinds_of(o, s))
+        for (std::size_t k = 0; k < c.arms.size(); ++k) {
+            if (c.done(s, k, kind))
+                continue;
+            journal_key key{s.name, c.arms[k].name, kind};
+            auto copied = reuse_piece(o, key, piece_settings(o, s, c.arms[k], kind));
+            if (!copied)
+                return copied.err();
+            if (o.on_reuse && (!copied->from.empty() || !copied->refused.empty()))
+                o.on_reuse(key, copied->from, copied->refused);
+        }
     return {};
 }
 
@@ -521,10 +555,7 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
         }
         auto per_arm = p.capacity ? estimate_search(s, o, 1)
                                   : estimate(s, interleaved ? 1 : s.trials) * std::int64_t(p.rounds);
-        auto kinds = p.capacity ? std::vector{journal_kind::capacity} : std::vector{journal_kind::run};
-        if (o.profile && !p.capacity)
-            kinds.push_back(journal_kind::profile);
-        for (auto kind : kinds) {
+        for (auto kind : kinds_of(o, s)) {
             auto each = kind == journal_kind::profile ? estimate(s, 1) : per_arm;
             for (const auto& a : arms) {
                 journal_key key{s.name, a.name, kind};
@@ -537,6 +568,14 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
                         measured_sum += std::chrono::duration<double>(*took).count();
                         files_sum += std::chrono::duration<double>(each).count();
                     }
+                    continue;
+                }
+                if (const auto* src = reusable(o, key, piece_settings(o, s, a, kind), true)) {
+                    ++p.reused;
+                    ++plan.reused;
+                    if (std::find(plan.reused_from.begin(), plan.reused_from.end(), src->name) ==
+                        plan.reused_from.end())
+                        plan.reused_from.push_back(src->name);
                     continue;
                 }
                 p.arms_left += kind == journal_kind::profile ? 0 : 1;
@@ -593,6 +632,25 @@ result<suite_plan> plan_suite(const suite_options& o)
     return plan_of(o, *arms, *prepared);
 }
 
+result<std::map<journal_key, std::string>> suite_piece_settings(const suite_options& o)
+{
+    auto arms = suite_arms(o);
+    auto prepared = arms ? prepare_scenarios(o) : arms.err();
+    if (!prepared)
+        return prepared.err();
+    std::map<journal_key, std::string> out;
+    for (std::size_t si = 0; si < prepared->scenarios.size(); ++si) {
+        const auto& s = prepared->scenarios[si];
+        if (prepared->not_runnable[si])
+            continue;
+        for (auto kind : kinds_of(o, s))
+            for (const auto& a : *arms)
+                if (auto settings = piece_settings(o, s, a, kind); !settings.empty())
+                    out[{s.name, a.name, kind}] = std::move(settings);
+    }
+    return out;
+}
+
 result<std::vector<suite_entry>> run_suite(const suite_options& o)
 {
     auto arms = suite_arms(o);
@@ -627,6 +685,9 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
     std::vector<suite_entry> entries;
     for (std::size_t si = 0; si < scenarios.size() && !c.stopped(); ++si) {
         const auto& s = scenarios[si];
+        if (!not_runnable[si])
+            if (auto copied = reuse_finished(c, s); !copied)
+                return copied.err();
         if (s.capacity && !not_runnable[si]) {
             std::vector<arm_spec> searching;
             for (std::size_t k = 0; k < arms->size(); ++k)

@@ -147,6 +147,17 @@ result<void> read_capacity_searches(suite_data& d, std::set<std::string>& arms)
     return {};
 }
 
+result<void> read_reused(suite_data& d, const std::set<std::string>& shown)
+{
+    auto rows = load::read_reused_rows(load::reused_path(d.dir, d.stem));
+    if (!rows)
+        return rows.err();
+    for (auto& r : *rows)
+        if (r.kind != "profile" && shown.contains(r.run_id))
+            d.reused[r.scenario][r.arm] = std::move(r);
+    return {};
+}
+
 result<void> read_profiles(suite_data& d)
 {
     for (const auto& [sc, by_arm] : d.runs)

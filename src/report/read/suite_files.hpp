@@ -20,6 +20,8 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
                               std::set<std::string>& arms);
 /// Capacity searches (bench-suite on scenarios with a "capacity" object): the latest of each scenario × arm.
 result<void> read_capacity_searches(suite_data& d, std::set<std::string>& arms);
+/// The shown runs whose rows were copied from another folder (`<stem>-reused.jsonl`), and from where.
+result<void> read_reused(suite_data& d, const std::set<std::string>& shown);
 /// Profiled trials (--profile): one per scenario × arm that ran, the latest written.
 result<void> read_profiles(suite_data& d);
 /// The execution models first, in core::model_names' order, then any other arm by name.

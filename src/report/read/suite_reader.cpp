@@ -212,6 +212,8 @@ result<suite_data> read_suite(const std::filesystem::path& dir, std::string_view
         return r.err();
     detail::order_arms(d, arms);
     auto shown = detail::shown_runs(d);
+    if (auto r = detail::read_reused(d, shown); !r)
+        return r.err();
     if (auto r = detail::read_trials(d, paths.trials, shown); !r)
         return r.err();
     if (auto r = detail::read_series(d, paths.timeline, load::row_kind::timeline, &run_view::timeline); !r)

@@ -197,6 +197,8 @@ void context_section(page& p, const suite_data& s, const report_paths& paths)
     };
     if (auto order = order_text(s); !order.empty())
         rows.push_back({"order", order});
+    if (auto reused = reused_rows_text(s); !reused.empty())
+        rows.push_back({"reused rows", reused});
     p.add(text_table({"", ""}, rows));
     p.add(paragraph{
         "Figures are per-figure medians across trials (each column's median is taken on its own, so a p99 can "

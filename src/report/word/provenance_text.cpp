@@ -51,6 +51,43 @@ std::string provenance_rows_text(const provenance_split& p)
            implementations_text(p) + "; the others differ: " + join(clauses, "; ");
 }
 
+std::string reused_rows_text(const suite_data& s)
+{
+    std::vector<std::string> clauses;
+    // The fixed-rate scenarios in run order, then the capacity searches (a search files no ledger line).
+    auto scenarios = s.scenarios;
+    for (const auto& sc : s.capacity_scenarios)
+        if (std::find(scenarios.begin(), scenarios.end(), sc) == scenarios.end())
+            scenarios.push_back(sc);
+    for (const auto& sc : scenarios) {
+        auto it = s.reused.find(sc);
+        if (it == s.reused.end())
+            continue;
+        // Arms copied from the same folder read as one clause; the arms that ran here are what they were not beside.
+        std::vector<std::pair<std::string, std::vector<std::string>>> by_source;
+        std::vector<std::string> beside;
+        for (const auto& arm : s.models) {
+            auto r = it->second.find(arm);
+            if (r == it->second.end()) {
+                bool ran = find_run(s, sc, arm) || (s.capacity.count(sc) && s.capacity.at(sc).count(arm));
+                if (ran)
+                    beside.push_back(arm);
+                continue;
+            }
+            auto source = "the " + r->second.from + " folder's runs (" +
+                          (r->second.study.empty() ? std::string("--reuse-from") : "same study") + ")";
+            auto g = std::find_if(by_source.begin(), by_source.end(), [&](const auto& x) { return x.first == source; });
+            if (g == by_source.end())
+                g = by_source.insert(by_source.end(), {source, {}});
+            g->second.push_back(arm);
+        }
+        for (const auto& [source, arms] : by_source)
+            clauses.push_back(sc + " × " + join(arms, ", ") + ": " + source + ", not re-run" +
+                              (beside.empty() ? std::string{} : " beside " + join(beside, ", ")));
+    }
+    return join(clauses, "; ");
+}
+
 std::string provenance_caption(const provenance_split& p)
 {
     if (p.runs == 0)

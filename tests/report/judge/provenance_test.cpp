@@ -75,3 +75,25 @@ TEST_CASE("rows of another provenance are listed with how they differ", "[report
     CHECK(unlabelled[0].starts_with("README line 2 cites default without †"));
     CHECK(unlabelled_citations(readme, {&a}).empty());
 }
+
+TEST_CASE("rows copied from another folder say from where and beside which arms they did not run",
+          "[report][provenance]")
+{
+    suite_data s;
+    s.name = "peers";
+    s.scenarios = {"hot-path-30k", "memory-idle"};
+    s.models = {"pool", "loop", "nginx"};
+    for (const auto& arm : s.models) {
+        s.runs["hot-path-30k"][arm].arm = arm;
+        s.runs["memory-idle"][arm].arm = arm;
+    }
+    s.capacity_scenarios = {"capacity-epoch-millis"};
+    s.capacity["capacity-epoch-millis"]["loop"].run_id = "c1";
+    CHECK(reused_rows_text(s).empty());
+    s.reused["hot-path-30k"]["pool"] = {"hot-path-30k", "pool", "run", "r1", "hot-path", "full"};
+    s.reused["hot-path-30k"]["loop"] = {"hot-path-30k", "loop", "run", "r2", "hot-path", "full"};
+    s.reused["capacity-epoch-millis"]["loop"] = {"capacity-epoch-millis", "loop", "capacity", "c1", "capacity", ""};
+    CHECK(reused_rows_text(s) ==
+          "hot-path-30k × pool, loop: the hot-path folder's runs (same study), not re-run beside nginx; "
+          "capacity-epoch-millis × loop: the capacity folder's runs (--reuse-from), not re-run");
+}

@@ -35,6 +35,9 @@ capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv);
 std::filesystem::path ledger_path(const std::filesystem::path& out_dir, std::string_view suite);
 /// The server's per-second samples a suite writes beside the bench-load results: `<suite>-server-timeline.csv`.
 std::filesystem::path server_timeline_path(const std::filesystem::path& out_dir, std::string_view suite);
+/// The rows a suite copied from another folder instead of running them (bench-suite --reuse-from), one JSON line
+/// each: `<out_dir>/<suite>-reused.jsonl`.
+std::filesystem::path reused_path(const std::filesystem::path& out_dir, std::string_view suite);
 /// Where a suite writes a run's interval log: `out_dir/hlog/<scenario>-<arm>.hlog`.
 std::filesystem::path hlog_path(const std::filesystem::path& out_dir, std::string_view scenario, std::string_view arm);
 /// `<out_dir>/profile/<scenario>-<arm>.<extension>`: `svg` (the flame graph), `folded` (its stacks) or `csv` (the

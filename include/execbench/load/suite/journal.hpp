@@ -26,6 +26,32 @@ struct journal_key {
     auto operator<=>(const journal_key&) const = default;
 };
 
+/// What a done line records beside its key, so another suite can take the piece's rows instead of running it
+/// (load/suite/reuse.hpp).
+struct piece_facts {
+    std::string settings;  ///< what the piece ran under (reuse.hpp's piece_settings), as JSON; "" when not known
+    /// The suite's file sizes just before the piece was filed: with the done line's, each file's byte range.
+    std::optional<std::map<std::string, std::uintmax_t>> from;
+    std::string reused_from;  ///< the folder whose rows were copied; "" when the piece ran here
+};
+
+/// A finished piece as its done line records it, read back for reuse.
+struct journal_piece {
+    journal_key key;
+    std::string run_id;
+    double seconds = 0;
+    piece_facts facts;
+    std::map<std::string, std::uintmax_t> to;  ///< the suite's file sizes once it was filed
+};
+
+/// A journal read without touching its folder: the suite it belongs to, the sources of every invocation and each
+/// done line in order (a piece run again appears again).
+struct journal_contents {
+    std::string suite;
+    std::set<std::string> source_digests;
+    std::vector<journal_piece> pieces;
+};
+
 /// What a suite's folder is opened for.
 struct journal_options {
     /// Start the folder over: the suite's files and its journal are removed first.
@@ -78,13 +104,22 @@ public:
     /// Records that an invocation starts (or resumes) here: its sources, build, command and the interleaved order's
     /// `seed`, and the files as they are once the folder is ready to be appended to.
     result<void> begin(std::uint64_t seed);
-    /// Records that `key` was filed whole: the suite's files are synced, then their sizes journalled.
-    result<void> record_done(const journal_key& key, std::string_view run_id, double seconds);
+    /// Records that `key` was filed whole: the suite's files are synced, then their sizes journalled, with `facts`.
+    result<void> record_done(const journal_key& key, std::string_view run_id, double seconds,
+                             const piece_facts& facts = {});
     /// Records that the suite ran to its end.
     result<void> record_end();
 
+    /// The sources of this build, as the journal records them.
+    [[nodiscard]] const std::string& source_digest() const noexcept { return options_.source_digest; }
+    /// Opened to be appended to (not read-only, not --rerun): pieces may be copied in from other folders.
+    [[nodiscard]] bool appendable() const noexcept { return !options_.read_only && !options_.rerun; }
+
     /// The journal file of suite `suite` in `out_dir`.
     static std::filesystem::path path_for(const std::filesystem::path& out_dir, std::string_view suite);
+    /// Reads the one suite journal in `out_dir` (`<suite>-journal.jsonl`) as it is, changing nothing; fails when
+    /// there is none, or more than one.
+    static result<journal_contents> read(const std::filesystem::path& out_dir);
 
 private:
     journal(std::filesystem::path out_dir, std::string suite, journal_options options)

@@ -11,6 +11,7 @@
 #include "execbench/load/scenario/overrides.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/suite/journal.hpp"
+#include "execbench/load/suite/reuse.hpp"
 #include "execbench/load/suite/server_process.hpp"
 
 #include <atomic>
@@ -100,6 +101,12 @@ struct suite_options {
     /// The folder's journal (load/suite/journal.hpp): what it holds as finished is skipped, and each scenario × arm
     /// filed whole is recorded in it; nullptr: no journal (every run runs, nothing is recorded).
     journal* record = nullptr;
+    /// Folders of earlier suites (--reuse-from, a study step's "reuse"): a piece one holds finished under the same
+    /// settings and sources is copied from it, not run (load/suite/reuse.hpp); needs `record`.
+    std::vector<reuse_source> reuse_from;
+    /// After a piece was copied from a reuse source (key, the source's name); or, `from` empty, when a source held
+    /// it but its files could not be copied exactly (`why`), and it runs.
+    std::function<void(const journal_key&, const std::string& from, const std::string& why)> on_reuse;
     /// Before each run.
     std::function<void(const suite_progress&)> on_run_start;
     /// Forwarded from load::run while a run goes on.
@@ -134,6 +141,7 @@ struct planned_scenario {
     bool capacity = false;       ///< a capacity search (the arms' steps take turns), not a fixed-rate run
     std::size_t arms = 0;        ///< the arms it runs under
     std::size_t arms_left = 0;   ///< of those, the ones the folder's journal does not hold as finished
+    std::size_t reused = 0;      ///< pieces a reuse source holds (or will hold): copied, not run, no time
     unsigned rounds = 1;         ///< server runs per arm (interleaved: one per trial; blocked or a search: one)
     std::size_t runs = 0;        ///< server runs left: arms_left × rounds, plus profiled trials
     duration estimate{};         ///< the runs left, end to end
@@ -149,6 +157,8 @@ struct suite_plan {
     std::size_t runs = 0;  ///< server runs left
     duration total{};      ///< their estimate
     std::size_t done = 0;  ///< scenario × arm pieces the journal holds as finished
+    std::size_t reused = 0;                ///< pieces left that a reuse source holds or will hold: no time
+    std::vector<std::string> reused_from;  ///< those sources' names, in the order given
 };
 
 /// The suite's plan, from the scenario files (their trials, warm-ups, lengths and pauses, a capacity search's steps)
@@ -156,6 +166,11 @@ struct suite_plan {
 /// before is expected to take what it took, and the files' estimates of the rest are scaled by how far the measured
 /// pieces were from theirs. Runs nothing.
 result<suite_plan> plan_suite(const suite_options& options);
+
+/// Every piece the suite runs (each scenario within the open-file limits × arm, and its profiled trial with
+/// --profile) with its settings (piece_settings; pieces never reused left out): what a later step of a study may
+/// count on it holding.
+result<std::map<journal_key, std::string>> suite_piece_settings(const suite_options& options);
 
 /// "1 h 12 min", "7.6 min", "38 s": a plan's length as the plan and the progress print it.
 std::string format_length(duration d);

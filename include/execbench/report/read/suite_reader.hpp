@@ -7,6 +7,7 @@
 #include "execbench/load/results/paths.hpp"
 #include "execbench/load/results/profile_files.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/results/reused_rows.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <filesystem>
@@ -105,6 +106,9 @@ struct suite_data {
     std::map<std::string, std::map<std::string, load::capacity_record>> capacity;
     /// scenario → arm → its profiled trial, from `profile/<scenario>-<arm>.csv` and `.folded`
     std::map<std::string, std::map<std::string, profile_view>> profiles;
+    /// scenario → arm → where its shown run's rows were copied from (`<stem>-reused.jsonl`, bench-suite
+    /// --reuse-from): only runs the page shows
+    std::map<std::string, std::map<std::string, load::reused_row>> reused;
 };
 
 /// Functions listed per arm in a profile's self-time table.
