@@ -168,19 +168,8 @@ private:
 
     void wait_h2_bytes(const std::shared_ptr<h2_link>& link)
     {
-        if (!link->reading || link->closed)
-            return;
-        link->conn->stream.async_wait(tcp::socket::wait_read,
-                                      asio::bind_executor(link->strand, [this, link](error_code ec) {
-                                          if (ec || link->closed)
-                                              return close_h2(*link);
-                                          const auto got = h2_read_arrived(link->conn->stream, link->session);
-                                          if (got == h2_read::failed)
-                                              return close_h2(*link);  // the client went away
-                                          link->reading = got == h2_read::again;
-                                          on_h2_progress(link);
-                                          wait_h2_bytes(link);
-                                      }));
+        h2_wait_bytes(
+            link, link->strand, [this](const std::shared_ptr<h2_link>& l) { on_h2_progress(l); }, close_h2);
     }
 
     /// Serves what the session surfaced, then starts the writer when there are frames to write, or closes the

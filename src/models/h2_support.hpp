@@ -7,10 +7,13 @@
 
 #include "transport.hpp"
 
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/socket_base.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,6 +61,30 @@ enum class h2_read : std::uint8_t {
 /// pauses cannot hold the thread. Reads go through one buffer per thread, which the session empties at once, so no
 /// connection holds a read buffer of its own between reads.
 h2_read h2_read_arrived(transport& stream, http2::server_session& session);
+
+/// Waits, without a thread or a fiber, for bytes on `link`'s connection, reads them into its session (`h2_read_arrived`)
+/// and calls `on_progress(link)`, again while the session reads on; `on_close(*link)` when the wait or the read fails.
+/// The callbacks run on `executor`: the connection's strand, or its socket's own executor where one thread owns it.
+/// `Link` is a model's HTTP/2 connection: `conn->stream`, `session`, `reading` and `closed`.
+template <class Link, class Executor, class OnProgress, class OnClose>
+void h2_wait_bytes(const std::shared_ptr<Link>& link, const Executor& executor, OnProgress on_progress,
+                   OnClose on_close)
+{
+    if (!link->reading || link->closed)
+        return;
+    link->conn->stream.async_wait(
+        boost::asio::socket_base::wait_read,
+        boost::asio::bind_executor(executor, [link, executor, on_progress, on_close](boost::system::error_code ec) {
+            if (ec || link->closed)
+                return on_close(*link);
+            const auto got = h2_read_arrived(link->conn->stream, link->session);
+            if (got == h2_read::failed)
+                return on_close(*link);  // the client went away
+            link->reading = got == h2_read::again;
+            on_progress(link);
+            h2_wait_bytes(link, executor, on_progress, on_close);
+        }));
+}
 
 /// Which of the connection's clocks runs, by what the connection waits for.
 enum class h2_deadline : std::uint8_t {
