@@ -5,6 +5,8 @@
 #include "execbench/http/limits.hpp"
 #include "execbench/http2/server_session.hpp"
 
+#include "request_state.hpp"
+#include "server_support.hpp"
 #include "transport.hpp"
 
 #include <boost/asio/bind_executor.hpp>
@@ -18,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace execbench::models {
 
@@ -42,6 +45,28 @@ private:
     const http2::server_session& session_;
     endpoints::request_counters& counters_;
 };
+
+struct io_group;
+
+/// A stream of an HTTP/2 connection whose requests are fibers or coroutines (fiber, coro): its request's state and
+/// the timer its fiber or coroutine parks on (a delay, an interval, or for the session to take its last event),
+/// cancelled to wake it. Its state goes back to the group's spares by the model's hand, once the stream is done.
+struct h2_slot {
+    /// A slot whose request state comes from `group`'s spares, its timer on `group`'s io_context.
+    h2_slot(io_group& group, endpoints::app& app);
+    std::unique_ptr<request_state> state;
+    timer_type timer;
+    bool wanted = false;     ///< the session took its last event: the next may be made
+    bool cancelled = false;  ///< the client reset it, or the connection closed
+};
+
+/// Tells the slot serving `e`'s stream, if one still does, that the client reset the stream (`cancelled`) or that the
+/// session took its last event (`wants_data`), and wakes its fiber or coroutine.
+void h2_wake_slot(const std::unordered_map<std::int32_t, h2_slot*>& streams, const http2::event& e);
+
+/// Ends the request `slot` served on `stream`: a cancelled one is counted unfinished; else its answer goes to
+/// `session`, unless `went_on` to `/stream`, whose events (the last finishing it) are already given.
+void h2_end_slot(http2::server_session& session, std::int32_t stream, h2_slot& slot, bool went_on);
 
 /// The bytes `buffer` holds (a connection's first bytes, which tell its protocol).
 inline std::string_view bytes_of(const boost::beast::flat_buffer& buffer) noexcept
