@@ -104,16 +104,6 @@ private:
     // the timer it waits on (a timer that never expires): they all run on the loop's one thread, so a coroutine that
     // is not waiting when woken finds what it was woken for before it waits again.
 
-    /// A stream being served: its request's state and the timer it waits on (a delay, an interval, or for the
-    /// session to take its last event), cancelled to wake it.
-    struct h2_slot {
-        h2_slot(io_group& loop, endpoints::app& app) : state(loop.spares.take(app)), timer(loop.io.get_executor()) {}
-        std::unique_ptr<request_state> state;
-        timer_type timer;
-        bool wanted = false;     // the session took its last event: the next may be made
-        bool cancelled = false;  // the client reset it, or the connection closed
-    };
-
     /// What the reader, the writer and the streams of one connection share.
     struct h2_link {
         h2_link(watched_connection& c, io_group& l, const server_context& context)
@@ -184,12 +174,7 @@ private:
                 coro_start(link.loop.io, serve_h2_stream(link, e));
                 break;
             case http2::event::kind::cancelled:
-            case http2::event::kind::wants_data:
-                if (auto it = link.streams.find(e.stream); it != link.streams.end()) {
-                    (e.what == http2::event::kind::cancelled ? it->second->cancelled : it->second->wanted) = true;
-                    it->second->timer.cancel();
-                }
-                break;
+            case http2::event::kind::wants_data: h2_wake_slot(link.streams, e); break;
             }
         }
         link.wake_writer.cancel();
@@ -290,10 +275,7 @@ private:
             case endpoints::work::database: co_await query_database(cycle, link.loop); break;
             }
         }
-        if (slot.cancelled)
-            cycle.finish(false);
-        else if (cycle.plan.what != endpoints::work::stream || !go_on)
-            h2_answer(link.session, e.stream, cycle);
+        h2_end_slot(link.session, e.stream, slot, go_on);
         link.streams.erase(e.stream);
         link.loop.spares.give(std::move(slot.state));
         link.wake_writer.cancel();

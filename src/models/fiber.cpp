@@ -42,16 +42,6 @@ using strand_type = asio::strand<asio::io_context::executor_type>;
 /// The yield of a fiber on an HTTP/2 connection's strand.
 using h2_yield_type = asio::basic_yield_context<strand_type>;
 
-/// A stream of an HTTP/2 connection being served by its fiber: its request's state and the timer the fiber parks on
-/// (a delay, an interval, or for the session to take its last event), cancelled to wake it.
-struct h2_slot {
-    h2_slot(io_group& group, endpoints::app& app) : state(group.spares.take(app)), timer(group.io.get_executor()) {}
-    std::unique_ptr<request_state> state;
-    timer_type timer;
-    bool wanted = false;     // the session took its last event: the next may be made
-    bool cancelled = false;  // the client reset it, or the connection closed
-};
-
 /// What the reading callbacks, the writer fiber and the streams' fibers of one HTTP/2 connection share.
 struct h2_link {
     h2_link(std::shared_ptr<watched_connection> c, io_group& group, const server_context& context)
@@ -168,19 +158,8 @@ private:
 
     void wait_h2_bytes(const std::shared_ptr<h2_link>& link)
     {
-        if (!link->reading || link->closed)
-            return;
-        link->conn->stream.async_wait(tcp::socket::wait_read,
-                                      asio::bind_executor(link->strand, [this, link](error_code ec) {
-                                          if (ec || link->closed)
-                                              return close_h2(*link);
-                                          const auto got = h2_read_arrived(link->conn->stream, link->session);
-                                          if (got == h2_read::failed)
-                                              return close_h2(*link);  // the client went away
-                                          link->reading = got == h2_read::again;
-                                          on_h2_progress(link);
-                                          wait_h2_bytes(link);
-                                      }));
+        h2_wait_bytes(
+            link, link->strand, [this](const std::shared_ptr<h2_link>& l) { on_h2_progress(l); }, close_h2);
     }
 
     /// Serves what the session surfaced, then starts the writer when there are frames to write, or closes the
@@ -201,12 +180,7 @@ private:
                             asio::detached);
                 break;
             case http2::event::kind::cancelled:
-            case http2::event::kind::wants_data:
-                if (auto it = l.streams.find(e.stream); it != l.streams.end()) {
-                    (e.what == http2::event::kind::cancelled ? it->second->cancelled : it->second->wanted) = true;
-                    it->second->timer.cancel();
-                }
-                break;
+            case http2::event::kind::wants_data: h2_wake_slot(l.streams, e); break;
             }
         }
         if (l.writing)
@@ -286,10 +260,7 @@ private:
                 break;
             }
         }
-        if (slot.cancelled)
-            cycle.finish(false);
-        else if (cycle.plan.what != endpoints::work::stream || !go_on)
-            h2_answer(l.session, e.stream, cycle);
+        h2_end_slot(l.session, e.stream, slot, go_on);
         l.streams.erase(e.stream);
         carriers_.spares.give(std::move(slot.state));
         on_h2_progress(link);

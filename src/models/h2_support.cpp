@@ -2,11 +2,35 @@
 
 #include "execbench/http/failure.hpp"
 
+#include "io_server.hpp"
+
 #include <boost/asio/error.hpp>
 
 #include <array>
 
 namespace execbench::models {
+
+h2_slot::h2_slot(io_group& group, endpoints::app& app)
+    : state(group.spares.take(app)), timer(group.io.get_executor())
+{
+}
+
+void h2_wake_slot(const std::unordered_map<std::int32_t, h2_slot*>& streams, const http2::event& e)
+{
+    if (auto it = streams.find(e.stream); it != streams.end()) {
+        (e.what == http2::event::kind::cancelled ? it->second->cancelled : it->second->wanted) = true;
+        it->second->timer.cancel();
+    }
+}
+
+void h2_end_slot(http2::server_session& session, std::int32_t stream, h2_slot& slot, bool went_on)
+{
+    auto& cycle = slot.state->cycle;
+    if (slot.cancelled)
+        cycle.finish(false);
+    else if (cycle.plan.what != endpoints::work::stream || !went_on)
+        h2_answer(session, stream, cycle);
+}
 
 h2_read h2_read_arrived(transport& stream, http2::server_session& session)
 {

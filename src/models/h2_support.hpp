@@ -5,16 +5,22 @@
 #include "execbench/http/limits.hpp"
 #include "execbench/http2/server_session.hpp"
 
+#include "request_state.hpp"
+#include "server_support.hpp"
 #include "transport.hpp"
 
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/socket_base.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace execbench::models {
 
@@ -40,6 +46,28 @@ private:
     endpoints::request_counters& counters_;
 };
 
+struct io_group;
+
+/// A stream of an HTTP/2 connection whose requests are fibers or coroutines (fiber, coro): its request's state and
+/// the timer its fiber or coroutine parks on (a delay, an interval, or for the session to take its last event),
+/// cancelled to wake it. Its state goes back to the group's spares by the model's hand, once the stream is done.
+struct h2_slot {
+    /// A slot whose request state comes from `group`'s spares, its timer on `group`'s io_context.
+    h2_slot(io_group& group, endpoints::app& app);
+    std::unique_ptr<request_state> state;
+    timer_type timer;
+    bool wanted = false;     ///< the session took its last event: the next may be made
+    bool cancelled = false;  ///< the client reset it, or the connection closed
+};
+
+/// Tells the slot serving `e`'s stream, if one still does, that the client reset the stream (`cancelled`) or that the
+/// session took its last event (`wants_data`), and wakes its fiber or coroutine.
+void h2_wake_slot(const std::unordered_map<std::int32_t, h2_slot*>& streams, const http2::event& e);
+
+/// Ends the request `slot` served on `stream`: a cancelled one is counted unfinished; else its answer goes to
+/// `session`, unless `went_on` to `/stream`, whose events (the last finishing it) are already given.
+void h2_end_slot(http2::server_session& session, std::int32_t stream, h2_slot& slot, bool went_on);
+
 /// The bytes `buffer` holds (a connection's first bytes, which tell its protocol).
 inline std::string_view bytes_of(const boost::beast::flat_buffer& buffer) noexcept
 {
@@ -58,6 +86,30 @@ enum class h2_read : std::uint8_t {
 /// pauses cannot hold the thread. Reads go through one buffer per thread, which the session empties at once, so no
 /// connection holds a read buffer of its own between reads.
 h2_read h2_read_arrived(transport& stream, http2::server_session& session);
+
+/// Waits, without a thread or a fiber, for bytes on `link`'s connection, reads them into its session (`h2_read_arrived`)
+/// and calls `on_progress(link)`, again while the session reads on; `on_close(*link)` when the wait or the read fails.
+/// The callbacks run on `executor`: the connection's strand, or its socket's own executor where one thread owns it.
+/// `Link` is a model's HTTP/2 connection: `conn->stream`, `session`, `reading` and `closed`.
+template <class Link, class Executor, class OnProgress, class OnClose>
+void h2_wait_bytes(const std::shared_ptr<Link>& link, const Executor& executor, OnProgress on_progress,
+                   OnClose on_close)
+{
+    if (!link->reading || link->closed)
+        return;
+    link->conn->stream.async_wait(
+        boost::asio::socket_base::wait_read,
+        boost::asio::bind_executor(executor, [link, executor, on_progress, on_close](boost::system::error_code ec) {
+            if (ec || link->closed)
+                return on_close(*link);
+            const auto got = h2_read_arrived(link->conn->stream, link->session);
+            if (got == h2_read::failed)
+                return on_close(*link);  // the client went away
+            link->reading = got == h2_read::again;
+            on_progress(link);
+            h2_wait_bytes(link, executor, on_progress, on_close);
+        }));
+}
 
 /// Which of the connection's clocks runs, by what the connection waits for.
 enum class h2_deadline : std::uint8_t {

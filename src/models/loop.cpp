@@ -35,6 +35,76 @@ using clock = std::chrono::steady_clock;
 /// One event loop: an io_context run by one thread, with its own connections, deadline sweep and downstream client.
 using event_loop = io_group;
 
+/// A request's stages by callback, as an HTTP/1.1 connection and an HTTP/2 stream both run them: the wait or the
+/// downstream call, then the work. `Derived` supplies where they run (`loop()`, `context()`, `cycle()`, `timer()`),
+/// `cancelled()` (a callback that finds it true goes no further) and the two ends: `on_answered()`, the response is in
+/// the cycle, and `do_stream()`, the plan is `/stream`.
+template <class Derived>
+class request_stages {
+protected:
+    void do_wait_or_call()
+    {
+        auto& cycle = derived().cycle();
+        if (cycle.plan.calls_downstream()) {
+            derived().loop().downstream->async_get(
+                cycle.downstream_target(),
+                [self = derived().shared_from_this()](http::call_outcome o) { self->on_stage1(o); });
+        } else if (cycle.plan.delay_millis > 0) {
+            derived().timer().expires_after(std::chrono::milliseconds(cycle.plan.delay_millis));
+            derived().timer().async_wait([self = derived().shared_from_this()](error_code) { self->on_stage1({}); });
+        } else {
+            on_stage1({});
+        }
+    }
+
+    void on_stage1(const http::call_outcome& outcome)
+    {
+        if (derived().cancelled())
+            return;
+        if (!derived().cycle().stage1_done(outcome))
+            return derived().on_answered();
+        do_work();
+    }
+
+    void do_work()
+    {
+        auto& cycle = derived().cycle();
+        auto& context = derived().context();
+        auto& loop = derived().loop();
+        switch (cycle.plan.what) {
+        case endpoints::work::respond: cycle.respond(); return derived().on_answered();
+        case endpoints::work::compute:
+            // Deliberately on the loop thread: this is the naive reactive handler whose cost the study measures.
+            cycle.respond(context.app.compute(cycle.plan));
+            return derived().on_answered();
+        case endpoints::work::compute_offloaded:
+            context.offload.async_run(
+                [self = derived().shared_from_this()] { return self->context().app.compute(self->cycle().plan); },
+                asio::bind_executor(loop.io, [self = derived().shared_from_this()](endpoints::computation c) {
+                    if (self->cancelled())
+                        return;
+                    self->cycle().respond(c);
+                    self->on_answered();
+                }));
+            return;
+        case endpoints::work::stream: return derived().do_stream();
+        case endpoints::work::database:
+            // A callback when the libpq socket has the answer; the loop serves others meanwhile.
+            context.database->async_run(loop.io.get_executor(), cycle.plan,
+                                        [self = derived().shared_from_this()](const endpoints::database_answer& a) {
+                                            if (self->cancelled())
+                                                return;
+                                            self->cycle().respond(a);
+                                            self->on_answered();
+                                        });
+            return;
+        }
+    }
+
+private:
+    Derived& derived() noexcept { return static_cast<Derived&>(*this); }
+};
+
 class h2_exchange;
 
 /// An HTTP/2 connection, served by callbacks on its loop: one reader, one write in flight, and each stream's request
@@ -195,13 +265,12 @@ private:
 
 /// One stream's request on an `h2_connection`: its stages by callback, as the HTTP/1.1 connection runs them, its
 /// answer handed back to the connection. Abandoned (its callbacks find it cancelled) when the client resets it.
-class h2_exchange : public std::enable_shared_from_this<h2_exchange> {
+class h2_exchange : public std::enable_shared_from_this<h2_exchange>, private request_stages<h2_exchange> {
 public:
     h2_exchange(std::shared_ptr<h2_connection> conn, std::int32_t stream)
         : conn_(std::move(conn)),
           stream_(stream),
-          app_(conn_->context().app),
-          state_(conn_->loop().spares.take(app_)),
+          state_(conn_->loop().spares.take(conn_->context().app)),
           timer_(conn_->loop().io.get_executor())
     {
     }
@@ -218,7 +287,7 @@ public:
     void start(const http2::event& e)
     {
         if (!h2_begin(e, cycle()))
-            return conn_->on_answered(stream_, cycle());
+            return on_answered();
         do_wait_or_call();
     }
 
@@ -245,58 +314,16 @@ public:
     }
 
 private:
-    void do_wait_or_call()
-    {
-        if (cycle().plan.calls_downstream()) {
-            conn_->loop().downstream->async_get(cycle().downstream_target(),
-                                                [self = shared_from_this()](http::call_outcome o) { self->on_stage1(o); });
-        } else if (cycle().plan.delay_millis > 0) {
-            timer_.expires_after(std::chrono::milliseconds(cycle().plan.delay_millis));
-            timer_.async_wait([self = shared_from_this()](error_code) { self->on_stage1({}); });
-        } else {
-            on_stage1({});
-        }
-    }
+    friend request_stages<h2_exchange>;
 
-    void on_stage1(const http::call_outcome& outcome)
-    {
-        if (cancelled_)
-            return;
-        if (!cycle().stage1_done(outcome))
-            return conn_->on_answered(stream_, cycle());
-        do_work();
-    }
+    [[nodiscard]] event_loop& loop() noexcept { return conn_->loop(); }
+    [[nodiscard]] const server_context& context() const noexcept { return conn_->context(); }
+    [[nodiscard]] timer_type& timer() noexcept { return timer_; }
+    [[nodiscard]] bool cancelled() const noexcept { return cancelled_; }
 
-    void do_work()
-    {
-        auto& context = conn_->context();
-        switch (cycle().plan.what) {
-        case endpoints::work::respond: cycle().respond(); return conn_->on_answered(stream_, cycle());
-        case endpoints::work::compute:
-            // On the loop thread, as the HTTP/1.1 path: the naive reactive handler.
-            cycle().respond(app_.compute(cycle().plan));
-            return conn_->on_answered(stream_, cycle());
-        case endpoints::work::compute_offloaded:
-            context.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle().plan); },
-                                      asio::bind_executor(conn_->loop().io, [self = shared_from_this()](endpoints::computation c) {
-                                          if (self->cancelled_)
-                                              return;
-                                          self->cycle().respond(c);
-                                          self->conn_->on_answered(self->stream_, self->cycle());
-                                      }));
-            return;
-        case endpoints::work::stream: return on_event_due();
-        case endpoints::work::database:
-            context.database->async_run(conn_->loop().io.get_executor(), cycle().plan,
-                                        [self = shared_from_this()](const endpoints::database_answer& a) {
-                                            if (self->cancelled_)
-                                                return;
-                                            self->cycle().respond(a);
-                                            self->conn_->on_answered(self->stream_, self->cycle());
-                                        });
-            return;
-        }
-    }
+    void on_answered() { conn_->on_answered(stream_, cycle()); }
+
+    void do_stream() { on_event_due(); }
 
     void on_event_due()
     {
@@ -307,7 +334,6 @@ private:
 
     std::shared_ptr<h2_connection> conn_;
     std::int32_t stream_;
-    endpoints::app& app_;
     std::unique_ptr<request_state> state_;
     timer_type timer_;
     std::uint32_t event_ = 0;
@@ -356,7 +382,7 @@ void h2_connection::close()
 /// reactor is involved only when the socket has nothing to read or no room to write. That keeps the system calls per
 /// request at one read and one write, as nginx does. Between requests it holds its socket, its deadline and one
 /// pending wait: the request's buffers and parser come from the loop's spares when bytes arrive (docs/models.md).
-class connection : public std::enable_shared_from_this<connection> {
+class connection : public std::enable_shared_from_this<connection>, private request_stages<connection> {
 public:
     connection(socket_type socket, event_loop& loop, const server_context& context, const std::atomic<bool>& stopping)
         : stream_(std::move(socket), context.tls, context.app.counters()),
@@ -448,54 +474,21 @@ private:
         do_wait_or_call();
     }
 
-    void do_wait_or_call()
-    {
-        if (cycle().plan.calls_downstream()) {
-            loop_.downstream->async_get(cycle().downstream_target(),
-                                        [self = shared_from_this()](http::call_outcome o) { self->on_stage1(o); });
-        } else if (cycle().plan.delay_millis > 0) {
-            timer_.expires_after(std::chrono::milliseconds(cycle().plan.delay_millis));
-            timer_.async_wait([self = shared_from_this()](error_code) { self->on_stage1({}); });
-        } else {
-            on_stage1({});
-        }
-    }
+    friend request_stages<connection>;
 
-    void on_stage1(const http::call_outcome& outcome)
-    {
-        if (!cycle().stage1_done(outcome))
-            return do_write_response();
-        do_work();
-    }
+    [[nodiscard]] event_loop& loop() noexcept { return loop_; }
+    [[nodiscard]] const server_context& context() const noexcept { return context_; }
+    [[nodiscard]] timer_type& timer() noexcept { return timer_; }
+    // An HTTP/1.1 request always runs to its answer: a client gone meanwhile is found when the answer is written.
+    static constexpr bool cancelled() noexcept { return false; }
 
-    void do_work()
+    void on_answered() { do_write_response(); }
+
+    void do_stream()
     {
-        switch (cycle().plan.what) {
-        case endpoints::work::respond: cycle().respond(); return do_write_response();
-        case endpoints::work::compute:
-            // Deliberately on the loop thread: this is the naive reactive handler whose cost the study measures.
-            cycle().respond(app_.compute(cycle().plan));
-            return do_write_response();
-        case endpoints::work::compute_offloaded:
-            context_.offload.async_run([self = shared_from_this()] { return self->app_.compute(self->cycle().plan); },
-                                       asio::bind_executor(loop_.io, [self = shared_from_this()](endpoints::computation c) {
-                                           self->cycle().respond(c);
-                                           self->do_write_response();
-                                       }));
-            return;
-        case endpoints::work::stream:
-            event_ = 0;
-            streaming_ = true;
-            return do_stream_event();
-        case endpoints::work::database:
-            // A callback when the libpq socket has the answer; the loop serves others meanwhile.
-            context_.database->async_run(loop_.io.get_executor(), cycle().plan,
-                                         [self = shared_from_this()](const endpoints::database_answer& a) {
-                                             self->cycle().respond(a);
-                                             self->do_write_response();
-                                         });
-            return;
-        }
+        event_ = 0;
+        streaming_ = true;
+        do_stream_event();
     }
 
     void do_write_response()

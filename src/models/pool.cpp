@@ -314,18 +314,10 @@ private:
 
     void wait_h2_bytes(const std::shared_ptr<h2_link>& link)
     {
-        if (!link->reading || link->closed)
-            return;
-        link->conn->stream.async_wait(tcp::socket::wait_read, [this, link](error_code ec) {
-            if (ec || link->closed)
-                return close_h2(*link);
-            const auto got = h2_read_arrived(link->conn->stream, link->session);
-            if (got == h2_read::failed)
-                return close_h2(*link);  // the client went away
-            link->reading = got == h2_read::again;
-            on_h2_progress(link);
-            wait_h2_bytes(link);
-        });
+        // On the poller, which alone touches the connection: no strand.
+        h2_wait_bytes(
+            link, link->conn->stream.get_executor(), [this](const std::shared_ptr<h2_link>& l) { on_h2_progress(l); },
+            [this](h2_link& l) { close_h2(l); });
     }
 
     /// Hands what the session surfaced to the workers and to the streams waiting, then writes what it framed.
