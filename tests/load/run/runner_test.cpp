@@ -352,11 +352,13 @@ TEST_CASE("open-loop latency counts from the intended send time, so a stall show
     s.load.rate = 200;
     s.load.connections = 40;
     s.load.length = 3s;
-    // The server holds every answer for one second, starting shortly after the trial begins.
-    auto start = clock_type::now();
-    server.stall_until(start);  // nothing yet
+    // The server holds every answer for one second, starting once the trial has sent 100 requests (half a second
+    // in): counted from the trial's requests, not the clock, since a slow start (TSan, a busy machine) would put a
+    // stall timed from here before the trial began.
     std::thread staller([&] {
-        std::this_thread::sleep_for(700ms);
+        auto give_up = clock_type::now() + 20s;
+        while (server.answered() < 100 && clock_type::now() < give_up)
+            std::this_thread::sleep_for(2ms);
         server.stall_until(clock_type::now() + 1s);
     });
     auto r = run_ok(s, server.url());
