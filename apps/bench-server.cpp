@@ -185,8 +185,9 @@ void add_tls_options(CLI::App& cli, command_line& c)
                              "Serve HTTPS (TLS 1.2 and 1.3) on --port, with a self-signed certificate made at start "
                              "unless --tls-cert is given");
     auto* key_type = cli.add_option("--tls-key-type", c.tls_key_type,
-                                    "The key of the certificate made at start: p256 (ECDSA P-256) or rsa2048")
-                         ->check(CLI::IsMember({"p256", "rsa2048"}))
+                                    "The key of the certificate made at start: p256 (ECDSA P-256), rsa2048 or "
+                                    "rsa4096 (the handshake storm's: a signature one core makes ~250 times a second)")
+                         ->check(CLI::IsMember({"p256", "rsa2048", "rsa4096"}))
                          ->needs(tls)
                          ->capture_default_str();
     auto* cert = cli.add_option("--tls-cert", opts.tls_files.cert_file,

@@ -48,8 +48,9 @@ std::string openssl_error()
 pkey_ptr generate_key(key_type k)
 {
     // OpenSSL 3.0's EVP key generation: no EC_KEY or RSA objects, which 3.0 deprecates.
-    return pkey_ptr(k == key_type::p256 ? EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256")
-                                        : EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", std::size_t{2048}));
+    if (k == key_type::p256)
+        return pkey_ptr(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+    return pkey_ptr(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", std::size_t{k == key_type::rsa4096 ? 4096u : 2048u}));
 }
 
 bool add_extension(X509* cert, int nid, const char* value)
@@ -177,18 +178,36 @@ result<std::string> generate(SSL_CTX* ctx, key_type k)
 
 }  // namespace
 
+namespace {
+
+/// Each key type's name, as --tls-key-type, scenario files and /health spell it.
+constexpr std::pair<key_type, std::string_view> key_names[] = {
+    {key_type::p256, "p256"}, {key_type::rsa2048, "rsa2048"}, {key_type::rsa4096, "rsa4096"}};
+
+}  // namespace
+
 std::string_view to_string(key_type k) noexcept
 {
-    return k == key_type::p256 ? "p256" : "rsa2048";
+    for (const auto& [type, name] : key_names)
+        if (type == k)
+            return name;
+    return "p256";
 }
 
 std::optional<key_type> parse_key_type(std::string_view name) noexcept
 {
-    if (name == "p256")
-        return key_type::p256;
-    if (name == "rsa2048")
-        return key_type::rsa2048;
+    for (const auto& [type, spelled] : key_names)
+        if (spelled == name)
+            return type;
     return std::nullopt;
+}
+
+std::string key_type_list()
+{
+    std::string out;
+    for (const auto& [type, name] : key_names)
+        out += (out.empty() ? "" : ", ") + std::string(name);
+    return out;
 }
 
 void server_context::free_context::operator()(ssl_ctx_st* ctx) const noexcept

@@ -12,12 +12,14 @@ struct ssl_ctx_st;  // OpenSSL's SSL_CTX: this header does not include OpenSSL's
 namespace execbench::tls {
 
 /// The key a server makes its self-signed certificate with when given no files.
-enum class key_type { p256, rsa2048 };
+enum class key_type { p256, rsa2048, rsa4096 };
 
-/// "p256" or "rsa2048".
+/// "p256", "rsa2048" or "rsa4096".
 std::string_view to_string(key_type k) noexcept;
 /// The key type named `name`, if any.
 std::optional<key_type> parse_key_type(std::string_view name) noexcept;
+/// Every key type's name, "p256, rsa2048, rsa4096", for messages.
+std::string key_type_list();
 
 /// Where a server's certificate and key come from: made at start with `generated`, or read from PEM files.
 struct server_options {
@@ -38,7 +40,7 @@ public:
 
     /// The OpenSSL context, for `SSL_new`.
     [[nodiscard]] ssl_ctx_st* native_handle() const noexcept { return ctx_.get(); }
-    /// The key as /health reports it: "p256" or "rsa2048" for a generated key, the file's kind otherwise (e.g.
+    /// The key as /health reports it: "p256", "rsa2048" or "rsa4096" for a generated key, the file's kind otherwise (e.g.
     /// "rsa3072", "ec-secp384r1").
     [[nodiscard]] const std::string& key_description() const noexcept { return key_; }
     /// True when the certificate came from --tls-cert, false when it was made at start.

@@ -550,7 +550,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         EXECBENCH_TRY(k, rd.get_string(doc["tls_key"], "tls_key"));
         const auto key = tls::parse_key_type(k);
         if (!key)
-            return rd.err("tls_key", "'" + k + "' is no key type; expected \"p256\" or \"rsa2048\"");
+            return rd.err("tls_key", "'" + k + "' is no key type; expected one of " + tls::key_type_list());
         s.tls_key = std::string(tls::to_string(*key));
     }
     if (doc.contains("protocol")) {

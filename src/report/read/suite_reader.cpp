@@ -335,8 +335,8 @@ std::string tls_label(const run_view& v)
     if (!v.tls)
         return {};
     const auto key = v.context && v.context->scenario_used.tls ? v.context->scenario_used.tls_key : std::string{};
-    // As certificates name them: the curve, the modulus.
-    const auto shown = key == "p256" ? "P-256" : key == "rsa2048" ? "RSA-2048" : key;
+    // As certificates name them, the curve or the modulus: "p256" -> P-256, "rsa<bits>" -> RSA-<bits>.
+    const auto shown = key == "p256" ? std::string("P-256") : key.starts_with("rsa") ? "RSA-" + key.substr(3) : key;
     return shown.empty() ? "over TLS" : "over TLS (" + shown + ")";
 }
 

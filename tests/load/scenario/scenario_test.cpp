@@ -150,7 +150,7 @@ TEST_CASE("every scenario mistake names the file, the field and what was expecte
         {R"({"description": "d", )" + req + ", " + burst + R"(, "tls_key": "rsa2048"})", "tls_key",
          "only with \"tls\": true"},
         {R"({"description": "d", )" + req + ", " + burst + R"(, "tls": true, "tls_key": "ed25519"})", "tls_key",
-         "'ed25519' is no key type; expected \"p256\" or \"rsa2048\""},
+         "'ed25519' is no key type; expected one of p256, rsa2048, rsa4096"},
         {R"({"description": "d", )" + req + ", " + burst +
              R"(, "background": {"requests": [{"path": "/"}], "load": {"shape": "ramp", "users": 2, "duration": "1s"}}})",
          "background.load.shape", "expected burst, closed or open"},

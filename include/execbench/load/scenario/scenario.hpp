@@ -155,7 +155,7 @@ struct scenario {
     bool tls = false;
     /// Over TLS, each connection offers the session its slot's last connection received (--tls-resume on|off).
     bool tls_resume = true;
-    /// Over TLS, the server's key: "p256" or "rsa2048" (bench-server --tls-key-type; a `cmd:` arm's `{tls_key}`).
+    /// Over TLS, the server's key: "p256", "rsa2048" or "rsa4096" (bench-server --tls-key-type; a `cmd:` arm's `{tls_key}`).
     std::string tls_key = "p256";
     /// The HTTP the load speaks (scenario key "protocol", bench-load --http2).
     http_protocol protocol = http_protocol::http1_1;
