@@ -452,6 +452,12 @@ TEST_CASE("a scenario may run over TLS, with or without session resumption", "[l
                               "scenarios/t.json", ".");
     REQUIRE(rsa);
     CHECK(rsa->tls_key == "rsa2048");
+    for (const auto* key : {"p256", "rsa2048", "rsa4096"}) {
+        auto each = parse_scenario(R"({"description": "d", )" + req + R"(, "tls": true, "tls_key": ")" + key + R"("})",
+                                   "scenarios/t.json", ".");
+        REQUIRE(each);
+        CHECK(each->tls_key == key);
+    }
 }
 
 TEST_CASE("an open background may take its rate from each arm's capacity, as a storm beside measured clients", "[load]")
