@@ -745,13 +745,18 @@ int run_study(const invocation& top, const std::vector<std::string>& args)
         worst = std::max(worst, run_invocation(*steps[i]));
         auto took = std::chrono::steady_clock::now() - started;
         left = left > plans[i].total ? left - plans[i].total : load::duration{};
-        if (plans[i].total > load::duration{}) {
+        auto took_text = load::format_length(std::chrono::duration_cast<load::duration>(took));
+        if (stop_requested) {
+            // A stopped suite's time says nothing about its plan: comparing them would print a large "under plan".
+            std::printf("bench-suite study %s: %s stopped after %s of its plan's %s; the same command resumes it\n",
+                        st.name.c_str(), st.steps[i].folder_name().c_str(), took_text.c_str(),
+                        load::format_length(plans[i].total).c_str());
+        } else if (plans[i].total > load::duration{}) {
             double off = 100.0 * (std::chrono::duration<double>(took).count() /
                                       std::chrono::duration<double>(plans[i].total).count() -
                                   1);
             std::printf("bench-suite study %s: %s took %s (plan %s, %+.0f %%)\n", st.name.c_str(),
-                        st.steps[i].folder_name().c_str(),
-                        load::format_length(std::chrono::duration_cast<load::duration>(took)).c_str(),
+                        st.steps[i].folder_name().c_str(), took_text.c_str(),
                         load::format_length(plans[i].total).c_str(), off);
         }
     }

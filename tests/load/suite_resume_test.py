@@ -144,6 +144,28 @@ def study_checks(args, tmp):
     again = run(common)
     check("--study run again finds every step finished", again.returncode == 0 and
           again.stdout.count("nothing left to run") == 2, again.stdout[-400:])
+    # A study stopped with Ctrl-C says so: its suite's time is not compared with the plan as if it had ended.
+    # The signal comes a second into a 4 s trial, after the journal's start line.
+    cut_file, cut = tmp / "cut.json", tmp / "study-cut"
+    cut_file.write_text(json.dumps({"about": "a study to stop", "suites": [
+        {"suite": "hot-path", "args": ["--models", "loop", "--trials", "1", "--duration", "4s", "--warmup", "0",
+                                       "--seed", "3"]}]}))
+    swap = {str(root): str(cut), str(study_file): str(cut_file)}
+    proc = subprocess.Popen([swap.get(a, a) for a in common], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    journal = cut / "hot-path" / "hot-path-journal.jsonl"
+    deadline = time.monotonic() + SUITE_DEADLINE
+    while time.monotonic() < deadline and proc.poll() is None and not journal.exists():
+        time.sleep(0.1)
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    try:
+        said, _ = proc.communicate(timeout=SUITE_DEADLINE)
+    except subprocess.TimeoutExpired:
+        kill_tree(proc, signal.SIGKILL)
+        said = ""
+    check("a study stopped by SIGINT says its suite stopped, with no time against the plan",
+          proc.returncode != 0 and "hot-path stopped after" in said and " took " not in said, said[-400:])
 
     study["suites"] = [{"suite": "failure-modes", "args": ["--scenarios", "failure-overload-cpu-2x"]},
                        {"suite": "capacity", "args": ["--scenarios", "capacity-cpu"]}]
