@@ -23,9 +23,20 @@ std::string_view to_string(error_class c) noexcept
     return "?";
 }
 
+bool refused_every_request(double ok, double errors, double http_errors) noexcept
+{
+    return ok == 0 && errors > 0 && http_errors == errors;
+}
+
 std::uint64_t counters::error_total() const noexcept
 {
     return std::accumulate(errors.begin(), errors.end(), std::uint64_t{0});
+}
+
+std::uint64_t counters::http_errors() const noexcept
+{
+    return errors[static_cast<std::size_t>(error_class::http_4xx)] +
+           errors[static_cast<std::size_t>(error_class::http_5xx)];
 }
 
 void counters::add(const counters& o) noexcept

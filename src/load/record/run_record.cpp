@@ -15,6 +15,14 @@ bool run_record::had_errors() const noexcept
                        [](const auto& t) { return t.measured.foreground.count.error_total() > 0; });
 }
 
+bool run_record::refused_every_request() const noexcept
+{
+    return !trials.empty() && std::all_of(trials.begin(), trials.end(), [](const auto& t) {
+        const auto& c = t.measured.foreground.count;
+        return load::refused_every_request(double(c.ok), double(c.error_total()), double(c.http_errors()));
+    });
+}
+
 bool run_record::had_unsent() const noexcept
 {
     return std::any_of(trials.begin(), trials.end(),

@@ -49,6 +49,10 @@ run_status status_of(const run_record& r) noexcept
     // and generator-bound trials.
     if (r.partial)
         return run_status::stopped;
+    // A server that refused every request is the run's story even when reconnecting after each refusal kept the
+    // generator busy.
+    if (r.refused_every_request())
+        return run_status::errors;
     // Errors and unsent requests of such a run are the generator's too; the message still lists them.
     if (r.generator_bound_trials() == r.trials.size())
         return run_status::generator_bound;

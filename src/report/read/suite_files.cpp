@@ -99,6 +99,9 @@ result<void> read_latest_runs(suite_data& d, const load::output_paths& paths, st
                 v.take_summary(it->second);
                 v.arm = v.text(column::arm);
             }
+            // load::status_of's order, for runs filed before a refusal came ahead of a busy generator.
+            if (v.status == load::run_status::generator_bound && v.refused_every_request())
+                v.status = load::run_status::errors;
             arms.insert(v.arm);
             d.runs[e.scenario][v.arm] = std::move(v);  // later lines replace earlier ones
         }

@@ -5,6 +5,7 @@
 #include "execbench/core/file.hpp"
 #include "execbench/core/model_names.hpp"
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/record/measurement.hpp"
 #include "execbench/load/scenario/scale.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
@@ -134,9 +135,17 @@ std::set<std::string> stems_in(const std::filesystem::path& dir)
 
 }  // namespace
 
+bool run_view::refused_every_request() const
+{
+    return load::refused_every_request(
+        number(load::metric::requests_ok), number(load::metric::requests_error),
+        number(load::metric::errors_column(load::to_string(load::error_class::http_4xx))) +
+            number(load::metric::errors_column(load::to_string(load::error_class::http_5xx))));
+}
+
 std::string run_view::not_a_result() const
 {
-    if (!ran())
+    if (!ran() || refused_every_request())
         return {};
     auto bound = number(load::column::generator_bound_trials);
     if (status == load::run_status::generator_bound || (bound > 0 && bound >= number(load::column::trials)))

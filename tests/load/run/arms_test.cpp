@@ -218,6 +218,26 @@ TEST_CASE("a run that left requests unsent is behind, not ok", "[load][arms]")
     r.trials[1].generator_bound = false;
     CHECK(status_of(r) == run_status::errors);
     CHECK(parse_run_status("generator-bound") == run_status::generator_bound);
+    // A server that answered every request with a 4xx (a TLS-only peer asked in cleartext) is the story, not the
+    // generator busy reconnecting after each refusal; one failure of another kind, or one success, and it is not.
+    auto refuse_all = [&](std::uint64_t other) {
+        for (auto& t : r.trials) {
+            t.generator_bound = true;
+            auto& c = t.measured.foreground.count;
+            c = {};
+            c.errors[std::size_t(error_class::http_4xx)] = 500;
+            c.errors[std::size_t(error_class::request_timeout)] = other;
+        }
+    };
+    refuse_all(0);
+    CHECK(r.refused_every_request());
+    CHECK(status_of(r) == run_status::errors);
+    refuse_all(1);
+    CHECK_FALSE(r.refused_every_request());
+    CHECK(status_of(r) == run_status::generator_bound);
+    refuse_all(0);
+    r.trials[0].measured.foreground.count.ok = 1;
+    CHECK(status_of(r) == run_status::generator_bound);
     // Stopped early (Ctrl-C): the status says so, not `errors`, whatever the trials kept saw (user review
     // 2026-12-03, item 11).
     r.partial = true;

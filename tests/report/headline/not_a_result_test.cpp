@@ -69,6 +69,16 @@ TEST_CASE("a generator-bound arm and a ramp recorded before the per-second check
     CHECK(loop_bound_by_count.not_a_result() == "generator-bound");
     auto old = spike_suite(false);
     CHECK(old.runs["spike"]["pool"].not_a_result() == "awaits re-measurement");
+    // Every request answered 4xx: the arm cannot answer the row, and that is the cell's result, busy generator or not.
+    auto refused = checked.runs["spike"]["loop"];
+    refused.set_cell("requests_ok", "0");
+    refused.set_cell("requests_error", "9000");
+    refused.set_cell("errors_http_4xx", "9000");
+    CHECK(refused.refused_every_request());
+    CHECK(refused.not_a_result().empty());
+    refused.set_cell("errors_http_4xx", "8999");
+    CHECK_FALSE(refused.refused_every_request());
+    CHECK(refused.not_a_result() == "generator-bound");
 }
 
 TEST_CASE("the headline and the page show such cells by name and no verdict uses them", "[report]")

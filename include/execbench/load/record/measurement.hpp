@@ -36,6 +36,11 @@ inline constexpr std::size_t error_class_count = static_cast<std::size_t>(error_
 /// snake_case name used in CSV columns, e.g. "connect_refused".
 std::string_view to_string(error_class c) noexcept;
 
+/// The server answered every request, each with an HTTP error status: none succeeded and none failed another way.
+/// Such a run says the arm cannot answer the scenario (a TLS-only peer asked in cleartext, an endpoint it lacks),
+/// whatever its generator's load was: the one rule of the run's status and the report.
+[[nodiscard]] bool refused_every_request(double ok, double errors, double http_errors) noexcept;
+
 /// Counts of one load group (foreground or background) over a trial.
 struct counters {
     std::uint64_t ok = 0;  ///< complete responses with status < 400
@@ -52,6 +57,8 @@ struct counters {
     [[nodiscard]] std::uint64_t error_total() const noexcept;
     /// Completed requests, successful or not.
     [[nodiscard]] std::uint64_t total() const noexcept { return ok + error_total(); }
+    /// Failed requests the server answered with a 4xx or 5xx status.
+    [[nodiscard]] std::uint64_t http_errors() const noexcept;
     /// Adds `o`'s counts to these.
     void add(const counters& o) noexcept;
 };

@@ -74,6 +74,8 @@ struct run_record {
     bool partial = false;                ///< stopped early; the trials present are complete or marked stopped
     [[nodiscard]] bool noisy() const noexcept;
     [[nodiscard]] bool had_errors() const noexcept;
+    /// Every trial's requests were answered with HTTP error statuses only (refused_every_request).
+    [[nodiscard]] bool refused_every_request() const noexcept;
     /// Requests due in open loop that were never sent (the server fell behind), over all trials.
     [[nodiscard]] bool had_unsent() const noexcept;
     /// The arm's name, or the server's model outside a suite.

@@ -66,8 +66,11 @@ struct run_view {
     [[nodiscard]] double number(std::string_view column) const;  ///< 0 when absent
     [[nodiscard]] std::string text(std::string_view column) const;  ///< "" when absent
     [[nodiscard]] bool ran() const noexcept { return !summary.empty(); }
+    /// The server answered every request with an HTTP error status (load::refused_every_request of its figures).
+    [[nodiscard]] bool refused_every_request() const;
     /// Why its figures are not the server's result, "" when they are (the one rule of pages, headline and
-    /// verdicts): "generator-bound" when every trial was, or "awaits re-measurement" for a ramp whose timeline rows
+    /// verdicts): "generator-bound" when every trial was and the server did not refuse every request (then its
+    /// errors are the result), or "awaits re-measurement" for a ramp whose timeline rows
     /// have no per-second generator CPU, recorded before the per-second check that finds a generator saturated at the
     /// ramp's peak only.
     [[nodiscard]] std::string not_a_result() const;
