@@ -227,6 +227,11 @@ result<void> read_trials(suite_data& d, const std::filesystem::path& file, const
     for (auto& [sc, by_model] : d.runs)
         for (auto& [m, v] : by_model) {
             v.trials = rows_by_run[v.run_id];
+            // A refusal is the run's result (load::refused_every_request): its trials count for the verdicts, where
+            // the arm ranks below every arm without failures, instead of leaving the scenario too few trials.
+            if (v.refused_every_request())
+                for (auto& t : v.trials)
+                    t[std::string(column::generator_bound)] = 0;
             auto it = by_run.find(v.run_id);
             if (it == by_run.end() || it->second.empty())
                 continue;
