@@ -10,7 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
+#include <optional>
+#include <string_view>
 #include <cstdio>
 
 namespace execbench::load {
@@ -137,6 +140,24 @@ std::string health_key(const std::string& option)
     return out;
 }
 
+/// Whether /health's `actual` is the setting the scenario `wanted`: bench-server reports a setting in one spelling
+/// and accepts others ("off" is --movies-cache's 0; 200 and 200.0 are one number).
+bool same_setting(const std::string& wanted, const std::string& actual)
+{
+    if (wanted == actual)
+        return true;
+    auto number = [](std::string_view v) -> std::optional<double> {
+        if (v == "off")
+            v = "0";
+        double d = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+        return ec == std::errc{} && end == v.data() + v.size() ? std::optional<double>(d) : std::nullopt;
+    };
+    auto w = number(wanted);
+    auto a = number(actual);
+    return w && a && *w == *a;
+}
+
 }  // namespace
 
 std::vector<std::string> server_mismatches(const scenario& s, const target& t, const observed_server& server)
@@ -160,7 +181,7 @@ std::vector<std::string> server_mismatches(const scenario& s, const target& t, c
         if (found == health.end())
             continue;
         const auto& actual = found->second;
-        if (actual != wanted)
+        if (!same_setting(wanted, actual))
             out.push_back("scenario " + s.name + " wants server.options." + option + " = " + wanted + ", but " + where +
                           " has " + key + " = " + actual + "; start it with --" + option +
                           (wanted == "true" ? "" : " " + wanted));

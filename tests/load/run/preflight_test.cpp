@@ -36,6 +36,17 @@ TEST_CASE("server_mismatches names both sides where /health contradicts the scen
     server.health_json = R"({"model":"pool","downstream":"http://127.0.0.1:9090","moviesReadOnly":true})";
     CHECK(server_mismatches(downstream, t, server).empty());
     CHECK(server_mismatches(movies, t, server).empty());
+    // The database set's `"movies-cache": "off"`: the server reports the cache's size, 0; no mismatch. A cache of 100
+    // against that 0 is one.
+    scenario uncached;
+    uncached.name = "10-vus-and-rps-get-movies-postgres-no-cache";
+    uncached.server.options = {{"movies-cache", "off"}, {"threads", "200.0"}};
+    server.health_json = R"({"model":"pool","threads":200,"moviesCache":0})";
+    CHECK(server_mismatches(uncached, t, server).empty());
+    uncached.server.options = {{"movies-cache", "100"}};
+    w = server_mismatches(uncached, t, server);
+    REQUIRE(w.size() == 1);
+    CHECK_THAT(w[0], Catch::Contains("movies-cache = 100") && Catch::Contains("moviesCache = 0"));
     server.health_json.clear();  // no /health: nothing to compare
     CHECK(server_mismatches(downstream, t, server).empty());
 }
