@@ -29,29 +29,37 @@ result<std::uint64_t> ensure_open_files(std::uint64_t connections)
 
 namespace {
 
-unsigned depth_of(const std::vector<request_spec>& mix)
+unsigned largest_in(const std::vector<request_spec>& mix, std::string_view parameter)
 {
-    unsigned deepest = 0;
+    unsigned largest = 0;
     for (const auto& r : mix) {
-        auto q = r.path.find("delayCallDepth=");
-        if (q == std::string::npos)
-            continue;
-        unsigned d = 0;
-        const char* b = r.path.data() + q + 15;
-        std::from_chars(b, r.path.data() + r.path.size(), d);
-        deepest = std::max(deepest, d);
+        for (auto q = r.path.find(parameter); q != std::string::npos; q = r.path.find(parameter, q + 1)) {
+            // The whole name: after '?' or '&', and followed by '='.
+            const auto end = q + parameter.size();
+            if ((q == 0 || (r.path[q - 1] != '?' && r.path[q - 1] != '&')) || end >= r.path.size() ||
+                r.path[end] != '=')
+                continue;
+            unsigned v = 0;
+            std::from_chars(r.path.data() + end + 1, r.path.data() + r.path.size(), v);
+            largest = std::max(largest, v);
+        }
     }
-    return deepest;
+    return largest;
 }
 
 }  // namespace
 
+unsigned max_query_number(const scenario& s, std::string_view parameter)
+{
+    auto v = largest_in(s.mix, parameter);
+    if (s.background)
+        v = std::max(v, largest_in(s.background->mix, parameter));
+    return v;
+}
+
 unsigned max_call_depth(const scenario& s)
 {
-    auto d = depth_of(s.mix);
-    if (s.background)
-        d = std::max(d, depth_of(s.background->mix));
-    return d;
+    return max_query_number(s, "delayCallDepth");
 }
 
 descriptor_needs descriptors_needed(const scenario& s)

@@ -1,4 +1,5 @@
 #include "execbench/load/suite/suite.hpp"
+#include "execbench/load/suite/estimate.hpp"
 
 #include "capacity_arms.hpp"
 #include "server_run.hpp"
@@ -114,31 +115,6 @@ std::vector<std::size_t> round_order(std::size_t arms, std::uint64_t seed, unsig
 }
 
 namespace {
-
-/// A rough length of one server run of `trials` trials, for the remaining-time estimate.
-duration estimate(const scenario& s, unsigned trials)
-{
-    auto per_trial = s.load.kind == shape::burst ? duration{std::chrono::seconds{2}} : s.load.length;
-    auto pauses = (trials > 0 ? trials - 1 : 0) + (s.warmup.count() > 0 ? 1 : 0);
-    return s.warmup + std::int64_t(trials) * per_trial + std::int64_t(pauses) * s.pause + std::chrono::seconds{2};
-}
-
-/// A capacity search's rough length, all arms together (their steps take turns, so they add up): widening from the
-/// start rate to the maximum's geometric middle, then the first bisection to the resolution, then each later trial's
-/// re-checked ends and bisection. A search that ran before is better known by what it took (the journal's seconds).
-duration estimate_search(const scenario& s, const suite_options& o, std::size_t arms)
-{
-    auto plan = detail::search_plan(o, s);
-    if (!plan)
-        return {};
-    const auto& so = plan->search;
-    auto log_growth = [&](double ratio) { return std::max(0.0, std::ceil(std::log(ratio) / std::log(so.growth))); };
-    double widening = log_growth(std::sqrt(so.max_rps / so.start_rps));
-    double bisection = std::ceil(std::log2(std::log(so.growth) / std::log(1 + so.resolution)));
-    double steps = widening + bisection + (so.trials > 1 ? (so.trials - 1) * (bisection + 2) : 0);
-    auto per_step = plan->step_length + plan->step_warmup + plan->step_pause;
-    return std::chrono::duration_cast<duration>(per_step * steps) * std::int64_t(arms) + std::chrono::seconds{2};
-}
 
 /// The open-file check before a run: why the scenario cannot run here, or nothing. With `fit`, a scenario beyond
 /// the limits is replaced by itself scaled to the largest factor that fits, labelled (load/scale.hpp).
@@ -407,7 +383,6 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
     scenario per_server = s;
     if (c.interleaved)
         per_server.trials = 1;
-    auto each = estimate(per_server, per_server.trials);
     std::vector<arm_record> records(n);
     std::vector<std::optional<std::string>> arm_not_runnable(n);
     auto per_arm = per_arm_scenarios(c, per_server, records, arm_not_runnable);
@@ -431,7 +406,7 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
                 detail::run_one(o, per_arm[k], c.arms[k], {std::string(to_string(o.order)), o.seed, round}, c.pins);
             records[k].spent += clock::now() - run_start;
             absorb(records[k], std::move(outcome), round, c.interleaved);
-            c.progress.spent(each);
+            c.progress.spent(estimate_run(per_server, per_server.trials, c.arms[k]));
         }
     }
     for (std::size_t k = 0; k < n; ++k) {
@@ -459,7 +434,7 @@ result<void> run_scenario(const suite_context& c, const scenario& s, const std::
         auto started = clock::now();
         auto facts = facts_before_filing(o, s, c.arms[k], journal_kind::profile);
         detail::profile_one(o, once, c.arms[k], c.pins, records[k].merged);
-        c.progress.spent(estimate(once, 1));
+        c.progress.spent(estimate_run(once, 1, c.arms[k]));
         if (o.record && !c.stopped())
             if (auto j = o.record->record_done({s.name, c.arms[k].name, journal_kind::profile}, "",
                                                std::chrono::duration<double>(clock::now() - started).count(), facts);
@@ -553,11 +528,11 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
             plan.scenarios.push_back(std::move(p));
             continue;
         }
-        auto per_arm = p.capacity ? estimate_search(s, o, 1)
-                                  : estimate(s, interleaved ? 1 : s.trials) * std::int64_t(p.rounds);
         for (auto kind : kinds_of(o, s)) {
-            auto each = kind == journal_kind::profile ? estimate(s, 1) : per_arm;
             for (const auto& a : arms) {
+                auto each = kind == journal_kind::profile ? estimate_run(s, 1, a)
+                            : p.capacity ? estimate_search(s, o, 1)
+                                         : estimate_run(s, interleaved ? 1 : s.trials, a) * std::int64_t(p.rounds);
                 journal_key key{s.name, a.name, kind};
                 std::optional<duration> took;
                 if (auto secs = o.record ? o.record->seconds_of(key) : std::nullopt)

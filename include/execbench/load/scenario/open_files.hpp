@@ -4,6 +4,7 @@
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <cstdint>
+#include <string_view>
 
 namespace execbench::load {
 
@@ -27,5 +28,8 @@ descriptor_needs descriptors_needed(const scenario& s);
 
 /// The deepest `delayCallDepth` in a scenario's request mix (foreground and background).
 unsigned max_call_depth(const scenario& s);
+/// The largest value of query parameter `parameter` (e.g. "delayInMillis") in a scenario's request paths, foreground
+/// and background; 0 when none has it.
+unsigned max_query_number(const scenario& s, std::string_view parameter);
 
 }  // namespace execbench::load

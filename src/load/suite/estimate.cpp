@@ -1,0 +1,118 @@
+#include "execbench/load/suite/estimate.hpp"
+
+#include "capacity_arms.hpp"
+
+#include "execbench/core/model_names.hpp"
+#include "execbench/load/scenario/open_files.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace execbench::load {
+
+namespace {
+
+using seconds_d = std::chrono::duration<double>;
+
+// What a server run takes beyond its warm-up, trials and pauses, fitted to the journals of the study's steps run on
+// 2026-12-05/06 (control, hot-path, reactive, downstream, default, tls: 2 to 10,000 connections): starting the
+// server and waiting until it answers, then stopping it, 0.2-0.6 s, and connecting the load's connections, about
+// 0.1 ms each (1.4 s at 10,000).
+constexpr double start_and_stop_s = 0.4;
+constexpr double per_connection_s = 0.0001;
+// A burst has no length in its file: it lasts its longest wait plus its connects and the last answers, 0.2-0.5 s
+// in the reactive step's journals (a fixed 2 s before: 55 % over on that step).
+constexpr double burst_s = 0.3;
+// Over TLS: an RSA-4096 key takes bench-server about 1.5 s to make at start (the tls-storm step's rounds were 2.1-3.0 s
+// over the others); each connection's full handshake costs the server about 0.5 ms (P-256), 1 ms (RSA-2048) or 5 ms
+// (RSA-4096: about 210 a second, the tls step's capacity search).
+double tls_start_s(const scenario& s)
+{
+    if (!s.tls)
+        return 0;
+    const double per_handshake = s.tls_key == "rsa4096" ? 0.005 : s.tls_key == "rsa2048" ? 0.001 : 0.0005;
+    return (s.tls_key == "rsa4096" ? 1.5 : 0.0) + per_handshake * s.load.connections;
+}
+
+/// The threads of a model arm as its server runs: the arm's --threads, else the scenario's, else the model's
+/// default (0: one per CPU).
+unsigned threads_of(const scenario& s, const arm_spec& arm, const model_traits& traits)
+{
+    auto parse = [](const std::string& text) {
+        unsigned v = 0;
+        auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        return ec == std::errc{} && p == text.data() + text.size() ? v : 0u;
+    };
+    for (const auto& [name, value] : arm.options)
+        if (name == "threads")
+            return parse(value);
+    if (auto it = s.server.options.find("threads"); it != s.server.options.end())
+        return parse(it->second);
+    return traits.default_threads;
+}
+
+}  // namespace
+
+bool self_calls_exhaust_threads(const scenario& s, const arm_spec& arm)
+{
+    const auto* traits = traits_of(arm.model);
+    const auto depth = max_call_depth(s);
+    if (arm.kind() != arm_kind::model || traits == nullptr || !traits->wait_holds_thread || depth == 0 ||
+        s.server.downstream != "self")
+        return false;
+    const auto threads = threads_of(s, arm, *traits);
+    if (threads == 0)
+        return false;
+    // The requests in flight at the innermost wait: an open load's rate times the wait (a rate taken from a capacity
+    // search is not known before it), capped by its connections; a closed or ramped load's users, each waiting its
+    // share of wait + think; a burst's connections at once.
+    const double wait = max_query_number(s, "delayInMillis") / 1000.0;
+    const auto& l = s.load;
+    double in_flight = l.connections;
+    if (l.kind == shape::open)
+        in_flight = std::min<double>(l.connections, l.rate * wait);
+    else if (l.kind == shape::closed || l.kind == shape::ramp) {
+        const double think = seconds_d(l.think_min + l.think_max).count() / 2;
+        in_flight = wait + think > 0 ? l.connections * wait / (wait + think) : l.connections;
+    }
+    // At the ceiling itself the outer request's own work (a query, the calls' round trips) tips it over.
+    return in_flight * (depth + 1) >= threads;
+}
+
+duration estimate_run(const scenario& s, unsigned trials, const arm_spec& arm)
+{
+    const double wait = max_query_number(s, "delayInMillis") / 1000.0;
+    double trial = s.load.kind == shape::burst ? burst_s + wait : seconds_d(s.load.length).count();
+    // A timed background load (a storm beside measured clients) starts first and may outlast the foreground, which
+    // starts after its delay.
+    if (s.background && s.background->load.kind != shape::burst)
+        trial = std::max(trial + seconds_d(s.background->delay).count(),
+                         seconds_d(s.background->load.length).count());
+    const double warmup = seconds_d(s.warmup).count();
+    const auto phases = trials + (warmup > 0 ? 1u : 0u);  // each ends with its requests answered
+    const auto pauses = (trials > 0 ? trials - 1 : 0) + (warmup > 0 ? 1 : 0);
+    double total = warmup + trials * trial + pauses * seconds_d(s.pause).count() + start_and_stop_s +
+                   per_connection_s * s.load.connections + tls_start_s(s);
+    // A deadlocked phase ends when its last request has waited out the timeout (the default step's pool rows: 100 s
+    // over a 30 s round with a warm-up, 67 s over an 18 s spike without).
+    if (self_calls_exhaust_threads(s, arm))
+        total += phases * seconds_d(s.timeout).count();
+    return std::chrono::duration_cast<duration>(seconds_d(total));
+}
+
+duration estimate_search(const scenario& s, const suite_options& o, std::size_t arms)
+{
+    auto plan = detail::search_plan(o, s);
+    if (!plan)
+        return {};
+    const auto& so = plan->search;
+    auto log_growth = [&](double ratio) { return std::max(0.0, std::ceil(std::log(ratio) / std::log(so.growth))); };
+    double widening = log_growth(std::sqrt(so.max_rps / so.start_rps));
+    double bisection = std::ceil(std::log2(std::log(so.growth) / std::log(1 + so.resolution)));
+    double steps = widening + bisection + (so.trials > 1 ? (so.trials - 1) * (bisection + 2) : 0);
+    auto per_step = plan->step_length + plan->step_warmup + plan->step_pause;
+    return std::chrono::duration_cast<duration>(per_step * steps) * std::int64_t(arms) + std::chrono::seconds{2};
+}
+
+}  // namespace execbench::load
