@@ -58,6 +58,13 @@ bool any_trial(const std::vector<trial_row>& trials, auto predicate)
     return std::any_of(trials.begin(), trials.end(), predicate);
 }
 
+/// Every trial counted its successful requests and none had one (a server that refused every request).
+bool answered_nothing(const std::vector<trial_row>& trials)
+{
+    auto ok = values_of(trials, metric::requests_ok);
+    return ok.size() == trials.size() && std::all_of(ok.begin(), ok.end(), [](double v) { return v == 0; });
+}
+
 /// Which of a pair ranks higher: failures first, then the interval, in the metric's direction.
 std::string better_of(const pair_verdict& p, bool first_failed, bool second_failed, better direction)
 {
@@ -119,6 +126,10 @@ std::map<std::string, unsigned> judge_pairs(cell_verdict& c, const std::vector<s
             p.second = names[j];
             p.ratio = stats::ratio_of_medians(values_of(usable.at(p.first), rule.column),
                                               values_of(usable.at(p.second), rule.column));
+            // 0 against a figure, or no figure (an arm that answered nothing has no CPU per request), is no ratio.
+            p.measured = std::isfinite(p.ratio.ratio) && p.ratio.ratio > 0 &&
+                         !values_of(usable.at(p.first), rule.column).empty() &&
+                         !values_of(usable.at(p.second), rule.column).empty();
             bool fa = over(p.first);
             bool fb = over(p.second);
             p.by_failures = fa != fb;
@@ -243,10 +254,16 @@ winners_table rank(const std::vector<scenario_figures>& scenarios, const std::ve
         t.scenarios.push_back(sc.scenario);
         for (const auto& rule : winner_metrics()) {
             // A figure an arm's trials lack is not measured (the upgrade leaves absent what an earlier schema did
-            // not record): no cell at all.
-            bool present = std::all_of(sc.arms.begin(), sc.arms.end(), [&](const auto& a) {
-                return a.second.trials.empty() || !values_of(a.second.trials, rule.column).empty();
-            });
+            // not record): no cell at all. An arm that answered nothing has no figure per request, yet the others'
+            // are measured: it takes part, ranked below them by its failures.
+            auto measured = [&](const auto& a) { return !values_of(a.second.trials, rule.column).empty(); };
+            bool present = std::all_of(sc.arms.begin(), sc.arms.end(),
+                                       [&](const auto& a) {
+                                           return a.second.trials.empty() || measured(a) ||
+                                                  answered_nothing(a.second.trials);
+                                       }) &&
+                           !std::all_of(sc.arms.begin(), sc.arms.end(),
+                                        [&](const auto& a) { return !a.second.trials.empty() && !measured(a); });
             if (!present)
                 continue;
             auto c = judge(sc.arms, models, rule);

@@ -89,8 +89,11 @@ std::string describe(const pair_verdict& p, const metric_rule& rule)
     const auto& worse = worse_of(p);
     if (p.by_failures)
         return p.better + " above " + worse + " (" + worse + ": " + failure_text(p.failure) + ", over " +
-               tolerance_text() + " of its requests; " + p.first + " / " + p.second + " " +
-               factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high) + ")";
+               tolerance_text() + " of its requests; " +
+               (p.measured ? p.first + " / " + p.second + " " +
+                                 factor_with_interval(p.ratio.ratio, p.ratio.low, p.ratio.high)
+                           : "no ratio: " + p.first + " or " + p.second + " is 0 or has no " + rule.label) +
+               ")";
     return p.better + ": " + in_favour(p, rule) + (rule.direction == better::lower ? " lower " : " higher ") +
            rule.label + " than " + worse;
 }

@@ -349,3 +349,49 @@ TEST_CASE("a consistent difference smaller than the noise floor is a tie", "[rep
     CHECK(c.kind == verdict::winner);
     CHECK(c.winner == "loop");
 }
+
+TEST_CASE("an arm that answered nothing takes part in a per-request cell, ranked below by its failures",
+          "[report][winners]")
+{
+    // The tls step's cleartext row: nginx's TLS port refuses cleartext, so it has no CPU per request, yet the models'
+    // figures are measured and their verdict must not vanish with it.
+    const auto cpu = std::string(cpu_seconds_per_1k_requests);
+    auto served = [&](double per_1k) {
+        arm_trials a;
+        for (double k : {1.0, 1.01, 0.99}) {
+            trial_row t{{"wall_millis", 20'000}, {"requests_error", 0},     {"requests_unsent", 0},
+                        {"requests_ok", 400'000}, {"server_samples", 202}, {cpu, per_1k * k}};
+            a.trials.push_back(t);
+        }
+        return a;
+    };
+    arm_trials refused;
+    for (int i = 0; i < 3; ++i)
+        refused.trials.push_back(trial_row{{"wall_millis", 20'000},
+                                           {"requests_error", 400'000},
+                                           {"requests_unsent", 0},
+                                           {"requests_ok", 0},
+                                           {"server_samples", 202}});
+    scenario_figures row;
+    row.scenario = "tls-hot-path-20k-cleartext";
+    row.arms = {{"pool", served(0.026)}, {"fiber", served(0.012)}, {"nginx", refused}};
+    auto t = rank({row}, {"pool", "fiber", "nginx"});
+    REQUIRE(t.cells["tls-hot-path-20k-cleartext"].contains(cpu));
+    const auto& c = t.cells["tls-hot-path-20k-cleartext"][cpu];
+    CHECK(c.kind == verdict::winner);
+    CHECK(c.winner == "fiber");
+    // Its pair with the refused arm says why it ranks below, with no ratio against a figure that does not exist.
+    auto refused_pair = std::find_if(c.pairs.begin(), c.pairs.end(),
+                                     [](const pair_verdict& p) { return p.first == "fiber" && p.second == "nginx"; });
+    REQUIRE(refused_pair != c.pairs.end());
+    CHECK_FALSE(refused_pair->measured);
+    CHECK_THAT(describe(*refused_pair, rule_for(cpu)),
+               Catch::StartsWith("fiber above nginx") && Catch::Contains("no ratio: fiber or nginx is 0 or has no") &&
+                   !Catch::Contains("×"));
+
+    // A figure no arm has (an earlier schema did not record it) is still no cell at all.
+    for (auto& [name, a] : row.arms)
+        for (auto& tr : a.trials)
+            tr.erase(cpu);
+    CHECK_FALSE(rank({row}, {"pool", "fiber", "nginx"}).cells["tls-hot-path-20k-cleartext"].contains(cpu));
+}

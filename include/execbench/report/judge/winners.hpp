@@ -48,6 +48,9 @@ struct pair_verdict {
     std::string better;           ///< the arm ranked higher; "" for a tie
     bool by_failures = false;     ///< decided because one arm failed beyond failure_tolerance and the other did not
     failure_record failure;       ///< when by_failures: the lower arm's failures
+    /// `ratio` is a ratio: both arms have the figure and neither is 0 (an arm that answered nothing has no CPU per
+    /// request and 0 for its latency).
+    bool measured = true;
 };
 
 /// One arm's trials in one scenario, every trial (generator-bound ones included).
