@@ -124,12 +124,11 @@ std::map<std::string, unsigned> judge_pairs(cell_verdict& c, const std::vector<s
             pair_verdict p;
             p.first = names[i];
             p.second = names[j];
-            p.ratio = stats::ratio_of_medians(values_of(usable.at(p.first), rule.column),
-                                              values_of(usable.at(p.second), rule.column));
+            const auto first = values_of(usable.at(p.first), rule.column);
+            const auto second = values_of(usable.at(p.second), rule.column);
+            p.ratio = stats::ratio_of_medians(first, second);
             // 0 against a figure, or no figure (an arm that answered nothing has no CPU per request), is no ratio.
-            p.measured = std::isfinite(p.ratio.ratio) && p.ratio.ratio > 0 &&
-                         !values_of(usable.at(p.first), rule.column).empty() &&
-                         !values_of(usable.at(p.second), rule.column).empty();
+            p.measured = !first.empty() && !second.empty() && std::isfinite(p.ratio.ratio) && p.ratio.ratio > 0;
             bool fa = over(p.first);
             bool fb = over(p.second);
             p.by_failures = fa != fb;
