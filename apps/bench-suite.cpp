@@ -11,6 +11,7 @@
 #include "execbench/load/record/slo.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/run/machine_context.hpp"
 #include "execbench/load/run/progress.hpp"
 #include "execbench/load/run/run_output.hpp"
 #include "execbench/load/scenario/scale.hpp"
@@ -534,6 +535,7 @@ std::optional<int> set_up(invocation& inv, std::vector<std::string> args)
         return usage_error(program, configured.err().message);
     inv.f.folder.source_digest = execbench::source_digest();
     inv.f.folder.git_revision = execbench::git_revision();
+    inv.f.folder.machine = execbench::load::machine_identity(execbench::load::collect_context());
     inv.f.folder.command = inv.command;
     return std::nullopt;
 }
@@ -563,6 +565,34 @@ execbench::result<execbench::load::suite_plan> plan_of(invocation& inv)
     return load::plan_suite(suite);
 }
 
+/// Says that `options`' folder holds every piece it names; the exit code (0).
+int nothing_left(const execbench::load::suite_options& options)
+{
+    std::printf("bench-suite %s: nothing left to run: every selected scenario x arm is finished in %s (its "
+                "journal); --rerun runs them again, --fresh starts the folder over\n",
+                options.suite.c_str(), options.out_dir.string().c_str());
+    return 0;
+}
+
+/// The folder's suite ended there and the invocation names nothing it lacks: it is to be left as it is, its
+/// journal untouched (a study run again must not add a start and an end line to every finished step).
+bool finished_as_asked(invocation& inv)
+{
+    namespace load = execbench::load;
+    if (inv.f.folder.fresh || inv.f.folder.rerun ||
+        !std::filesystem::exists(load::journal::path_for(inv.options.out_dir, inv.options.suite)))
+        return false;
+    auto options = inv.f.folder;
+    options.read_only = true;
+    auto folder = load::journal::open(inv.options.out_dir, inv.options.suite, options);
+    if (!folder || !folder->finished())
+        return false;
+    auto suite = inv.options;
+    suite.record = &*folder;
+    auto plan = load::plan_suite(suite);
+    return plan && plan->runs == 0 && plan->reused == 0;
+}
+
 /// Runs a set-up invocation: resumes or starts its folder, runs what is left, prints its table; the exit code.
 int run_invocation(invocation& inv)
 {
@@ -578,6 +608,8 @@ int run_invocation(invocation& inv)
     }
     if (auto ok = check_reuse_sources(options); !ok)
         return usage_error(program, ok.err().message);
+    if (finished_as_asked(inv))
+        return nothing_left(options);
     const auto journal_file = load::journal::path_for(options.out_dir, options.suite);
     const bool journal_new = !std::filesystem::exists(journal_file) || f.folder.fresh;
     auto folder = load::journal::open(options.out_dir, options.suite, f.folder);
@@ -627,12 +659,8 @@ int run_invocation(invocation& inv)
     remove_folder_left_empty();
     if (!entries)
         return usage_error(program, entries.err().message);
-    if (entries->empty() && folder->resumed() && !stop_requested) {
-        std::printf("bench-suite %s: nothing left to run: every selected scenario x arm is finished in %s (its "
-                    "journal); --rerun runs them again, --fresh starts the folder over\n",
-                    options.suite.c_str(), options.out_dir.string().c_str());
-        return 0;
-    }
+    if (entries->empty() && folder->resumed() && !stop_requested)
+        return nothing_left(options);
     return out.finish(options, *entries);
 }
 

@@ -141,9 +141,13 @@ def study_checks(args, tmp):
             for p in (root / "hot-path" / "hot-path-journal.jsonl", root / "aa" / "control-journal.jsonl")]
     check("--study runs each step into its folder to its end", ran.returncode == 0 and ends == ["end", "end"],
           f"{ends} {ran.stdout[-300:]} {ran.stderr[-300:]}")
+    journals = [root / "hot-path" / "hot-path-journal.jsonl", root / "aa" / "control-journal.jsonl"]
+    before = [p.read_bytes() if p.exists() else b"" for p in journals]
     again = run(common)
     check("--study run again finds every step finished", again.returncode == 0 and
           again.stdout.count("nothing left to run") == 2, again.stdout[-400:])
+    check("--study run again leaves finished steps' journals as they were (no start and end lines added)",
+          [p.read_bytes() if p.exists() else b"" for p in journals] == before)
     # A study stopped with Ctrl-C says so: its suite's time is not compared with the plan as if it had ended.
     # The signal comes a second into a 4 s trial, after the journal's start line.
     cut_file, cut = tmp / "cut.json", tmp / "study-cut"
@@ -269,6 +273,21 @@ def main():
               mixed.stderr[-300:])
         allowed = run(suite(args, cut, "--allow-mixed"))
         check("--allow-mixed goes on and says so", allowed.returncode == 0 and "--allow-mixed" in allowed.stderr,
+              allowed.stderr[-300:])
+
+        # As if another machine had started the folder: resuming would compare two machines' rows in one suite.
+        lines = [json.loads(line) for line in (cut / "adhoc-journal.jsonl").read_text().splitlines()]
+        for line in lines:
+            if line["event"] == "start":
+                line["machine"] = "Another CPU at 1 MHz, Linux 0"
+        (cut / "adhoc-journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines[:-1]))
+        moved = run(suite(args, cut))
+        check("a folder started on another machine is refused, naming it and --allow-mixed",
+              moved.returncode == 2 and "started on Another CPU" in moved.stderr and "--allow-mixed" in moved.stderr,
+              moved.stderr[-300:])
+        allowed = run(suite(args, cut, "--allow-mixed"))
+        check("--allow-mixed resumes it and names both machines",
+              allowed.returncode == 0 and "Another CPU" in allowed.stderr and "--allow-mixed" in allowed.stderr,
               allowed.stderr[-300:])
 
         fresh = run(suite(args, cut, "--fresh"))

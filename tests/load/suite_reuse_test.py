@@ -6,7 +6,7 @@ Usage: suite_reuse_test.py BENCH_SUITE BENCH_SERVER SCENARIOS_DIR
 A `hot-path` folder runs hot-path-30k under loop and coro. A `peers` folder then runs the same scenario under loop,
 coro and fiber with --reuse-from the first: loop and coro must be copied, byte for byte (each of its files starts
 with the source's file), and only fiber run; the journal names the source, the plan counts the copies as no time.
-A setting that differs (--trials) is not reused. A copy into files that exist leaves the source's header out. A kill after a copy but before its journal line (and one in the
+A setting that differs (--trials) is not reused, nor is a piece another machine ran (or one whose journal names none). A copy into files that exist leaves the source's header out. A kill after a copy but before its journal line (and one in the
 middle of a copy), made by cutting the files and the journal as the kill would leave them, resumes to the same rows:
 none twice, none lost. A study's "reuse" is planned from an earlier step's folder, and one naming no earlier step is
 refused.
@@ -137,6 +137,27 @@ def main():
               other.returncode == 0 and "copied from" not in other.stderr and
               "not copied (hot-path: it ran there under other settings)" in other.stderr and len(other_rows) == 1 and
               other_rows[0][2] not in {r[2] for r in src_ledger}, other.stderr[-300:] + str(other_rows))
+
+        # A source that ran on another machine: its journal's start lines say so, and its pieces run here instead,
+        # since a suite's verdicts compare its arms with each other. A journal naming no machine is not trusted.
+        for label, machine, why in [("another machine", "Another CPU at 1 MHz, Linux 0", "on another machine (Another CPU"),
+                                    ("no machine recorded", None, "does not say which machine ran it")]:
+            moved = tmp / "moved"
+            shutil.rmtree(moved, ignore_errors=True)
+            shutil.copytree(src, moved)
+            lines = journal(moved, "hot-path")
+            for line in lines:
+                if line["event"] == "start":
+                    line.pop("machine", None)
+                    if machine:
+                        line["machine"] = machine
+            (moved / "hot-path-journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+            there = tmp / ("there-" + str(len(label)))
+            ran = run(suite(args, "peers", there, "loop", "--reuse-from", str(moved)))
+            check(f"a source piece from {label} is not reused: it runs here",
+                  ran.returncode == 0 and "copied from" not in ran.stderr and why in ran.stderr and
+                  len(ledger(there, "peers")) == 1 and ledger(there, "peers")[0][2] not in {r[2] for r in src_ledger},
+                  ran.stderr[-400:])
 
         # A folder with rows already: the source's first piece (its header line included) goes in without its header.
         third = tmp / "third"

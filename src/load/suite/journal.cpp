@@ -162,15 +162,24 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
         }
         j.finished_ = event == "end";
     }
-    // The sources that built the folder's rows: every invocation's start line names its own.
-    std::set<std::string> digests;
+    // The sources that built the folder's rows and the machines that ran them: every invocation's start line names
+    // its own (a line written before machines were recorded names none, and is taken as this machine).
+    std::set<std::string> digests, machines;
     for (const auto& line : *lines)
-        if (line.body.value("event", "") == "start")
+        if (line.body.value("event", "") == "start") {
             digests.insert(line.body.value("source_digest", ""));
+            if (auto m = line.body.value("machine", ""); !m.empty())
+                machines.insert(m);
+        }
     const bool mixed = !digests.contains(options.source_digest);
-    std::string started_by;
-    for (const auto& d : digests)
-        started_by += (started_by.empty() ? "" : ", ") + d;
+    const bool moved = !machines.empty() && !machines.contains(options.machine);
+    auto listed = [](const std::set<std::string>& items) {
+        std::string out;
+        for (const auto& i : items)
+            out += (out.empty() ? "" : "; ") + i;
+        return out;
+    };
+    const auto started_by = listed(digests);
     if (options.read_only) {
         j.resumed_ = true;
         if (options.fresh || options.rerun)
@@ -183,6 +192,11 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
                     "). Resuming would mix two builds' rows: build the sources it was started with, give "
                     "--allow-mixed to go on (the journal and each row's context record the change), or --fresh to "
                     "start over");
+    if (moved && !options.allow_mixed)
+        return fail(out_dir.string() + " was started on " + listed(machines) + "; this machine is " + options.machine +
+                    ". A suite's verdicts compare its arms with each other, and resuming would compare rows from two "
+                    "machines: resume it there, give --allow-mixed to go on (the journal and each row's context "
+                    "record the change), or --fresh to start over");
     const auto& want = lines->back().files;
     auto have = suite_files(out_dir, suite);
     for (const auto& [name, size] : want) {
@@ -216,6 +230,9 @@ result<journal> journal::open(const fs::path& out_dir, std::string_view suite, c
     if (mixed)
         j.notes_.push_back("--allow-mixed: rows from sources " + started_by + " and " + options.source_digest +
                            " share this folder (the journal records the change)");
+    if (moved)
+        j.notes_.push_back("--allow-mixed: rows from " + listed(machines) + " and " + options.machine +
+                           " share this folder (the journal records the change)");
     if (options.rerun)
         j.done_.clear();
     return j;
@@ -241,8 +258,10 @@ result<journal_contents> journal::read(const fs::path& out_dir)
         return lines.err();
     for (const auto& line : *lines) {
         auto event = line.body.value("event", "");
-        if (event == "start")
+        if (event == "start") {
             out.source_digests.insert(line.body.value("source_digest", ""));
+            out.machines.insert(line.body.value("machine", ""));
+        }
         if (event != "done")
             continue;
         auto kind = parse_kind(line.body.value("kind", ""));
@@ -271,6 +290,7 @@ result<void> journal::begin(std::uint64_t seed)
     const auto& options = options_;
     json fields = {{"source_digest", options.source_digest},
                    {"git_revision", options.git_revision},
+                   {"machine", options.machine},
                    {"build_type", std::string(build_type())},
                    {"compiler", std::string(compiler())},
                    {"command", options.command},

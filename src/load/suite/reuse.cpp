@@ -38,7 +38,8 @@ std::string digest_of(std::string_view bytes)
 /// A source's piece `key`, when the source qualifies for it (reusable's conditions); nullptr otherwise, and `why`
 /// says why when the source holds the piece but does not qualify.
 const journal_piece* qualifying_piece(const journal_contents& j, const journal_key& key, const std::string& settings,
-                                      const std::string& digest, std::string* why = nullptr)
+                                      const std::string& digest, const std::string& machine,
+                                      std::string* why = nullptr)
 {
     const journal_piece* found = nullptr;
     std::size_t times = 0;
@@ -56,6 +57,11 @@ const journal_piece* qualifying_piece(const journal_contents& j, const journal_k
         return nullptr;
     if (j.source_digests.size() != 1 || *j.source_digests.begin() != digest)
         return refuse("it ran there from other sources than this build's");
+    // A suite's verdicts compare its arms: a copied piece must come from the machine the others run on.
+    if (j.machines.contains(""))
+        return refuse("its journal does not say which machine ran it");
+    if (j.machines.size() != 1 || *j.machines.begin() != machine)
+        return refuse("it ran there on another machine (" + *j.machines.begin() + ")");
     if (times > 1)  // --rerun: a file written whole no longer holds the first run's bytes
         return refuse("it ran there more than once");
     if (!found->facts.from)
@@ -219,8 +225,13 @@ const reuse_source* reusable(const suite_options& o, const journal_key& key, con
     if (settings.empty() || !o.record)
         return nullptr;
     for (const auto& src : o.reuse_from) {
-        if (auto j = journal::read(src.dir); j && qualifying_piece(*j, key, settings, o.record->source_digest()))
-            return &src;
+        if (auto j = journal::read(src.dir)) {
+            std::string why;
+            if (qualifying_piece(*j, key, settings, o.record->source_digest(), o.record->machine(), &why))
+                return &src;
+            if (!why.empty())
+                continue;  // it ran there and cannot be copied (another build, another machine): it runs here
+        }
         if (auto p = src.planned.find(key); planned_too && p != src.planned.end() && p->second == settings)
             return &src;
     }
@@ -235,7 +246,9 @@ result<reuse_outcome> reuse_piece(const suite_options& o, const journal_key& key
     for (const auto& src : o.reuse_from) {
         auto j = journal::read(src.dir);
         std::string why;
-        const journal_piece* piece = j ? qualifying_piece(*j, key, settings, o.record->source_digest(), &why) : nullptr;
+        const journal_piece* piece = j ? qualifying_piece(*j, key, settings, o.record->source_digest(),
+                                                                 o.record->machine(), &why)
+                                      : nullptr;
         if (!piece) {
             if (!why.empty() && out.refused.empty())
                 out.refused = src.name + ": " + why;

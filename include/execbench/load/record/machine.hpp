@@ -30,4 +30,9 @@ struct machine_context {
     std::optional<double> steal_percent;   ///< hypervisor steal over the run (/proc/stat)
 };
 
+/// What makes two machines' figures incomparable, as one line: the CPU model, its clock to the MHz (where no governor
+/// scales it) and the kernel ("Intel(R) Xeon(R) Processor at 2600 MHz, Linux 6.18.44"). A suite's folder and the
+/// pieces it reuses must share it, since a suite's verdicts compare its arms with each other.
+std::string machine_identity(const machine_context& m);
+
 }  // namespace execbench::load

@@ -49,6 +49,7 @@ struct journal_piece {
 struct journal_contents {
     std::string suite;
     std::set<std::string> source_digests;
+    std::set<std::string> machines;  ///< machine_identity() of every invocation's machine; "" where not recorded
     std::vector<journal_piece> pieces;
 };
 
@@ -59,12 +60,14 @@ struct journal_options {
     /// Run the selected scenarios × arms again even where the journal says they finished (their new rows follow the
     /// old ones; the report shows the latest), and accept a folder of results written before journals existed.
     bool rerun = false;
-    /// Resume a folder started by other sources (a different source digest); the journal records the change.
+    /// Resume a folder started by other sources (a different source digest) or on another machine (a different
+    /// machine_identity()); the journal records the change.
     bool allow_mixed = false;
     /// Only read the journal (bench-suite --plan): nothing is removed, cut or refused; with `fresh` or `rerun`,
     /// nothing counts as finished, but the measured times are kept.
     bool read_only = false;
     std::string source_digest;  ///< of this build
+    std::string machine;        ///< machine_identity() of this machine
     std::string git_revision;   ///< of this build, for the messages
     std::string command;        ///< the command line, as typed, for the record
 };
@@ -78,7 +81,8 @@ class journal {
 public:
     /// Opens the journal of suite `suite` in `out_dir` and brings the folder back to its last finished piece. Fails
     /// (naming the way out) when the folder holds the suite's results without a journal, when a file is shorter than
-    /// the journal says, or when the folder was started by other sources and `allow_mixed` is not given.
+    /// the journal says, or when the folder was started by other sources or on another machine and `allow_mixed` is
+    /// not given.
     static result<journal> open(const std::filesystem::path& out_dir, std::string_view suite,
                                 const journal_options& options);
 
@@ -112,6 +116,8 @@ public:
 
     /// The sources of this build, as the journal records them.
     [[nodiscard]] const std::string& source_digest() const noexcept { return options_.source_digest; }
+    /// This machine, as the journal records it.
+    [[nodiscard]] const std::string& machine() const noexcept { return options_.machine; }
     /// Opened to be appended to (not read-only, not --rerun): pieces may be copied in from other folders.
     [[nodiscard]] bool appendable() const noexcept { return !options_.read_only && !options_.rerun; }
 
