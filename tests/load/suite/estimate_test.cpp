@@ -52,7 +52,7 @@ TEST_CASE("the pool deadlocks on self-calls that need more workers than it has, 
     CHECK_FALSE(self_calls_exhaust_threads(spike, pool));
 }
 
-TEST_CASE("a run's estimate: its timeline, a burst's wait, the deadlocked phases' timeouts", "[suite]")
+TEST_CASE("a run's estimate: its timeline, a burst's waits, the deadlocked phases' timeouts", "[suite]")
 {
     auto hot = named("hot-path-30k");
     // Warm-up + a trial + the pause after the warm-up, and well under a second of starting and stopping.
@@ -66,6 +66,14 @@ TEST_CASE("a run's estimate: its timeline, a burst's wait, the deadlocked phases
     auto io = named("io-600");
     CHECK(seconds(estimate_run(io, 1, fiber)) > seconds(io.warmup + io.pause) + 0.3);
     CHECK(seconds(estimate_run(io, 1, fiber)) < seconds(io.warmup + io.pause) + 1.5);
+
+    // Under the pool, a burst's requests wait in batches of its 200 workers: io-600's 600 take three waits, and
+    // memory-in-flight's 4,000 one-second requests twenty (its journal: 20.3 s a trial).
+    CHECK(seconds(estimate_run(io, 1, pool) - estimate_run(io, 1, fiber)) == Approx(2 * 0.3));
+    auto in_flight = named("memory-in-flight");
+    CHECK(seconds(estimate_run(in_flight, 1, pool) - estimate_run(in_flight, 1, fiber)) == Approx(19.0));
+    CHECK(seconds(estimate_run(in_flight, 1, arm_spec{"pool4k", "pool", {{"threads", "4000"}}})) ==
+          Approx(seconds(estimate_run(in_flight, 1, fiber))));
 
     // The deadlocked pool: the warm-up's and the trial's requests each wait out the 60 s timeout.
     auto self = named("10k-vus-and-rps-get-movies-call-depth-1");
