@@ -140,8 +140,8 @@ def main():
 
         # A source that ran on another machine: its journal's start lines say so, and its pieces run here instead,
         # since a suite's verdicts compare its arms with each other. A journal naming no machine is not trusted.
-        for label, machine, why in [("another machine", "Another CPU at 1 MHz, Linux 0", "on another machine (Another CPU"),
-                                    ("no machine recorded", None, "does not say which machine ran it")]:
+        for n, (label, machine, why) in enumerate([("another machine", "Another CPU at 1 MHz, Linux 0", "on another machine (Another CPU"),
+                                    ("no machine recorded", None, "does not say which machine ran it")]):
             moved = tmp / "moved"
             shutil.rmtree(moved, ignore_errors=True)
             shutil.copytree(src, moved)
@@ -152,7 +152,7 @@ def main():
                     if machine:
                         line["machine"] = machine
             (moved / "hot-path-journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-            there = tmp / ("there-" + str(len(label)))
+            there = tmp / f"there-{n}"
             ran = run(suite(args, "peers", there, "loop", "--reuse-from", str(moved)))
             check(f"a source piece from {label} is not reused: it runs here",
                   ran.returncode == 0 and "copied from" not in ran.stderr and why in ran.stderr and
