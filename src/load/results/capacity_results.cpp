@@ -2,11 +2,14 @@
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/record/machine.hpp"
+#include "execbench/load/results/context.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <map>
 #include <type_traits>
 
@@ -200,6 +203,22 @@ result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths)
             return fail(where + ": pipeline '" + *depth + "' is not a whole number of at least 1");
         r.result.steps = by_run[r.run_id];
         out.push_back(std::move(r));
+    }
+    return out;
+}
+
+result<std::map<std::string, std::string>> capacity_machines(const capacity_paths& paths)
+{
+    std::map<std::string, std::string> out;
+    std::ifstream in(paths.context);
+    std::string line;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        auto read = read_context_line(line, paths.context.string() + " line " + std::to_string(number));
+        if (!read)
+            return read.err();
+        // A search's steps each write a line; its first names the machine, and every step ran on the same one.
+        if (const auto& c = *read; c && !c->run_id.empty() && !c->machine.cpu_model.empty())
+            out.emplace(c->run_id, machine_identity(c->machine));
     }
     return out;
 }

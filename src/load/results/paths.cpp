@@ -17,7 +17,7 @@ capacity_paths capacity_paths_for(const std::filesystem::path& out)
 {
     auto stem = out;
     stem.replace_extension();
-    return {stem.string() + "-capacity-steps.csv", stem.string() + "-capacity.csv"};
+    return {stem.string() + "-capacity-steps.csv", stem.string() + "-capacity.csv", stem.string() + "-context.jsonl"};
 }
 
 capacity_paths capacity_paths_in(const std::filesystem::path& folder_or_csv)

@@ -8,9 +8,11 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/metrics/metrics.hpp"
+#include "execbench/load/record/machine.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/filer.hpp"
 #include "execbench/load/results/results.hpp"
+#include "execbench/load/run/machine_context.hpp"
 #include "execbench/load/record/trial_metrics.hpp"
 #include "execbench/load/scenario/open_files.hpp"
 #include "execbench/load/scenario/scale.hpp"
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <random>
 
@@ -259,12 +262,19 @@ struct suite_progress_count {
     void spent(duration d) { remaining = remaining > d ? remaining - d : duration{}; }
 };
 
+/// The capacity searches that scenarios' rates are multiples of, with the machine each ran on.
+struct capacity_searches {
+    std::vector<capacity_record> records;
+    std::map<std::string, std::string> machine_of;  ///< run_id -> machine_identity, where its context names one
+    std::string this_machine;
+};
+
 /// What every scenario's runs share.
 struct suite_context {
     const suite_options& o;
     const std::vector<arm_spec>& arms;
     const pinning& pins;
-    const std::vector<capacity_record>& capacities;
+    const capacity_searches& capacities;
     bool interleaved;
     suite_progress_count& progress;
 
@@ -292,17 +302,35 @@ result<std::vector<arm_spec>> suite_arms(const suite_options& o)
 }
 
 /// A load at a multiple of each arm's capacity needs the searches before anything runs; none needed, none read.
-result<std::vector<capacity_record>> capacities_for(const suite_options& o, const std::vector<scenario>& scenarios)
+result<capacity_searches> capacities_for(const suite_options& o, const std::vector<scenario>& scenarios)
 {
     if (std::none_of(scenarios.begin(), scenarios.end(), [](const scenario& s) { return takes_rate_from_capacity(s); }))
-        return std::vector<capacity_record>{};
+        return capacity_searches{};
     auto read = read_capacity(o.capacity_from);
     if (!read)
         return fail("a scenario takes its rate from each arm's capacity, but the capacity searches cannot be read (" +
                     read.err().message +
                     "); run bench-suite --suite capacity first, or give --capacity-from a results folder that holds "
                     "them");
-    return read;
+    auto machines = capacity_machines(o.capacity_from);
+    if (!machines)
+        return machines.err();
+    return capacity_searches{std::move(*read), std::move(*machines),
+                             o.record ? o.record->machine() : machine_identity(collect_context())};
+}
+
+/// Why an arm's rate may not be a multiple of search `run_id`: it ran on another machine, whose capacity says
+/// nothing of an overload here (the full study's failure-modes step, 2026-12-07, took AMD capacities to an Intel
+/// machine). Nothing when it ran here, or its machine is not recorded.
+std::optional<std::string> measured_elsewhere(const capacity_searches& c, const rate_from_capacity& from,
+                                              const std::string& run_id, const std::string& arm)
+{
+    auto m = c.machine_of.find(run_id);
+    if (m == c.machine_of.end() || m->second == c.this_machine)
+        return std::nullopt;
+    return describe(from) + " for arm " + arm + ": its search " + run_id + " ran on " + m->second +
+           ", and this machine is " + c.this_machine + "; a multiple of another machine's capacity is not that "
+           "overload here: run bench-suite --suite capacity --scenarios " + from.capacity_of + " on this machine first";
 }
 
 /// The generator is this process: pinned here; the servers are pinned by their own --cpus. A server given no list
@@ -330,9 +358,13 @@ std::vector<scenario> per_arm_scenarios(const suite_context& c, const scenario& 
     for (std::size_t k = 0; k < c.arms.size(); ++k) {
         // The foreground's rate, and the background's (a storm beside measured clients), each from its search.
         for (auto* load : loads_from_capacity(per_arm[k])) {
-            auto rate = rate_of_arm(c.capacities, *load->rate_from, c.arms[k].name, c.o.capacity_from.summary);
+            auto rate = rate_of_arm(c.capacities.records, *load->rate_from, c.arms[k].name, c.o.capacity_from.summary);
             if (!rate) {
                 not_runnable[k] = rate.err().message;
+                break;
+            }
+            if (auto elsewhere = measured_elsewhere(c.capacities, *load->rate_from, rate->run_id, c.arms[k].name)) {
+                not_runnable[k] = std::move(*elsewhere);
                 break;
             }
             load->rate = rate->rate;
@@ -673,6 +705,10 @@ result<std::vector<suite_entry>> run_suite(const suite_options& o)
             auto searched = detail::run_capacity_arms(o, s, searching, *pins);
             if (!searched)
                 return searched.err();
+            // A search announces no runs of its own, but the plan counts its arms and its time: take both off
+            // here, or every run after a search shows the search still to come (peers, 2026-12-07).
+            progress.index += searching.size();
+            progress.spent(plan.scenarios[si].estimate);
             entries.insert(entries.end(), searched->begin(), searched->end());
         } else if (auto ran = run_scenario(c, s, not_runnable[si], entries); !ran) {
             return ran.err();

@@ -6,8 +6,10 @@
 
 #include "execbench/core/cpus.hpp"
 #include "execbench/load/results/capacity_results.hpp"
+#include "execbench/load/results/context.hpp"
 #include "execbench/load/results/results.hpp"
 #include "execbench/load/scenario/open_files.hpp"
+#include "execbench/load/run/machine_context.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -336,6 +338,41 @@ TEST_CASE("interleaved rounds follow the seed and merge each arm's trials into o
     CHECK(ledger->size() == 2);
 }
 
+TEST_CASE("a capacity search counts in the progress: the runs after it show it done", "[load][suite][integration]")
+{
+    // peers, 2026-12-07: after its searches every run still showed their 9 minutes to come.
+    temp_dir d("execbench-suite-test");
+    auto scen = d.path / "scenarios";
+    std::filesystem::create_directories(scen);
+    write(scen / "cap.json", R"({"description": "a short search", "suites": ["t"],
+        "requests": [{"path": "/io?delayInMillis=1"}],
+        "load": {"shape": "open", "rate": 100, "connections": 4, "duration": "0.3s"}, "timeout": "5s",
+        "capacity": {"slo": "p99<=500ms,errors=0,unsent=0", "start_rate": 100, "max_rate": 200,
+                     "resolution_percent": 50, "trials": 1, "step_duration": "0.3s", "step_warmup": "0s"}})");
+    write(scen / "tiny.json", R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io?delayInMillis=5"}],
+        "load": {"shape": "burst", "requests": 5}, "trials": 1, "pause": "10ms", "timeout": "5s"})");
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {load_named_scenario(scen, "cap").value(), load_named_scenario(scen, "tiny").value()};
+    o.out_dir = d.path / "out";
+    o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
+    o.models = {"loop"};
+    auto plan = plan_suite(o);
+    REQUIRE(plan);
+    REQUIRE(plan->scenarios.size() == 2);
+    REQUIRE(plan->scenarios[0].capacity);
+    REQUIRE(plan->scenarios[0].estimate > duration{});
+    std::vector<suite_progress> seen;
+    o.on_run_start = [&](const suite_progress& p) { seen.push_back(p); };
+    auto entries = run_suite(o);
+    REQUIRE(entries);
+    REQUIRE(seen.size() == 1);  // the search announces no run of its own
+    CHECK(seen[0].scenario == "tiny");
+    CHECK(seen[0].index == 2);
+    CHECK(seen[0].count == plan->runs);
+    CHECK(seen[0].remaining == plan->total - plan->scenarios[0].estimate);
+}
+
 TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an arm without one says why",
           "[load][suite][integration]")
 {
@@ -350,14 +387,15 @@ TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an
     o.scenarios = {load_named_scenario(scen, "over").value()};
     o.out_dir = d.path / "out";
     o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
-    o.models = {"pool", "fiber", "loop"};
+    o.models = {"pool", "fiber", "loop", "coro"};
     o.capacity_from = capacity_paths_in(d.path / "capacity");
 
     auto missing = run_suite(o);
     REQUIRE_FALSE(missing);
     CHECK_THAT(missing.err().message, Catch::Contains("run bench-suite --suite capacity first"));
 
-    // pool: measured at 100 req/s; loop: only a lower bound; fiber: never searched.
+    // pool: measured at 100 req/s, here; loop: only a lower bound; fiber: measured on another machine; coro: never
+    // searched.
     std::filesystem::create_directories(d.path / "capacity");
     capacity_record pool;
     pool.run_id = "s1";
@@ -375,17 +413,34 @@ TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an
     loop.arm = loop.model = "loop";
     loop.result.what = capacity_result::outcome::above_max;
     REQUIRE(write_capacity(loop, o.capacity_from).ok());
+    auto fiber = pool;
+    fiber.run_id = "s3";
+    fiber.arm = fiber.model = "fiber";
+    REQUIRE(write_capacity(fiber, o.capacity_from).ok());
+    {
+        run_context here, elsewhere;
+        here.run_id = "s1";
+        here.machine = collect_context();
+        elsewhere.run_id = "s3";
+        elsewhere.machine = here.machine;
+        elsewhere.machine.cpu_model = "Elsewhere CPU";
+        std::ofstream ctx(o.capacity_from.context);
+        ctx << to_json(here) << "\n" << to_json(elsewhere) << "\n";
+    }
 
     auto entries = run_suite(o);
     REQUIRE(entries);
-    REQUIRE(entries->size() == 3);
+    REQUIRE(entries->size() == 4);
     std::map<std::string, suite_entry> by_arm;
     for (const auto& e : *entries)
         by_arm[e.arm_name()] = e;
     CHECK(by_arm["pool"].status != run_status::not_run);
     CHECK_THAT(by_arm["pool"].message, Catch::Contains("rate 200 req/s: 2 × the capacity of cap, 100 req/s (search s1)"));
     CHECK(by_arm["fiber"].status == run_status::not_run);
-    CHECK_THAT(by_arm["fiber"].message, Catch::Contains("holds no search of cap for arm fiber"));
+    CHECK_THAT(by_arm["fiber"].message, Catch::Contains("its search s3 ran on Elsewhere CPU"));
+    CHECK_THAT(by_arm["fiber"].message, Catch::Contains("--scenarios cap on this machine first"));
+    CHECK(by_arm["coro"].status == run_status::not_run);
+    CHECK_THAT(by_arm["coro"].message, Catch::Contains("holds no search of cap for arm coro"));
     CHECK(by_arm["loop"].status == run_status::not_run);
     CHECK_THAT(by_arm["loop"].message, Catch::Contains("measured no capacity"));
 

@@ -6,6 +6,7 @@
 #include "execbench/load/scenario/scenario.hpp"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,10 @@ result<void> write_capacity(const capacity_record& r, const capacity_paths& path
 /// Reads the files back, one record per summary line with its steps (matched by run_id). The error names the file
 /// and what is wrong.
 result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths);
+
+/// The machine each search in `paths` ran on (machine_identity of its context line), by run_id; a search whose
+/// context names no CPU, or a folder without a context file, is left out. Fails only on a line of a newer schema.
+result<std::map<std::string, std::string>> capacity_machines(const capacity_paths& paths);
 
 /// An arm's rate for a load that takes it from a capacity (`rate_from_capacity`), and where that came from.
 struct capacity_rate {

@@ -25,6 +25,7 @@ output_paths output_paths_for(const std::filesystem::path& summary_csv);
 struct capacity_paths {
     std::filesystem::path steps;
     std::filesystem::path summary;
+    std::filesystem::path context;  ///< the suite's context file, where each search's first step names its machine
 };
 capacity_paths capacity_paths_for(const std::filesystem::path& out);
 /// The capacity files of a suite's results folder (`results/capacity` -> `capacity-capacity.csv`, ...) or of the
