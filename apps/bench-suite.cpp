@@ -549,8 +549,9 @@ execbench::result<void> check_reuse_sources(const execbench::load::suite_options
     return {};
 }
 
-/// The plan of a set-up invocation, read from its files and its folder's journal; nothing is changed.
-execbench::result<execbench::load::suite_plan> plan_of(invocation& inv)
+/// The plan of a set-up invocation, read from its files and its folder's journal (and, into `finished`, whether
+/// that journal's suite ended); nothing is changed.
+execbench::result<execbench::load::suite_plan> plan_of(invocation& inv, bool* finished = nullptr)
 {
     namespace load = execbench::load;
     if (auto ok = check_reuse_sources(inv.options); !ok)
@@ -560,6 +561,8 @@ execbench::result<execbench::load::suite_plan> plan_of(invocation& inv)
     auto folder = load::journal::open(inv.options.out_dir, inv.options.suite, options);
     if (!folder)
         return folder.err();
+    if (finished)
+        *finished = folder->finished();
     auto suite = inv.options;
     suite.record = &*folder;
     return load::plan_suite(suite);
@@ -582,15 +585,9 @@ bool finished_as_asked(invocation& inv)
     if (inv.f.folder.fresh || inv.f.folder.rerun ||
         !std::filesystem::exists(load::journal::path_for(inv.options.out_dir, inv.options.suite)))
         return false;
-    auto options = inv.f.folder;
-    options.read_only = true;
-    auto folder = load::journal::open(inv.options.out_dir, inv.options.suite, options);
-    if (!folder || !folder->finished())
-        return false;
-    auto suite = inv.options;
-    suite.record = &*folder;
-    auto plan = load::plan_suite(suite);
-    return plan && plan->runs == 0 && plan->reused == 0;
+    bool finished = false;
+    auto plan = plan_of(inv, &finished);
+    return plan && finished && plan->runs == 0 && plan->reused == 0;
 }
 
 /// Runs a set-up invocation: resumes or starts its folder, runs what is left, prints its table; the exit code.
