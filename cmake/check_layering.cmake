@@ -2,6 +2,8 @@
 # the link graph CMakeLists.txt declares (read from LAYERING, generated at configure time). An area may include
 # itself and everything it links, directly or through another area. A sub-area (load/engine) is an area of its own:
 # an include belongs to the longest declared area its folder names.
+# Fails too when two areas hold a source of the same base name (http/request.cpp beside load/engine/request.cpp):
+# a name should say which room a file is in without its folder.
 #   cmake -DSOURCE_DIR=<repo> -DLAYERING=<build>/generated/layering.cmake -P cmake/check_layering.cmake
 cmake_minimum_required(VERSION 3.25)
 include("${LAYERING}")
@@ -20,11 +22,18 @@ function(closure area out)
 endfunction()
 
 set(violations 0)
+set(twins 0)
 foreach(area IN LISTS EXECBENCH_AREAS)
   closure(${area} allowed)
   file(GLOB files "${SOURCE_DIR}/src/${area}/*.cpp" "${SOURCE_DIR}/src/${area}/*.hpp"
     "${SOURCE_DIR}/src/${area}/*.in" "${SOURCE_DIR}/include/execbench/${area}/*.hpp")
   foreach(file IN LISTS files)
+    get_filename_component(base "${file}" NAME_WE)
+    if(DEFINED area_of_name_${base} AND NOT area_of_name_${base} STREQUAL area)
+      message(SEND_ERROR "areas '${area_of_name_${base}}' and '${area}' both hold a source named '${base}'")
+      math(EXPR twins "${twins} + 1")
+    endif()
+    set(area_of_name_${base} ${area})
     file(STRINGS "${file}" includes REGEX "^#include \"execbench/[a-z_]+/")
     foreach(line IN LISTS includes)
       string(REGEX MATCH "execbench/([a-z_/]+)/[^/]+\"" _ "${line}")
@@ -61,6 +70,9 @@ if(violations)
 endif()
 if(never)
   message(FATAL_ERROR "${never} link(s) break a never rule; see docs/architecture.md")
+endif()
+if(twins)
+  message(FATAL_ERROR "${twins} source name(s) repeat across areas; see docs/architecture.md")
 endif()
 list(LENGTH EXECBENCH_AREAS count)
 message(STATUS "layering: the includes of ${count} areas stay inside their link graph")

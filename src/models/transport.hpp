@@ -2,7 +2,7 @@
 
 #include "execbench/endpoints/request_counters.hpp"
 #include "execbench/http/limits.hpp"
-#include "execbench/http2/limits.hpp"
+#include "execbench/http2/session_limits.hpp"
 #include "execbench/tls/server_context.hpp"
 
 #include "server_support.hpp"

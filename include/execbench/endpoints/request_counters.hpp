@@ -3,7 +3,7 @@
 #include "execbench/endpoints/downstream_counters.hpp"
 #include "execbench/endpoints/tls_counters.hpp"
 #include "execbench/http/response.hpp"
-#include "execbench/http2/limits.hpp"
+#include "execbench/http2/session_limits.hpp"
 #include "execbench/stats/process.hpp"
 
 #include <array>

@@ -2,7 +2,7 @@
 
 #include "execbench/http/request.hpp"
 #include "execbench/http/response.hpp"
-#include "execbench/http2/limits.hpp"
+#include "execbench/http2/session_limits.hpp"
 
 #include <array>
 #include <chrono>

@@ -5,7 +5,7 @@
 #include "execbench/endpoints/app.hpp"
 #include "execbench/http/limits.hpp"
 #include "execbench/http/url.hpp"
-#include "execbench/http2/limits.hpp"
+#include "execbench/http2/session_limits.hpp"
 #include "execbench/tls/client_context.hpp"
 #include "execbench/tls/server_context.hpp"
 

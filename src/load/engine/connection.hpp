@@ -2,7 +2,7 @@
 
 #include "execbench/load/engine/exchange.hpp"
 #include "execbench/load/record/measurement.hpp"
-#include "execbench/load/engine/request.hpp"
+#include "execbench/load/engine/prepared_request.hpp"
 #include "execbench/tls/client_stream.hpp"
 
 #include "h2_client.hpp"

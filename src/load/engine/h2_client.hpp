@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/engine/request.hpp"
+#include "execbench/load/engine/prepared_request.hpp"
 
 #include <boost/asio/buffer.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "execbench/core/text.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/machine_record.hpp"
 #include "execbench/load/results/context.hpp"
 #include "execbench/load/results/csv_lines.hpp"
 #include "execbench/load/results/results.hpp"

@@ -8,7 +8,7 @@
 #include "execbench/core/text.hpp"
 #include "execbench/load/capacity/capacity.hpp"
 #include "execbench/load/metrics/metrics.hpp"
-#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/machine_record.hpp"
 #include "execbench/load/results/capacity_results.hpp"
 #include "execbench/load/results/filer.hpp"
 #include "execbench/load/results/results.hpp"

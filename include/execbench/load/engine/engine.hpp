@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/load/record/measurement.hpp"
-#include "execbench/load/engine/request.hpp"
+#include "execbench/load/engine/prepared_request.hpp"
 #include "execbench/load/scenario/scenario.hpp"
 #include "execbench/tls/client_context.hpp"
 

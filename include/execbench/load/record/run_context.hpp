@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/load/record/arm_spec.hpp"
-#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/machine_record.hpp"
 #include "execbench/load/record/observed_server.hpp"
 #include "execbench/load/record/run_record.hpp"
 #include "execbench/load/scenario/scenario.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execbench/load/record/arm_spec.hpp"
-#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/machine_record.hpp"
 #include "execbench/load/record/measurement.hpp"
 #include "execbench/load/record/observed_server.hpp"
 #include "execbench/load/record/tcp_counters.hpp"

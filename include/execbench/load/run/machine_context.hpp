@@ -1,6 +1,6 @@
 #pragma once
 
-#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/machine_record.hpp"
 
 namespace execbench::load {
 

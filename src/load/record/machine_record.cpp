@@ -1,4 +1,4 @@
-#include "execbench/load/record/machine.hpp"
+#include "execbench/load/record/machine_record.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "execbench/load/engine/request.hpp"
+#include "execbench/load/engine/prepared_request.hpp"
 
 #include <algorithm>
 #include <cctype>
