@@ -495,6 +495,12 @@ void connection::abort()
     phase_ = phase::idle;  // a pause ends too
 }
 
+void connection::interrupt()
+{
+    if (count_ > 0)
+        on_failure(error_class::interrupted);
+}
+
 void connection::abort_thinking_only()
 {
     if (phase_ == phase::thinking || phase_ == phase::waiting)

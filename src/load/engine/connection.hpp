@@ -82,6 +82,9 @@ public:
     void abort();
     /// Ends a pause early; requests in flight complete.
     void abort_thinking_only();
+    /// Gives up the requests queued or in flight, each counted as `error_class::interrupted` (a graceful stop
+    /// passed); nothing when there are none.
+    void interrupt();
     /// Closes the socket; the next request connects again. Requests in flight must have been settled.
     void close() noexcept;
 

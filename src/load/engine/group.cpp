@@ -181,6 +181,9 @@ void group::tick(time_point now)
 {
     expire(connect_deadlines_, now);
     expire(request_deadlines_, now);
+    if (issuing_ended_ && trial_.graceful_stop && now >= *issuing_ended_ + *trial_.graceful_stop)
+        for (auto& c : conns_)
+            c->interrupt();
     if (!started_ || ending_)
         return;
     // While issuing only: the drain after the duration would add seconds without load to the timeline.
@@ -197,6 +200,7 @@ void group::finish_issuing()
     if (ending_)
         return;
     ending_ = true;
+    issuing_ended_ = clock::now();
     schedule_timer_.cancel();
     pause_timer_.cancel();  // the pauses end below; a pending wait would hold the thread up to a pause's length
     if (plan_.load.kind == shape::open && started_)

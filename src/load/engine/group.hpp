@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <random>
 #include <vector>
@@ -160,6 +161,7 @@ private:
     time_point armed_at_{};
     time_point t0_{};
     time_point end_{};
+    std::optional<time_point> issuing_ended_;  // when the duration ran out: the graceful stop counts from here
     bool started_ = false;
     bool ending_ = false;
     recorder record_;

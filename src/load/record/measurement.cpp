@@ -19,6 +19,7 @@ std::string_view to_string(error_class c) noexcept
     case error_class::h2_goaway: return "h2_goaway";
     case error_class::http_4xx: return "http_4xx";
     case error_class::http_5xx: return "http_5xx";
+    case error_class::interrupted: return "interrupted";
     }
     return "?";
 }

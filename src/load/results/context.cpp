@@ -103,6 +103,9 @@ json scenario_json(const scenario& s)
                 {"options", s.server.options}}}};
     if (s.background)
         j["background"] = {{"load", load_json(s.background->load)}, {"delay", format_duration(s.background->delay)}};
+    // Only a scenario with a graceful stop says so: the line of one without stays as before.
+    if (s.graceful_stop)
+        j["graceful_stop"] = format_duration(*s.graceful_stop);
     // Only a TLS scenario says so: a cleartext one's line stays as before.
     if (s.tls) {
         j["tls"] = true;
@@ -265,6 +268,11 @@ scenario scenario_of(const json& j)
     read_duration(j, "pause", s.pause);
     read_duration(j, "timeout", s.timeout);
     read_duration(j, "connect_timeout", s.connect_timeout);
+    if (j.contains("graceful_stop")) {
+        duration d{};
+        read_duration(j, "graceful_stop", d);
+        s.graceful_stop = d;
+    }
     read(j, "tls", s.tls);
     read(j, "tls_resume", s.tls_resume);
     read(j, "tls_key", s.tls_key);

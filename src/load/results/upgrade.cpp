@@ -85,6 +85,16 @@ void from_2(row_kind kind, record_row& row)
     }
 }
 
+/// Schema 3 to 4 (2026-12-07): a scenario may give up what is still in flight at its graceful stop.
+void from_3(row_kind kind, record_row& row)
+{
+    // Written before graceful stops: every request in flight at the end waited out its timeout, so none was given
+    // up, and 0 is what was measured.
+    if ((kind == row_kind::summary || kind == row_kind::trial) &&
+        row.contains(metric::errors_column(to_string(error_class::reset))))
+        fill(row, metric::errors_column(to_string(error_class::interrupted)), "0");
+}
+
 }  // namespace
 
 result<unsigned> schema_of(std::string_view cell, std::string_view where)
@@ -108,6 +118,8 @@ void upgrade(row_kind kind, record_row& row, unsigned version)
         from_unversioned(kind, row);
     if (version < 3)
         from_2(kind, row);
+    if (version < 4)
+        from_3(kind, row);
     row[std::string(column::schema)] = std::to_string(schema_version);
 }
 

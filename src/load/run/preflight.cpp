@@ -28,6 +28,7 @@ std::string h2_failure(error_class c, const target& t, std::chrono::milliseconds
     case error_class::connect_refused: return "connection refused: nothing listens on " + where;
     case error_class::connect_timeout: return "no connection within " + std::to_string(timeout.count()) + "ms";
     case error_class::request_timeout: return "no answer within " + std::to_string(timeout.count()) + "ms";
+    case error_class::interrupted: return "still unanswered at the scenario's graceful stop";
     case error_class::tls_handshake:
         return "the TLS handshake failed, or the server did not select h2 by ALPN: it does not speak HTTP/2 over TLS "
                "(turn HTTP/2 on in the server, or drop --http2)";

@@ -68,6 +68,7 @@ trial_plan make_plan(const scenario& s, const target& t, const run_options& opti
     }
     p.timeout = s.timeout;
     p.connect_timeout = s.connect_timeout;
+    p.graceful_stop = s.graceful_stop;
     p.threads = std::max(1u, options.threads);
     p.seed = options.seed;
     p.stop = options.stop;

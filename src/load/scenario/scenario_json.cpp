@@ -410,7 +410,7 @@ result<background_spec> parse_background(reader& rd, const json& b, const std::f
     return bg;
 }
 
-/// The top level's timing: warm-up, pause, timeouts (above 0) and trials.
+/// The top level's timing: warm-up, pause, timeouts (above 0), the graceful stop and trials.
 result<void> parse_timing(reader& rd, const json& doc, scenario& s)
 {
     for (auto [name, out] : {std::pair{"warmup", &s.warmup}, std::pair{"pause", &s.pause},
@@ -423,6 +423,10 @@ result<void> parse_timing(reader& rd, const json& doc, scenario& s)
     for (auto [name, value] : {std::pair{"timeout", s.timeout}, std::pair{"connect_timeout", s.connect_timeout}})
         if (doc.contains(name) && value.count() == 0)
             return rd.err(name, "expected a duration greater than 0");
+    if (doc.contains("graceful_stop")) {
+        EXECBENCH_TRY(d, rd.get_duration(doc["graceful_stop"], "graceful_stop"));
+        s.graceful_stop = d;
+    }
     if (doc.contains("trials")) {
         EXECBENCH_TRY(t, rd.get_uint(doc["trials"], "trials", 1, 1000));
         s.trials = static_cast<std::uint32_t>(t);
@@ -488,7 +492,7 @@ result<scenario> parse_scenario(std::string_view json_text, const std::filesyste
         return fail(where + ": expected a JSON object at the top level");
     if (auto e = rd.only(doc, "",
                          {"description", "suites", "requests", "load", "background", "warmup", "trials", "pause",
-                          "timeout", "connect_timeout", "server", "capacity", "tls", "tls_resume", "tls_key", "protocol", "streams",
+                          "timeout", "connect_timeout", "graceful_stop", "server", "capacity", "tls", "tls_resume", "tls_key", "protocol", "streams",
                           "$comment"}))
         return *e;
     scenario s;

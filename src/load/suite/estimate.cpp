@@ -109,9 +109,9 @@ duration estimate_run(const scenario& s, unsigned trials, const arm_spec& arm)
     double total = warmup + trials * trial + pauses * seconds_d(s.pause).count() + start_and_stop_s +
                    per_connection_s * s.load.connections + tls_start_s(s);
     // A deadlocked phase ends when its last request has waited out the timeout (the default step's pool rows: 100 s
-    // over a 30 s round with a warm-up, 67 s over an 18 s spike without).
+    // over a 30 s round with a warm-up, 67 s over an 18 s spike without), or the graceful stop when shorter.
     if (self_calls_exhaust_threads(s, arm))
-        total += phases * seconds_d(s.timeout).count();
+        total += phases * seconds_d(std::min(s.timeout, s.graceful_stop.value_or(s.timeout))).count();
     return std::chrono::duration_cast<duration>(seconds_d(total));
 }
 

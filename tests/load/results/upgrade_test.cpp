@@ -198,7 +198,9 @@ TEST_CASE("a row of schema 2 is upgraded to 3: HTTP/1.1, one stream, no HTTP/2 e
     CHECK(trial.at("errors_h2_reset") == "0");
     CHECK_FALSE(trial.contains("protocol"));  // the trials file has no context columns
 
-    // A row of schema 3 keeps what it says.
+    CHECK(summary.at("errors_interrupted") == "0");  // and, on to 4, nothing given up at a graceful stop
+
+    // A row of the current schema keeps what it says.
     record_row h2{{"protocol", "h2"}, {"streams", "10"}, {"errors_h2_reset", "4"}, {"schema", current}};
     REQUIRE(bring_to_current(row_kind::summary, h2, "here"));
     CHECK(h2.at("protocol") == "h2");
@@ -287,4 +289,20 @@ TEST_CASE("a file of a newer schema is refused, naming both versions", "[load][r
     // A cell that is no version at all.
     write_file(d.path / "y.csv", "scenario,schema\nio,two\n");
     CHECK_THAT(read_summary(d.path / "y.csv").err().message, Catch::Contains("schema 'two' is not a version number"));
+}
+
+TEST_CASE("a row of schema 3 is upgraded to 4: nothing given up at a graceful stop", "[load][results][schema]")
+{
+    // Written before scenarios had a graceful stop: every request in flight at the end waited out its timeout.
+    record_row summary{{"scenario", "io"}, {"errors_reset", "2"}, {"errors_request_timeout", "5"}, {"schema", "3"}};
+    REQUIRE(bring_to_current(row_kind::summary, summary, "here"));
+    CHECK(summary.at("errors_interrupted") == "0");
+    CHECK(summary.at("errors_request_timeout") == "5");
+    record_row interrupted{{"errors_reset", "0"}, {"errors_interrupted", "7"}, {"schema", current}};
+    REQUIRE(bring_to_current(row_kind::trial, interrupted, "here"));
+    CHECK(interrupted.at("errors_interrupted") == "7");
+    // A row with no error columns (a capacity step's) gains none.
+    record_row step{{"offered_rps", "100"}, {"schema", "3"}};
+    REQUIRE(bring_to_current(row_kind::capacity_step, step, "here"));
+    CHECK_FALSE(step.contains("errors_interrupted"));
 }

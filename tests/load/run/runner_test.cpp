@@ -442,6 +442,29 @@ TEST_CASE("errors are classified and the run still ends by itself", "[load]")
     }
 }
 
+TEST_CASE("a graceful stop gives up what is still in flight when it passes: interrupted, not timed out", "[load]")
+{
+    // The pool's deadlock on its own self-calls in miniature: nothing is answered, and the timeout is far off.
+    misbehaving_server silent(misbehaving_server::behaviour::never_answer);
+    auto s = closed(3, 300ms);
+    s.timeout = 30s;
+    s.graceful_stop = 200ms;
+    auto t0 = clock_type::now();
+    auto r = run_ok(s, silent.url());
+    CHECK(errors_of(r, error_class::interrupted) == 3);
+    CHECK(errors_of(r, error_class::request_timeout) == 0);
+    CHECK(fg(r).count.error_total() == 3);
+    CHECK(seconds_since(t0) < 10);  // the probe's 2 s, the 0.3 s load and the 0.2 s stop; not the 30 s timeout
+
+    // Answers that come before the stop are not given up.
+    misbehaving_server answers;
+    auto healthy = closed(2, 300ms);
+    healthy.graceful_stop = 200ms;
+    auto h = run_ok(healthy, answers.url());
+    CHECK(fg(h).count.ok > 10);
+    CHECK(fg(h).count.error_total() == 0);
+}
+
 TEST_CASE("a server that dies mid-run: errors counted, results written, bounded, non-zero exit", "[load]")
 {
     auto dir = std::filesystem::temp_directory_path() / ("execbench-dies-" + std::to_string(::getpid()));

@@ -42,6 +42,9 @@ struct trial_plan {
     duration background_delay{};
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
+    /// How long the requests still in flight when the load ends may take before they are given up as
+    /// `error_class::interrupted` (k6's gracefulStop); unset: each waits out its timeout.
+    std::optional<duration> graceful_stop;
     unsigned threads = 1;
     std::uint64_t seed = 1;                   ///< think times and mix offsets
     const std::atomic<bool>* stop = nullptr;  ///< set it to end the trial early (SIGINT)
@@ -50,7 +53,7 @@ struct trial_plan {
 
 /// Runs one trial on `plan.threads` threads, each with its own io_context and connections. Ends by itself:
 /// a burst when every request completed or failed, other shapes after their duration plus at most the request
-/// timeout. Never prints.
+/// timeout (or the graceful stop, when shorter). Never prints.
 trial_measurement run_trial(const trial_plan& plan);
 
 }  // namespace execbench::load

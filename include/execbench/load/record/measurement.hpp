@@ -29,10 +29,13 @@ enum class error_class {
     h2_reset,         ///< HTTP/2: the server reset the stream (RST_STREAM) before answering it whole
     h2_goaway,        ///< HTTP/2: the server ended the session with an error (GOAWAY) while the request was in flight
     http_4xx,
-    http_5xx,  ///< the last class: error_class_count follows from it
+    http_5xx,
+    /// Still unanswered a scenario's `graceful_stop` after its load ended, and given up (k6's gracefulStop
+    /// interrupts such iterations; the last class: error_class_count follows from it).
+    interrupted,
 };
 /// The number of error classes.
-inline constexpr std::size_t error_class_count = static_cast<std::size_t>(error_class::http_5xx) + 1;
+inline constexpr std::size_t error_class_count = static_cast<std::size_t>(error_class::interrupted) + 1;
 /// snake_case name used in CSV columns, e.g. "connect_refused".
 std::string_view to_string(error_class c) noexcept;
 

@@ -7,7 +7,7 @@
 namespace execbench::load {
 
 /// The schema this build writes, and the newest it reads.
-inline constexpr unsigned schema_version = 3;
+inline constexpr unsigned schema_version = 4;
 /// The schema of a row or line that states none: every file written before the files stated one.
 inline constexpr unsigned unversioned_schema = 1;
 

@@ -149,6 +149,9 @@ struct scenario {
     duration pause = std::chrono::seconds{1};
     duration timeout = std::chrono::seconds{60};
     duration connect_timeout = std::chrono::seconds{10};
+    /// How long requests still in flight when the load ends may take before they count as interrupted (scenario
+    /// key "graceful_stop", k6's gracefulStop); unset: each waits out `timeout`.
+    std::optional<duration> graceful_stop;
     server_spec server;
     /// The load goes over TLS: a suite starts the server with --tls and sends to https://; bench-load wants an
     /// https:// URL.
