@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
 #include <type_traits>
 
@@ -210,16 +209,13 @@ result<std::vector<capacity_record>> read_capacity(const capacity_paths& paths)
 result<std::map<std::string, std::string>> capacity_machines(const capacity_paths& paths)
 {
     std::map<std::string, std::string> out;
-    std::ifstream in(paths.context);
-    std::string line;
-    for (std::size_t number = 1; std::getline(in, line); ++number) {
-        auto read = read_context_line(line, paths.context.string() + " line " + std::to_string(number));
-        if (!read)
-            return read.err();
-        // A search's steps each write a line; its first names the machine, and every step ran on the same one.
-        if (const auto& c = *read; c && !c->run_id.empty() && !c->machine.cpu_model.empty())
-            out.emplace(c->run_id, machine_identity(c->machine));
-    }
+    auto contexts = read_context_file(paths.context);
+    if (!contexts)
+        return contexts.err();
+    // A search's steps each write a line; its first names the machine, and every step ran on the same one.
+    for (const auto& c : *contexts)
+        if (!c.run_id.empty() && !c.machine.cpu_model.empty())
+            out.emplace(c.run_id, machine_identity(c.machine));
     return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <type_traits>
 
 namespace execbench::load {
@@ -375,6 +376,21 @@ result<run_context> parse_context(std::string_view line)
     if (!*c)
         return fail("a context line is not a JSON object");
     return std::move(**c);
+}
+
+result<std::vector<run_context>> read_context_file(const std::filesystem::path& file)
+{
+    std::vector<run_context> out;
+    std::ifstream in(file);
+    std::string line;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        auto read = read_context_line(line, file.string() + " line " + std::to_string(number));
+        if (!read)
+            return read.err();
+        if (*read)
+            out.push_back(std::move(**read));
+    }
+    return out;
 }
 
 result<std::optional<run_context>> read_context_line(std::string_view line, std::string_view where)

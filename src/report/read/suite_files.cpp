@@ -11,7 +11,6 @@
 #include "execbench/stats/sampler.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 namespace execbench::report::detail {
 
@@ -266,23 +265,18 @@ result<void> read_series(suite_data& d, const std::filesystem::path& file, load:
 
 result<void> read_contexts(suite_data& d, const std::filesystem::path& file, const std::set<std::string>& shown)
 {
-    if (!std::filesystem::exists(file))
-        return {};
-    std::ifstream in(file);
-    std::string line;
+    auto contexts = load::read_context_file(file);
+    if (!contexts)
+        return contexts.err();
     // Every server run's line: an interleaved run has one per round, each with its own load and steal.
     std::map<std::string, std::vector<load::run_context>> by_id;
-    for (std::size_t number = 1; std::getline(in, line); ++number) {
-        auto read = load::read_context_line(line, file.string() + " line " + std::to_string(number));
-        if (!read)
-            return read.err();
-        auto& c = *read;
-        if (!c || c->run_id.empty() || !shown.count(c->run_id))
+    for (auto& c : *contexts) {
+        if (c.run_id.empty() || !shown.count(c.run_id))
             continue;
-        const auto& s = c->scenario_used;
+        const auto& s = c.scenario_used;
         d.descriptions[s.name] = s.description;
         d.server_settings[s.name] = server_settings_text(s.server);
-        by_id[c->run_id].push_back(std::move(*c));
+        by_id[c.run_id].push_back(std::move(c));
     }
     for (const auto& sc : d.scenarios)
         for (const auto& m : d.models) {

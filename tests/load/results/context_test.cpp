@@ -2,7 +2,11 @@
 // with its missing fields as unknown, never as a failure.
 #include "execbench/load/results/context.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <fstream>
 
 using namespace execbench::load;
 using namespace std::chrono_literals;
@@ -28,6 +32,7 @@ run_context full_context()
     c.machine.port_range = "32768-60999";
     c.cpu_max_window_ms = 1000;
     c.arm = {.name = "pool-400", .model = "pool", .options = {{"threads", "400"}}};
+    c.scenario_used.graceful_stop = 2s;
     c.order = run_order{.kind = "interleaved", .seed = 1205, .round = 3};
     c.affinity = affinity_record{.server = "0", .load = "1", .downstream = ""};
     auto& s = c.scenario_used;
@@ -107,6 +112,7 @@ TEST_CASE("a context line reads back as the context that was written", "[load][r
     REQUIRE(s.background);
     CHECK(s.background->load.pipeline == 16);
     CHECK(s.background->delay == 500ms);
+    CHECK(s.graceful_stop == std::optional<duration>(2s));
     REQUIRE(s.mix.size() == 1);
     CHECK(s.mix[0].until == std::optional<duration>(5s));
     CHECK(s.server.options.at("threads") == "4");
@@ -134,4 +140,29 @@ TEST_CASE("an older or hand-written context line reads with what it lacks as unk
     CHECK_FALSE(parse_context("[1, 2]").ok());
     CHECK_FALSE(parse_context("{not json").ok());
     CHECK_FALSE(parse_context("").ok());
+}
+
+TEST_CASE("a context file reads back whole: its contexts in order, torn lines skipped, a newer schema refused",
+          "[load][results][context]")
+{
+    execbench::test_support::temp_dir d("execbench-context-file");
+    auto file = d.path / "x-context.jsonl";
+    CHECK(read_context_file(file)->empty());  // no file yet: no contexts
+    auto first = full_context();
+    auto second = full_context();
+    second.run_id = "r-2";
+    {
+        std::ofstream out(file);
+        out << to_json(first) << "\n" << to_json(second) << "\n" << R"({"run_id":"r-3","sche)";
+    }
+    auto read = read_context_file(file);
+    REQUIRE(read.ok());
+    REQUIRE(read->size() == 2);
+    CHECK((*read)[0].run_id == "r-1");
+    CHECK((*read)[1].run_id == "r-2");
+
+    std::ofstream(file, std::ios::app) << "\n" << R"({"run_id":"r-4","schema":999})" << "\n";
+    auto newer = read_context_file(file);
+    REQUIRE_FALSE(newer.ok());
+    CHECK_THAT(newer.err().message, Catch::Contains("x-context.jsonl line 4"));
 }
