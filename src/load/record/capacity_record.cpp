@@ -49,6 +49,15 @@ std::optional<std::uint32_t> bounding_connections(const capacity_result& r)
     }
     if (!at || !above || above->unsent == 0 || at->p50_millis <= 0 || above->connections == 0)
         return std::nullopt;
+    // Little's law holds for any closed set of connections, a saturated server's too: there the latency grows with
+    // the rate until every connection waits. The scenario's connections are the bound only where the latency at the
+    // capacity is still the unloaded one (a 100 ms wait stays 100 ms), not queueing inflated.
+    double unloaded = at->p50_millis;
+    for (const auto& st : r.steps)
+        if (st.met_slo && st.p50_millis > 0)
+            unloaded = std::min(unloaded, st.p50_millis);
+    if (at->p50_millis > 2 * unloaded)
+        return std::nullopt;
     // Little's law: each connection carries up to `pipeline` requests at once.
     auto ceiling = double(above->connections) * std::max<std::uint32_t>(1, r.pipeline) / (at->p50_millis / 1000);
     if (above->achieved_rps < 0.9 * ceiling)

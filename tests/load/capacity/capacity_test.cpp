@@ -239,16 +239,28 @@ TEST_CASE("a capacity the scenario's connections bound says so, one the server's
     r.what = capacity_result::outcome::generator_bound;
     CHECK_FALSE(bounding_connections(r));
 
-    // Pipelined 16 deep, 200 connections carry 3,200 requests at once: at 0.6 ms that is 5.3 million req/s, so a
-    // server saturated at 557,000 req/s with requests unsent is the bound, not its connections.
-    auto pipelined = [&](double offered, double achieved, double p50, std::uint64_t unsent, bool met) {
+    // The pool on /epoch-millis over 200 connections (the rerun's search of 2026-12-07): above 105,328 req/s requests
+    // were left unsent near 200 / p50, but p50 had grown 7x from the unloaded 0.29 ms with the server's core at 99 %.
+    // The saturated server is the bound; its connections only show it.
+    auto on_200 = [&](double offered, double achieved, double p50, std::uint64_t unsent, bool met) {
         auto st = step(offered, achieved, p50, unsent, met);
         st.connections = 200;
         return st;
     };
     r.what = capacity_result::outcome::measured;
+    r.capacity_rps = 105328;
+    r.steps = {on_200(64000, 64000, 0.287, 0, true), on_200(105328, 105328, 2.079, 0, true),
+               on_200(108516, 104350, 58.8, 12495, false)};
+    CHECK_FALSE(bounding_connections(r));
+    // The same steps without the unloaded one: nothing shows the latency grew, so Little's law names the connections.
+    r.steps.erase(r.steps.begin());
+    CHECK(bounding_connections(r) == std::optional<std::uint32_t>{200});
+
+    // Pipelined 16 deep, 200 connections carry 3,200 requests at once: at 0.6 ms that is 5.3 million req/s, so a
+    // server saturated at 557,000 req/s with requests unsent is the bound, not its connections.
+    r.what = capacity_result::outcome::measured;
     r.capacity_rps = 529078;
-    r.steps = {pipelined(529078, 529078, 0.6, 0, true), pipelined(583308, 557101, 80.8, 78621, false)};
+    r.steps = {on_200(529078, 529078, 0.6, 0, true), on_200(583308, 557101, 80.8, 78621, false)};
     REQUIRE(bounding_connections(r) == std::optional<std::uint32_t>{200});  // one request a connection: it would be
     r.pipeline = 16;
     CHECK_FALSE(bounding_connections(r));
