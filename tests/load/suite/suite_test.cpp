@@ -1,6 +1,8 @@
 #include "execbench/load/scenario/scenario_json.hpp"
 #include "execbench/load/scenario/scenario_catalogue.hpp"
 #include "execbench/load/suite/suite.hpp"
+#include "execbench/load/suite/estimate.hpp"
+#include "execbench/load/suite/journal.hpp"
 
 #include "support/temp_dir.hpp"
 
@@ -371,6 +373,46 @@ TEST_CASE("a capacity search counts in the progress: the runs after it show it d
     CHECK(seen[0].index == 2);
     CHECK(seen[0].count == plan->runs);
     CHECK(seen[0].remaining == plan->total - plan->scenarios[0].estimate);
+}
+
+TEST_CASE("a finished search counts once in what the plan learns from the journal, not once per arm", "[load][suite]")
+{
+    // tls, 2026-12-07: resumed after four searches of five arms, each arm journalled with its search's whole time,
+    // the plan multiplied what was left by about twice what those searches had been off.
+    temp_dir d("execbench-suite-test");
+    auto scen = d.path / "scenarios";
+    std::filesystem::create_directories(scen);
+    write(scen / "cap.json", R"({"description": "a search", "suites": ["t"], "requests": [{"path": "/io"}],
+        "load": {"shape": "open", "rate": 100, "connections": 4, "duration": "1s"}, "timeout": "5s",
+        "capacity": {"slo": "p99<=500ms", "start_rate": 100, "max_rate": 6400, "resolution_percent": 10,
+                     "trials": 1, "step_duration": "1s", "step_warmup": "1s"}})");
+    write(scen / "tiny.json", R"({"description": "tiny", "suites": ["t"], "requests": [{"path": "/io"}],
+        "load": {"shape": "closed", "connections": 2, "duration": "10s"}, "trials": 1, "timeout": "5s"})");
+    suite_options o;
+    o.suite = "t";
+    o.scenarios = {load_named_scenario(scen, "cap").value(), load_named_scenario(scen, "tiny").value()};
+    o.out_dir = d.path / "out";
+    o.server_binary = EXECBENCH_BENCH_SERVER_PATH;
+    o.models = {"loop", "coro"};
+    journal_options jo;
+    jo.source_digest = "d";
+    jo.machine = "m";
+    std::filesystem::create_directories(o.out_dir);
+    auto record = journal::open(o.out_dir, "t", jo);
+    REQUIRE(record);
+    REQUIRE(record->begin(1));
+    // The search took 3x its estimate; each arm's line holds the whole search's time.
+    const double search = 3 * 2 * std::chrono::duration<double>(estimate_search(o.scenarios[0], o, 1)).count();
+    REQUIRE(record->record_done({"cap", "loop", journal_kind::capacity}, "s1", search - 1));
+    REQUIRE(record->record_done({"cap", "coro", journal_kind::capacity}, "s1", search));
+    o.record = &*record;
+    auto plan = plan_suite(o);
+    REQUIRE(plan);
+    REQUIRE(plan->scenarios.size() == 2);
+    CHECK(plan->scenarios[1].basis == "files x3.00");
+    CHECK(std::chrono::duration<double>(plan->scenarios[1].estimate).count() ==
+          Approx(3 * 2 * std::chrono::duration<double>(estimate_run(o.scenarios[1], 1, {"loop", "loop", {}})).count())
+              .epsilon(0.01));
 }
 
 TEST_CASE("an overload runs each arm at its multiple of its own capacity, and an arm without one says why",
