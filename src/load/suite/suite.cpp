@@ -541,11 +541,11 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
     };
     std::vector<piece> pieces;
     double measured_sum = 0, files_sum = 0;  // of the finished pieces: how far the files' estimates were off
-    // A finished search's arms are each journalled with the whole search's time, where each arm's estimate is its
-    // share of it: the search counts once, its longest arm against the sum of its arms' estimates.
-    std::map<std::size_t, std::pair<double, double>> finished_search;  // scenario -> (longest arm, estimates)
     for (std::size_t si = 0; si < prepared.scenarios.size(); ++si) {
         const auto& s = prepared.scenarios[si];
+        // A finished search's arms are each journalled with the whole search's time, where each arm's estimate is its
+        // share of it: the search counts once, its longest arm against the sum of its arms' estimates.
+        double search_longest = 0, search_estimates = 0;
         planned_scenario p;
         p.scenario = s.name;
         p.capacity = s.capacity.has_value();
@@ -575,9 +575,8 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
                 if (o.record && o.record->done(key)) {
                     ++plan.done;
                     if (took && p.capacity && kind == journal_kind::capacity) {
-                        auto& [longest, estimates] = finished_search[si];
-                        longest = std::max(longest, std::chrono::duration<double>(*took).count());
-                        estimates += std::chrono::duration<double>(each).count();
+                        search_longest = std::max(search_longest, std::chrono::duration<double>(*took).count());
+                        search_estimates += std::chrono::duration<double>(each).count();
                     } else if (took) {
                         measured_sum += std::chrono::duration<double>(*took).count();
                         files_sum += std::chrono::duration<double>(each).count();
@@ -597,11 +596,9 @@ suite_plan plan_of(const suite_options& o, const std::vector<arm_spec>& arms, co
                 pieces.push_back({plan.scenarios.size(), each, took});
             }
         }
+        measured_sum += search_longest;
+        files_sum += search_estimates;
         plan.scenarios.push_back(std::move(p));
-    }
-    for (const auto& [si, search] : finished_search) {
-        measured_sum += search.first;
-        files_sum += search.second;
     }
     const double factor = files_sum > 0 ? measured_sum / files_sum : 1;
     std::vector<std::size_t> measured(plan.scenarios.size()), estimated(plan.scenarios.size());
