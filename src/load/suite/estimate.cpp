@@ -34,6 +34,7 @@ double longest_wait_s(const scenario& s)
     const double stream = double(max_query_number(s, "count")) * max_query_number(s, "intervalMillis");
     return std::max<double>(max_query_number(s, "delayInMillis"), stream) / 1000.0;
 }
+
 // Over TLS: an RSA-4096 key takes bench-server about 1.5 s to make at start (the tls-storm step's rounds were 2.1-3.0 s
 // over the others); each connection's full handshake costs the server about 0.5 ms (P-256), 1 ms (RSA-2048) or 5 ms
 // (RSA-4096: about 210 a second, the tls step's capacity search).
@@ -90,7 +91,7 @@ bool self_calls_exhaust_threads(const scenario& s, const arm_spec& arm)
     // The requests in flight at the innermost wait: an open load's rate times the wait (a rate taken from a capacity
     // search is not known before it), capped by its connections; a closed or ramped load's users, each waiting its
     // share of wait + think; a burst's connections at once.
-    const double wait = max_query_number(s, "delayInMillis") / 1000.0;
+    const double wait = longest_wait_s(s);
     const auto& l = s.load;
     double in_flight = l.connections;
     if (l.kind == shape::open)

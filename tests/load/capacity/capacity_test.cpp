@@ -258,7 +258,6 @@ TEST_CASE("a capacity the scenario's connections bound says so, one the server's
 
     // Pipelined 16 deep, 200 connections carry 3,200 requests at once: at 0.6 ms that is 5.3 million req/s, so a
     // server saturated at 557,000 req/s with requests unsent is the bound, not its connections.
-    r.what = capacity_result::outcome::measured;
     r.capacity_rps = 529078;
     r.steps = {on_200(529078, 529078, 0.6, 0, true), on_200(583308, 557101, 80.8, 78621, false)};
     REQUIRE(bounding_connections(r) == std::optional<std::uint32_t>{200});  // one request a connection: it would be
