@@ -3,7 +3,11 @@
 #include "execbench/core/text.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -51,6 +55,42 @@ std::string provenance_rows_text(const provenance_split& p)
            implementations_text(p) + "; the others differ: " + join(clauses, "; ");
 }
 
+namespace {
+
+// A run id starts with its UTC start (`2026-12-07T09:09:27Z-b18a`); ids of another form give no time.
+std::optional<std::time_t> run_started(const std::string& run_id)
+{
+    std::tm t{};
+    char z = 0;
+    if (std::sscanf(run_id.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour,
+                    &t.tm_min, &t.tm_sec, &z) != 7 ||
+        z != 'Z')
+        return std::nullopt;
+    t.tm_year -= 1900;
+    t.tm_mon -= 1;
+    return timegm(&t);
+}
+
+// A copied row compared with arms run hours later carries the machine's drift between them (a VM's speed moved by a
+// fifth to a third within a day here), which the interleaving inside a step cannot remove: say how far apart.
+std::string hours_apart_text(const std::string& copied_id, const std::vector<std::string>& beside_ids)
+{
+    auto copied = run_started(copied_id);
+    std::optional<double> hours;
+    for (const auto& id : beside_ids)
+        if (auto t = run_started(id); t && copied) {
+            auto apart = std::difftime(*t, *copied) / 3600.0;
+            hours = hours ? std::max(*hours, apart) : apart;
+        }
+    if (!hours || std::abs(*hours) < 1.0)
+        return {};
+    char text[64];
+    std::snprintf(text, sizeof text, " (%.0f h %s them)", std::abs(*hours), *hours > 0 ? "before" : "after");
+    return text;
+}
+
+}  // namespace
+
 std::string reused_rows_text(const suite_data& s)
 {
     std::vector<std::string> clauses;
@@ -65,15 +105,19 @@ std::string reused_rows_text(const suite_data& s)
             continue;
         // Arms copied from the same folder read as one clause; the arms that ran here are what they were not beside.
         std::vector<std::pair<std::string, std::vector<std::string>>> by_source;
-        std::vector<std::string> beside;
+        std::vector<std::string> beside, beside_ids, copied_ids;
         for (const auto& arm : s.models) {
             auto r = it->second.find(arm);
             if (r == it->second.end()) {
-                bool ran = find_run(s, sc, arm) || (s.capacity.count(sc) && s.capacity.at(sc).count(arm));
-                if (ran)
+                const auto* run = find_run(s, sc, arm);
+                bool searched = s.capacity.count(sc) && s.capacity.at(sc).count(arm);
+                if (run || searched) {
                     beside.push_back(arm);
+                    beside_ids.push_back(run ? run->run_id : s.capacity.at(sc).at(arm).run_id);
+                }
                 continue;
             }
+            copied_ids.push_back(r->second.run_id);
             auto source = "the " + r->second.from + " folder's runs (" +
                           (r->second.study.empty() ? std::string("--reuse-from") : "same study") + ")";
             auto g = std::find_if(by_source.begin(), by_source.end(), [&](const auto& x) { return x.first == source; });
@@ -81,9 +125,13 @@ std::string reused_rows_text(const suite_data& s)
                 g = by_source.insert(by_source.end(), {source, {}});
             g->second.push_back(arm);
         }
+        // The earliest copied run stands for the clause: the widest gap is what a reader must allow for.
+        auto earliest = copied_ids.empty() ? std::string{} : *std::min_element(copied_ids.begin(), copied_ids.end());
         for (const auto& [source, arms] : by_source)
             clauses.push_back(sc + " × " + join(arms, ", ") + ": " + source + ", not re-run" +
-                              (beside.empty() ? std::string{} : " beside " + join(beside, ", ")));
+                              (beside.empty()
+                                   ? std::string{}
+                                   : " beside " + join(beside, ", ") + hours_apart_text(earliest, beside_ids)));
     }
     return join(clauses, "; ");
 }

@@ -1,5 +1,5 @@
-#include "execbench/report/judge/provenance.hpp"
 #include "execbench/report/headline/headline.hpp"
+#include "execbench/report/judge/provenance.hpp"
 #include "execbench/report/word/provenance_text.hpp"
 
 #include <catch2/catch.hpp>
@@ -96,4 +96,13 @@ TEST_CASE("rows copied from another folder say from where and beside which arms 
     CHECK(reused_rows_text(s) ==
           "hot-path-30k × pool, loop: the hot-path folder's runs (same study), not re-run beside nginx; "
           "capacity-epoch-millis × loop: the capacity folder's runs (--reuse-from), not re-run");
+
+    // Rows copied from runs hours before the arm beside them say how far apart they ran; within the hour, nothing.
+    s.runs["hot-path-30k"]["nginx"].run_id = "2026-12-07T19:37:05Z-77aa";
+    s.reused["hot-path-30k"]["pool"].run_id = "2026-12-07T09:05:10Z-1b2c";
+    s.reused["hot-path-30k"]["loop"].run_id = "2026-12-07T09:06:40Z-3d4e";
+    CHECK(reused_rows_text(s).find("not re-run beside nginx (11 h before them)") != std::string::npos);
+    s.reused["hot-path-30k"]["pool"].run_id = "2026-12-07T19:20:10Z-1b2c";
+    s.reused["hot-path-30k"]["loop"].run_id = "2026-12-07T19:21:40Z-3d4e";
+    CHECK(reused_rows_text(s).find("beside nginx; ") != std::string::npos);
 }
