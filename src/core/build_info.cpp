@@ -1,5 +1,6 @@
 #include "execbench/core/build_info.hpp"
 
+#include <cstdio>
 #include <ctime>
 
 // EXECBENCH_VERSION, EXECBENCH_BUILD_TYPE and EXECBENCH_COMPILER come from CMake (configure-time facts); the git
@@ -31,6 +32,20 @@ std::string utc_timestamp()
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+std::optional<std::time_t> parse_utc_timestamp(std::string_view text)
+{
+    std::tm t{};
+    char z = 0;
+    const std::string head(text.substr(0, 20));
+    if (std::sscanf(head.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour, &t.tm_min,
+                    &t.tm_sec, &z) != 7 ||
+        z != 'Z')
+        return std::nullopt;
+    t.tm_year -= 1900;
+    t.tm_mon -= 1;
+    return timegm(&t);
 }
 
 std::string_view sanitizers() noexcept

@@ -23,3 +23,13 @@ TEST_CASE("the build names its sources by digest, and each model's implementatio
     CHECK(identities.size() == execbench::model_names.size());
     CHECK(execbench::model_implementation("nginx").empty());
 }
+
+TEST_CASE("a UTC timestamp reads back as the time it names, a run id's suffix after it", "[core]")
+{
+    const auto t = execbench::parse_utc_timestamp("2026-12-07T09:09:27Z-b18a");
+    REQUIRE(t);
+    CHECK(*t == 1796634567);
+    CHECK(execbench::parse_utc_timestamp(execbench::utc_timestamp()));
+    CHECK_FALSE(execbench::parse_utc_timestamp("r1"));
+    CHECK_FALSE(execbench::parse_utc_timestamp("2026-12-07 09:09:27"));
+}

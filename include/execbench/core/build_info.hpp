@@ -1,5 +1,7 @@
 #pragma once
 
+#include <ctime>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +25,8 @@ std::string_view compiler() noexcept;
 std::string version_string();
 /// The current UTC time as ISO 8601, e.g. "2026-11-30T08:00:00Z", as results files record it.
 std::string utc_timestamp();
+/// The time a text starting with utc_timestamp()'s form names (a run id's suffix may follow); none for another form.
+std::optional<std::time_t> parse_utc_timestamp(std::string_view text);
 /// Sanitizers compiled in ("none", "address,undefined" or "thread").
 std::string_view sanitizers() noexcept;
 

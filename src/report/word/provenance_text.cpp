@@ -1,11 +1,11 @@
 #include "execbench/report/word/provenance_text.hpp"
 
+#include "execbench/core/build_info.hpp"
 #include "execbench/core/text.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,28 +57,14 @@ std::string provenance_rows_text(const provenance_split& p)
 
 namespace {
 
-// A run id starts with its UTC start (`2026-12-07T09:09:27Z-b18a`); ids of another form give no time.
-std::optional<std::time_t> run_started(const std::string& run_id)
-{
-    std::tm t{};
-    char z = 0;
-    if (std::sscanf(run_id.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour,
-                    &t.tm_min, &t.tm_sec, &z) != 7 ||
-        z != 'Z')
-        return std::nullopt;
-    t.tm_year -= 1900;
-    t.tm_mon -= 1;
-    return timegm(&t);
-}
-
 // A copied row compared with arms run hours later carries the machine's drift between them (a VM's speed moved by a
 // fifth to a third within a day here), which the interleaving inside a step cannot remove: say how far apart.
 std::string hours_apart_text(const std::string& copied_id, const std::vector<std::string>& beside_ids)
 {
-    auto copied = run_started(copied_id);
+    auto copied = parse_utc_timestamp(copied_id);
     std::optional<double> hours;
     for (const auto& id : beside_ids)
-        if (auto t = run_started(id); t && copied) {
+        if (auto t = parse_utc_timestamp(id); t && copied) {
             auto apart = std::difftime(*t, *copied) / 3600.0;
             hours = hours ? std::max(*hours, apart) : apart;
         }
